@@ -1,0 +1,35 @@
+# The two commands: `make run` serves the site with demo data, `make test` runs every check.
+.PHONY: run test lint format migrate shell clean
+
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+run:
+	@bash scripts/ensure-venv.sh requirements.txt
+	@.venv/bin/python manage.py migrate --noinput
+	@.venv/bin/python manage.py seed_demo
+	@echo ""
+	@echo "  Ladder is running at http://$(HOST):$(PORT)/   (moderation: http://$(HOST):$(PORT)/admin/)"
+	@echo ""
+	@.venv/bin/python manage.py runserver $(HOST):$(PORT)
+
+test:
+	@bash scripts/ensure-venv.sh requirements-dev.txt
+	@bash scripts/test.sh $(PYTEST_ARGS)
+
+lint:
+	@bash scripts/ensure-venv.sh requirements-dev.txt
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
+format:
+	@bash scripts/ensure-venv.sh requirements-dev.txt
+	.venv/bin/ruff check --fix .
+	.venv/bin/ruff format .
+
+migrate:
+	@bash scripts/ensure-venv.sh requirements.txt
+	.venv/bin/python manage.py migrate
+
+clean:
+	rm -rf .venv var staticfiles .pytest_cache .ruff_cache

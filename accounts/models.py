@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import UserManager as DjangoUserManager
+from django.db import models
+from django.db.models.functions import Lower
+from django.urls import reverse
+
+from accounts.validators import USERNAME_MAX_LENGTH, USERNAME_TAKEN_ANY_CASE, USERNAME_TOO_LONG, UsernameValidator
+
+
+class UserManager(DjangoUserManager):
+    def get_by_natural_key(self, username: str | None) -> User:
+        """Log in whatever the case typed: usernames are unique case-insensitively."""
+        return self.get(username__iexact=username)
+
+
+class User(AbstractUser):
+    """A player, moderator or bot. Usernames are unique whatever their case."""
+
+    username = models.CharField(
+        "username",
+        max_length=USERNAME_MAX_LENGTH,
+        unique=True,
+        validators=[UsernameValidator()],
+        help_text="3–30 characters: letters A–Z, digits, “_” and “-”. Not case-sensitive.",
+        error_messages={
+            "unique": USERNAME_TAKEN_ANY_CASE,
+            "max_length": USERNAME_TOO_LONG,
+        },
+    )
+    about = models.TextField("about", blank=True, max_length=500, help_text="A few words shown on your public profile.")
+    is_bot = models.BooleanField(
+        "bot account",
+        default=False,
+        help_text="Played by a program through the API; marked as a bot on profiles and leaderboards.",
+    )
+
+    objects = UserManager()
+
+    class Meta:
+        ordering = ["username"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("username"),
+                name="accounts_user_username_ci_unique",
+                violation_error_message=USERNAME_TAKEN_ANY_CASE,
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.username
+
+    def get_absolute_url(self) -> str:
+        return reverse("accounts:profile", kwargs={"username": self.username})

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+
+from accounts.forms import AccountSettingsForm, SignUpForm
+from accounts.models import User
+from ratings.models import PlayerRating
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}! Pick a ladder below and join it to start playing.")
+        return redirect("home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    player = get_object_or_404(User, username__iexact=username, is_active=True)
+    if player.username != username:
+        return redirect(player, permanent=True)
+    now = timezone.now()
+    memberships = PlayerRating.objects.members().filter(player=player).select_related("ladder").order_by("ladder__name")
+    rows = [
+        {"rating": membership, "rd_now": membership.rd_at(now), "provisional": membership.is_provisional_at(now)}
+        for membership in memberships
+    ]
+    return render(request, "accounts/profile.html", {"player": player, "rows": rows})
+
+
+@login_required
+def account_settings(request: HttpRequest) -> HttpResponse:
+    form = AccountSettingsForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Your settings are saved.")
+        return redirect("accounts:settings")
+    return render(request, "accounts/settings.html", {"form": form})

@@ -1,0 +1,339 @@
+"""Ladders: a game, a rating engine and every constant of SPEC.md as a per-ladder setting."""
+
+from __future__ import annotations
+
+import zoneinfo
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+LUCK_P_MIN = 5 / 6
+MAX_PLAYERS_PER_MATCH = 8
+
+
+def validate_time_zone(value: str) -> None:
+    if value not in zoneinfo.available_timezones():
+        raise ValidationError(
+            "“%(value)s” is not an IANA time zone name such as UTC or Europe/Berlin.",
+            code="invalid_time_zone",
+            params={"value": value},
+        )
+
+
+class RatingEngine(models.TextChoices):
+    TGR = "tgr", "Timed Glicko (TGR)"
+    GLICKO1 = "glicko1", "Glicko-1"
+    GLICKO2 = "glicko2", "Glicko-2"
+    ELO = "elo", "Elo"
+
+
+class LeaderboardScale(models.TextChoices):
+    GXE = "gxe", "GLIXARE (chance to beat an average player, %)"
+    TR = "tr", "TR (0–25,000)"
+    CONSERVATIVE = "conservative", "Conservative (rating − 2·RD)"
+
+
+class TeamUpdate(models.TextChoices):
+    OWN_RD = "own_rd", "Each member moves by their own RD"
+    SHARED = "shared", "Every member gets the team composite's change"
+
+
+class LadderQuerySet(models.QuerySet["Ladder"]):
+    def listed(self) -> LadderQuerySet:
+        return self.filter(is_listed=True)
+
+
+class Ladder(models.Model):
+    """A ranking of players in one game, with its own rating engine and constants.
+
+    Defaults are those of SPEC.md. ``clean()`` rejects combinations that would make the
+    maths misbehave (a winner losing rating, an RD cap below new players' RD) and the
+    check constraints repeat the hard limits so no code path can store them.
+    """
+
+    name = models.CharField(max_length=80, unique=True)
+    slug = models.SlugField(max_length=80, unique=True, help_text="Used in the ladder's address: /ladders/<slug>/.")
+    game = models.CharField(max_length=80, help_text="The game played on this ladder, e.g. “Pokémon Showdown”.")
+    description = models.TextField(blank=True, help_text="Shown on the ladder page: rules, format, how to play.")
+    is_listed = models.BooleanField(
+        "listed", default=True, help_text="Shown on the home page. Unlisted ladders stay reachable by address."
+    )
+
+    # Rating engine
+    engine = models.CharField(
+        "rating engine",
+        max_length=10,
+        choices=RatingEngine.choices,
+        default=RatingEngine.TGR,
+        help_text="How results change ratings. Timed Glicko (TGR) is Glicko whose uncertainty grows every idle day.",
+    )
+    initial_rating = models.FloatField(default=1500.0, help_text="The rating a new player starts with.")
+    initial_rd = models.FloatField(
+        "initial RD",
+        default=350.0,
+        help_text="How unsure the system is about a new player (rating deviation). Higher means bigger first moves.",
+    )
+    rd_max = models.FloatField(
+        "RD cap",
+        default=350.0,
+        help_text="The most uncertain a rating can become after a long absence. At least the initial RD.",
+    )
+    rd_growth_per_day = models.FloatField(
+        "SC (RD growth per day)",
+        default=20.0,
+        validators=[MinValueValidator(0.0)],
+        help_text="TGR: how fast uncertainty grows while a player is idle (RD² grows by SC² each day). "
+        "With 20, a player at RD 50 turns provisional after about 19 idle days. 0 switches it off.",
+    )
+    luck_p = models.FloatField(
+        "luck P",
+        default=0.9,
+        validators=[MinValueValidator(LUCK_P_MIN), MaxValueValidator(1.0)],
+        help_text="TGR: the chance that a game between equals has a deserved result. 1 means no luck "
+        "(plain Glicko); lower values soften upsets. Between 5/6 (0.8334) and 1.",
+    )
+    glicko_c = models.FloatField(
+        "Glicko-1 c",
+        default=34.6,
+        validators=[MinValueValidator(0.0)],
+        help_text="Glicko-1: RD growth per rating period (RD² grows by c² a period). 34.6 takes RD 50 back to "
+        "350 in 100 periods.",
+    )
+    rating_period_days = models.FloatField(
+        "rating period (days)",
+        default=1.0,
+        help_text="Glicko-1 and Glicko-2: the length of one rating period in days; idle time counts in "
+        "fractions of it.",
+    )
+    initial_volatility = models.FloatField(
+        "initial volatility σ",
+        default=0.06,
+        help_text="Glicko-2: how erratic a new player's results are expected to be.",
+    )
+    tau = models.FloatField(
+        "τ (tau)",
+        default=0.5,
+        help_text="Glicko-2: how fast volatility may change. Glickman suggests 0.3 to 1.2; smaller is steadier.",
+    )
+    elo_k = models.FloatField(
+        "Elo K",
+        default=32.0,
+        help_text="Elo: the most a single game can move a rating.",
+    )
+    team_update = models.CharField(
+        "team update",
+        max_length=10,
+        choices=TeamUpdate.choices,
+        default=TeamUpdate.OWN_RD,
+        help_text="Team games: by default each member moves by their own RD, so a newcomer moves more than "
+        "a veteran; or every member gets the team's change.",
+    )
+
+    # Leaderboard
+    provisional_rd = models.FloatField(
+        "provisional above RD",
+        default=100.0,
+        help_text="A rating whose current RD is above this is provisional: listed apart and never given a rank.",
+    )
+    show_provisional = models.BooleanField(
+        default=True, help_text="List provisional players below the ranked ones (otherwise they are hidden)."
+    )
+    leaderboard_scale = models.CharField(
+        max_length=12,
+        choices=LeaderboardScale.choices,
+        default=LeaderboardScale.GXE,
+        help_text="The display value that sorts the leaderboard. All three are shown on profiles.",
+    )
+    time_zone = models.CharField(
+        max_length=64,
+        default="UTC",
+        validators=[validate_time_zone],
+        help_text="The nightly job runs at this time zone's midnight.",
+    )
+
+    # Matchmaking queue
+    queue_min_win_probability = models.FloatField(
+        "queue: lowest win chance",
+        default=0.15,
+        help_text="Two players are paired only if each has at least this chance to win (0.15 means a 15%–85% window).",
+    )
+    queue_widening_per_minute = models.FloatField(
+        "queue: widening per minute",
+        default=0.0,
+        validators=[MinValueValidator(0.0)],
+        help_text="How much the lowest win chance drops for each minute spent waiting (0.02 = two points a "
+        "minute). 0 keeps the window fixed.",
+    )
+    queue_widest_min_win_probability = models.FloatField(
+        "queue: widest lowest win chance",
+        default=0.05,
+        help_text="Widening never lowers the lowest win chance below this.",
+    )
+    queue_timeout_seconds = models.PositiveIntegerField(
+        "queue timeout (seconds)",
+        default=300,
+        validators=[MinValueValidator(10)],
+        help_text="A search with no pairing ends after this long. Searching counts as activity: the player's "
+        "RD clock restarts without growing.",
+    )
+
+    # Match formats
+    allow_draws = models.BooleanField(default=True, help_text="Whether a game may end in a draw.")
+    allow_one_vs_one = models.BooleanField("1 v 1", default=True, help_text="Games between two players.")
+    allow_teams = models.BooleanField(
+        "teams", default=False, help_text="Games between two teams of the same size (2 v 2, 3 v 3, 4 v 4)."
+    )
+    allow_uneven_teams = models.BooleanField(
+        "uneven teams",
+        default=False,
+        help_text="Games between teams of different sizes (2 v 3, 1 v 7), Widelands style. The smaller team "
+        "is padded with null players.",
+    )
+    allow_free_for_all = models.BooleanField(
+        "free-for-all", default=False, help_text="Games of three or more players or teams, ranked by placement."
+    )
+    max_players = models.PositiveSmallIntegerField(
+        "most players in a game",
+        default=MAX_PLAYERS_PER_MATCH,
+        validators=[MinValueValidator(2), MaxValueValidator(MAX_PLAYERS_PER_MATCH)],
+        help_text="The largest number of players in one game, counting every side (2 to 8).",
+    )
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = LadderQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(initial_rd__gt=0), name="ladder_initial_rd_positive"),
+            models.CheckConstraint(condition=Q(rd_max__gte=models.F("initial_rd")), name="ladder_rd_max_gte_initial"),
+            models.CheckConstraint(condition=Q(rd_growth_per_day__gte=0), name="ladder_sc_not_negative"),
+            models.CheckConstraint(condition=Q(luck_p__gte=LUCK_P_MIN, luck_p__lte=1), name="ladder_luck_p_range"),
+            models.CheckConstraint(condition=Q(glicko_c__gte=0), name="ladder_glicko_c_not_negative"),
+            models.CheckConstraint(condition=Q(rating_period_days__gt=0), name="ladder_rating_period_positive"),
+            models.CheckConstraint(condition=Q(initial_volatility__gt=0), name="ladder_volatility_positive"),
+            models.CheckConstraint(condition=Q(tau__gt=0), name="ladder_tau_positive"),
+            models.CheckConstraint(condition=Q(elo_k__gt=0), name="ladder_elo_k_positive"),
+            models.CheckConstraint(condition=Q(provisional_rd__gt=0), name="ladder_provisional_rd_positive"),
+            models.CheckConstraint(
+                condition=Q(queue_min_win_probability__gt=0, queue_min_win_probability__lt=0.5),
+                name="ladder_queue_window_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(queue_widest_min_win_probability__gt=0)
+                & Q(queue_widest_min_win_probability__lte=models.F("queue_min_win_probability")),
+                name="ladder_queue_widest_range",
+            ),
+            models.CheckConstraint(condition=Q(queue_widening_per_minute__gte=0), name="ladder_widening_not_negative"),
+            models.CheckConstraint(
+                condition=Q(max_players__gte=2, max_players__lte=MAX_PLAYERS_PER_MATCH), name="ladder_max_players_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(allow_one_vs_one=True)
+                | Q(allow_teams=True)
+                | Q(allow_uneven_teams=True)
+                | Q(allow_free_for_all=True),
+                name="ladder_some_format_allowed",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("ladder:detail", kwargs={"slug": self.slug})
+
+    def clean(self) -> None:
+        """Reject impossible settings, each with a message that says why."""
+        errors: dict[str, list[str]] = {}
+
+        def add(field: str, message: str) -> None:
+            errors.setdefault(field, []).append(message)
+
+        if self.initial_rd is not None and self.initial_rd <= 0:
+            add("initial_rd", "The initial RD must be above 0: an RD of 0 would mean perfect certainty.")
+        if self.rd_max is not None and self.initial_rd is not None and self.rd_max < self.initial_rd:
+            add(
+                "rd_max",
+                f"The RD cap ({self.rd_max:g}) is below the initial RD ({self.initial_rd:g}): new players would "
+                "start more uncertain than anyone may ever be. Raise the cap or lower the initial RD.",
+            )
+        if self.rd_growth_per_day is not None and self.rd_growth_per_day < 0:
+            add("rd_growth_per_day", "SC cannot be negative: idle time can only make a rating less certain.")
+        if self.luck_p is not None and not LUCK_P_MIN <= self.luck_p <= 1:
+            if self.luck_p < LUCK_P_MIN:
+                add(
+                    "luck_p",
+                    f"Luck P {self.luck_p:g} is below 5/6 (0.8334): the winner of a big upset would lose rating. "
+                    "Use a value between 5/6 and 1.",
+                )
+            else:
+                add("luck_p", f"Luck P {self.luck_p:g} is above 1: it is a probability, at most 1 (no luck).")
+        if self.glicko_c is not None and self.glicko_c < 0:
+            add("glicko_c", "Glicko-1 c cannot be negative: idle time can only make a rating less certain.")
+        if self.rating_period_days is not None and self.rating_period_days <= 0:
+            add("rating_period_days", "A rating period must last more than 0 days.")
+        if self.initial_volatility is not None and self.initial_volatility <= 0:
+            add("initial_volatility", "The initial volatility must be above 0 (Glicko-2 suggests 0.06).")
+        if self.tau is not None and self.tau <= 0:
+            add("tau", "τ must be above 0 (Glickman suggests 0.3 to 1.2).")
+        if self.elo_k is not None and self.elo_k <= 0:
+            add("elo_k", "K must be above 0, or no game would change a rating.")
+        if self.provisional_rd is not None and self.provisional_rd <= 0:
+            add("provisional_rd", "The provisional threshold must be above 0, or every rating would be provisional.")
+        p = self.queue_min_win_probability
+        if p is not None and not 0 < p < 0.5:
+            add(
+                "queue_min_win_probability",
+                f"The lowest win chance must be between 0 and 0.5 (exclusive), got {p:g}: the window runs from it "
+                "to 1 minus it, so 0.5 or more would leave no room for any pairing.",
+            )
+        widest = self.queue_widest_min_win_probability
+        if widest is not None and p is not None and not 0 < widest <= p:
+            add(
+                "queue_widest_min_win_probability",
+                f"The widest lowest win chance ({widest:g}) must be above 0 and at most the lowest win chance "
+                f"({p:g}): widening only makes the window larger.",
+            )
+        if self.queue_widening_per_minute is not None and self.queue_widening_per_minute < 0:
+            add("queue_widening_per_minute", "Widening cannot be negative; use 0 to keep the window fixed.")
+        formats = (self.allow_one_vs_one, self.allow_teams, self.allow_uneven_teams, self.allow_free_for_all)
+        if not any(formats):
+            add("allow_one_vs_one", "Allow at least one game format, or no game could be reported.")
+        if self.max_players is not None:
+            needs = [
+                (self.allow_teams, 4, "Team games need at least 4 players (2 v 2)"),
+                (self.allow_uneven_teams, 3, "Uneven team games need at least 3 players (1 v 2)"),
+                (self.allow_free_for_all, 3, "A free-for-all needs at least 3 players"),
+            ]
+            for allowed, least, why in needs:
+                if allowed and self.max_players < least:
+                    add("max_players", f"{why}; the most players in a game is {self.max_players}.")
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def queue_max_win_probability(self) -> float:
+        return 1.0 - self.queue_min_win_probability
+
+    @property
+    def has_team_formats(self) -> bool:
+        return self.allow_teams or self.allow_uneven_teams or self.allow_free_for_all
+
+    @property
+    def format_labels(self) -> list[str]:
+        labels = []
+        if self.allow_one_vs_one:
+            labels.append("1 v 1")
+        if self.allow_teams:
+            labels.append("teams")
+        if self.allow_uneven_teams:
+            labels.append("uneven teams")
+        if self.allow_free_for_all:
+            labels.append("free-for-all")
+        return labels

@@ -1,0 +1,1 @@
+"""The matchmaking queue (SPEC.md §6) lives here."""

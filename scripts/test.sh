@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs ruff and the whole pytest suite against a real PostgreSQL and a real Redis.
+#
+# With DATABASE_URL and CELERY_BROKER_URL already set, it uses those servers. Otherwise it
+# installs what is missing (Debian packages, as root), starts a throwaway PostgreSQL and
+# Redis on loopback with their data in a temporary folder, and stops them on exit,
+# whatever the outcome. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+as_root() { [ "$(id -u)" = 0 ]; }
+pg_bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+free_port() { .venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+ensure_packages() {
+  local missing=()
+  [ -n "$(pg_bindir)" ] || missing+=(postgresql)
+  command -v redis-server >/dev/null || missing+=(redis-server)
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if as_root && command -v apt-get >/dev/null; then
+    log "installing ${missing[*]} with apt-get"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    die "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or set DATABASE_URL and CELERY_BROKER_URL"
+  fi
+}
+
+start_services() {
+  ensure_packages
+  workdir=$(mktemp -d /tmp/ladder-test.XXXXXX)
+  chmod 755 "$workdir"
+  local run_pg=()
+  if as_root; then
+    chown postgres:postgres "$workdir"
+    run_pg=(runuser -u postgres --)
+  fi
+  local bin pg_port redis_port
+  bin=$(pg_bindir)
+  pg_port=$(free_port)
+  redis_port=$(free_port)
+  trap stop_services EXIT
+  log "starting PostgreSQL on 127.0.0.1:$pg_port (data in $workdir)"
+  "${run_pg[@]}" "$bin/initdb" -D "$workdir/pg" -A trust -U postgres --no-sync -E UTF8 >"$workdir/initdb.log" 2>&1 \
+    || { cat "$workdir/initdb.log" >&2; die "initdb failed"; }
+  "${run_pg[@]}" "$bin/pg_ctl" -D "$workdir/pg" -l "$workdir/pg.log" -w start -o \
+    "-p $pg_port -k $workdir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    >/dev/null || { cat "$workdir/pg.log" >&2; die "PostgreSQL did not start"; }
+  pg_started=1
+  log "starting Redis on 127.0.0.1:$redis_port"
+  "${run_pg[@]}" redis-server --port "$redis_port" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no \
+    --dir "$workdir" --pidfile "$workdir/redis.pid" --logfile "$workdir/redis.log" \
+    || die "Redis did not start"
+  for _ in $(seq 50); do [ -s "$workdir/redis.pid" ] && break; sleep 0.1; done
+  export DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/ladder"
+  export CELERY_BROKER_URL="redis://127.0.0.1:$redis_port/0"
+  export CACHE_URL="redis://127.0.0.1:$redis_port/1"
+}
+
+stop_services() {
+  local status=$?
+  if [ -n "${workdir:-}" ]; then
+    if [ -s "$workdir/redis.pid" ]; then kill "$(cat "$workdir/redis.pid")" 2>/dev/null || true; fi
+    if [ -n "${pg_started:-}" ]; then
+      "${run_pg_stop[@]}" "$(pg_bindir)/pg_ctl" -D "$workdir/pg" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$workdir"
+  fi
+  exit "$status"
+}
+
+run_pg_stop=()
+if as_root; then run_pg_stop=(runuser -u postgres --); fi
+
+if [ -n "${DATABASE_URL:-}" ] && [ -n "${CELERY_BROKER_URL:-}" ]; then
+  log "using the existing PostgreSQL and Redis from DATABASE_URL and CELERY_BROKER_URL"
+  [ -x /usr/bin/chromium ] || { as_root && ensure_packages; } || true
+else
+  start_services
+fi
+
+log "ruff"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+
+log "pytest"
+.venv/bin/python -m pytest "$@"

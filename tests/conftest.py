@@ -1,0 +1,74 @@
+"""Shared fixtures: a fixed cast of users and a ladder, on the real PostgreSQL and Redis.
+
+The suite refuses to run on anything else: a silent fall-back to SQLite or an in-memory
+cache would hide exactly the bugs (locking, constraints, shared throttles) it is for.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+
+from tests.factories import LadderFactory, UserFactory
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if engine != "django.db.backends.postgresql":
+        pytest.exit(
+            "The tests need PostgreSQL: run `make test`, or set DATABASE_URL=postgres://... (see README).",
+            returncode=3,
+        )
+    broker = settings.CELERY_BROKER_URL
+    if not broker.startswith("redis://"):
+        pytest.exit(
+            "The tests need Redis: run `make test`, or set CELERY_BROKER_URL=redis://... (see README).",
+            returncode=3,
+        )
+    import redis
+
+    try:
+        redis.Redis.from_url(broker, socket_connect_timeout=3).ping()
+    except redis.RedisError as exc:
+        pytest.exit(f"The tests cannot reach Redis at {broker}: {exc}", returncode=3)
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache() -> None:
+    cache.clear()
+
+
+@pytest.fixture
+def player(db):
+    return UserFactory(username="alice")
+
+
+@pytest.fixture
+def opponent(db):
+    return UserFactory(username="bob")
+
+
+@pytest.fixture
+def outsider(db):
+    return UserFactory(username="mallory")
+
+
+@pytest.fixture
+def moderator(db):
+    from django.contrib.auth.models import Group
+
+    user = UserFactory(username="mod", is_staff=True)
+    user.groups.add(Group.objects.get(name="moderators"))
+    return user
+
+
+@pytest.fixture
+def ladder(db):
+    return LadderFactory()
+
+
+@pytest.fixture
+def player_client(client, player):
+    client.force_login(player)
+    return client

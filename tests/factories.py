@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import factory
+
+from accounts.models import User
+from ladder.models import Ladder
+
+PASSWORD = "correct-horse-battery"
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"player{n:03d}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.org")
+    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
+
+    @factory.post_generation
+    def _save(obj, create, extracted, **kwargs):
+        if create:
+            obj.save()
+
+
+class LadderFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Ladder
+
+    name = factory.Sequence(lambda n: f"Test Ladder {n}")
+    slug = factory.Sequence(lambda n: f"test-ladder-{n}")
+    game = "Chess"
+    description = "A ladder for tests."

@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import threading
+
+import pytest
+import time_machine
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.urls import reverse
+
+from ladder import services
+from ratings.models import PlayerRating
+from tests.factories import LadderFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_join_creates_rating_with_the_ladders_initial_values(player):
+    ladder = LadderFactory(initial_rating=1200, initial_rd=300, rd_max=320, initial_volatility=0.07)
+
+    with time_machine.travel("2026-05-01 12:00:00Z", tick=False):
+        rating = services.ladder_join(ladder=ladder, player=player)
+
+    assert (rating.rating, rating.rd, rating.volatility) == (1200, 300, 0.07)
+    assert rating.rd_as_of.isoformat() == "2026-05-01T12:00:00+00:00"
+    assert rating.games == 0
+    assert rating.is_active
+
+
+def test_join_page_post_joins_and_says_so(player_client, ladder):
+    response = player_client.post(reverse("ladder:join", args=[ladder.slug]), follow=True)
+
+    assert "Welcome to Test Ladder" in response.text
+    assert PlayerRating.objects.filter(ladder=ladder, player__username="alice", is_active=True).count() == 1
+
+
+def test_joining_twice_is_refused_with_a_message_and_creates_one_row(player_client, ladder):
+    url = reverse("ladder:join", args=[ladder.slug])
+    player_client.post(url)
+
+    response = player_client.post(url, follow=True)
+
+    assert f"You are already a member of {ladder.name}." in response.text
+    assert PlayerRating.objects.filter(ladder=ladder).count() == 1
+
+
+def test_join_needs_login_and_post(client, ladder):
+    url = reverse("ladder:join", args=[ladder.slug])
+
+    assert client.get(url).status_code == 405
+    response = client.post(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("accounts:login"))
+    assert not PlayerRating.objects.exists()
+
+
+def test_join_unknown_ladder_is_404(player_client):
+    assert player_client.post(reverse("ladder:join", args=["nope"])).status_code == 404
+
+
+def test_leave_keeps_the_rating_and_rejoin_restores_it(player, ladder):
+    rating = services.ladder_join(ladder=ladder, player=player)
+    PlayerRating.objects.filter(pk=rating.pk).update(rating=1720.5, rd=80, games=12, wins=12)
+
+    services.ladder_leave(ladder=ladder, player=player)
+    left = PlayerRating.objects.get(pk=rating.pk)
+    assert not left.is_active and left.left_at is not None
+
+    back = services.ladder_join(ladder=ladder, player=player)
+    assert back.pk == rating.pk
+    assert (back.rating, back.rd, back.games) == (1720.5, 80, 12)
+    assert PlayerRating.objects.filter(ladder=ladder).count() == 1
+
+
+def test_leaving_a_ladder_one_is_not_in_is_refused(player_client, ladder):
+    response = player_client.post(reverse("ladder:leave", args=[ladder.slug]), follow=True)
+
+    assert f"You are not a member of {ladder.name}." in response.text
+
+
+def test_deactivated_account_cannot_join(player, ladder):
+    player.is_active = False
+    player.save()
+
+    with pytest.raises(ValidationError, match="deactivated"):
+        services.ladder_join(ladder=ladder, player=player)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_joins_create_exactly_one_row():
+    player = UserFactory(username="racer")
+    ladder = LadderFactory()
+    barrier = threading.Barrier(4)
+    outcomes: list[str] = []
+
+    def join() -> None:
+        barrier.wait()
+        try:
+            services.ladder_join(ladder=ladder, player=player)
+            outcomes.append("joined")
+        except ValidationError:
+            outcomes.append("refused")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=join) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(outcomes) == ["joined", "refused", "refused", "refused"]
+    assert PlayerRating.objects.filter(ladder=ladder, player=player).count() == 1

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from accounts.models import User
+from ladder.models import Ladder
+from ratings.models import PlayerRating
+
+pytestmark = pytest.mark.django_db
+
+
+def state() -> tuple:
+    users = sorted(User.objects.values_list("username", "password", "is_staff", "is_superuser"))
+    ladders = sorted(Ladder.objects.values_list("slug", "updated_at"))
+    ratings = sorted(PlayerRating.objects.values_list("player__username", "ladder__slug", "rating", "rd", "rd_as_of"))
+    return users, ladders, ratings
+
+
+def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
+    call_command("seed_demo", force=True)
+    first = state()
+
+    call_command("seed_demo", force=True)
+
+    assert state() == first
+    assert "created 0 users, 0 ladders, 0 memberships" in capsys.readouterr().out
+    assert User.objects.filter(is_superuser=True).count() == 1
+    moderator = User.objects.get(username="moderator")
+    assert moderator.is_staff and moderator.groups.filter(name="moderators").exists()
+    assert User.objects.filter(is_staff=False).count() == 60
+    assert User.objects.get(username="ash").check_password("player-demo-pass")
+    teams = Ladder.objects.get(slug="widelands-teams")
+    assert teams.allow_uneven_teams and teams.allow_free_for_all
+    assert PlayerRating.objects.filter(ladder=teams).count() == 40
+    assert PlayerRating.objects.filter(ladder__slug="pokemon-singles").count() == 60
+
+
+def test_seed_demo_refuses_production_without_force(settings):
+    settings.DEBUG = False
+
+    with pytest.raises(CommandError, match="pass --force"):
+        call_command("seed_demo")
+
+    assert not User.objects.exists()
