@@ -31,7 +31,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     now = timezone.now()
     memberships = PlayerRating.objects.members().filter(player=player).select_related("ladder").order_by("ladder__name")
     rows = [
-        {"rating": membership, "rd_now": membership.rd_at(now), "provisional": membership.is_provisional_at(now)}
+        {"rating": membership, "rd_now": membership.rd_at(now), "shown": membership.display_at(now)}
         for membership in memberships
     ]
     return render(request, "accounts/profile.html", {"player": player, "rows": rows})

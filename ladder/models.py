@@ -10,6 +10,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from ratings.engines import Engine, Params, get_engine
+
 LUCK_P_MIN = 5 / 6
 MAX_PLAYERS_PER_MATCH = 8
 
@@ -316,6 +318,29 @@ class Ladder(models.Model):
                     add("max_players", f"{why}; the most players in a game is {self.max_players}.")
         if errors:
             raise ValidationError(errors)
+
+    def engine_params(self) -> Params:
+        """This ladder's constants as the engines' ``Params`` (SPEC §1–5)."""
+        return Params(
+            sc=self.rd_growth_per_day,
+            luck_p=self.luck_p,
+            rd_max=self.rd_max,
+            c=self.glicko_c,
+            tau=self.tau,
+            k=self.elo_k,
+            initial_rd=self.initial_rd,
+            team_delta="shared" if self.team_update == TeamUpdate.SHARED else "own",
+            period_days=self.rating_period_days,
+        )
+
+    def get_engine(self) -> Engine:
+        """The rating engine with this ladder's constants (rebuilt if the constants change)."""
+        key = (self.engine, self.engine_params())
+        cached = getattr(self, "_engine_cache", None)
+        if cached is None or cached[0] != key:
+            cached = (key, get_engine(self.engine, key[1]))
+            self._engine_cache = cached
+        return cached[1]
 
     @property
     def queue_max_win_probability(self) -> float:

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 from django.db.models import Count, Max, Q, QuerySet
 from django.db.models.functions import Coalesce, Greatest
 
-from ladder.models import Ladder
+from ladder.models import Ladder, LeaderboardScale
+from ratings.engines import Display
 from ratings.models import PlayerRating
 
 
@@ -31,6 +32,8 @@ class LeaderboardRow:
     rank: int | None
     rating: PlayerRating
     rd_now: float
+    shown: Display
+    score: float  # the value of the ladder's leaderboard scale
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,24 +43,37 @@ class Leaderboard:
     member_count: int
 
 
-def ladder_leaderboard(*, ladder: Ladder, now: datetime, limit: int = 100) -> Leaderboard:
-    """Members split into ranked (current RD at or below the threshold) and provisional.
+def _scale_value(scale: str, shown: Display) -> float:
+    if scale == LeaderboardScale.TR:
+        return shown.tr
+    if scale == LeaderboardScale.CONSERVATIVE:
+        return shown.conservative
+    return shown.gxe
 
-    Sorting by the ladder's display scale comes with the rating engines' display values;
-    until then ranked players are ordered by rating.
+
+def ladder_leaderboard(*, ladder: Ladder, now: datetime, limit: int = 100) -> Leaderboard:
+    """Members with their current RD, split into ranked and provisional (SPEC §1, §8).
+
+    Ranked players are sorted by the ladder's display scale and numbered; provisional
+    players are listed by rating without a rank.
     """
     members = list(
-        PlayerRating.objects.members()
-        .filter(ladder=ladder)
-        .select_related("player", "ladder")
-        .order_by("-rating", "id")
+        PlayerRating.objects.members().filter(ladder=ladder).select_related("player").order_by("-rating", "id")
     )
-    ranked: list[LeaderboardRow] = []
+    ranked: list[tuple[float, PlayerRating, float, Display]] = []
     provisional: list[LeaderboardRow] = []
     for membership in members:
+        membership.ladder = ladder
         rd_now = membership.rd_at(now)
-        if rd_now > ladder.provisional_rd:
-            provisional.append(LeaderboardRow(rank=None, rating=membership, rd_now=rd_now))
-        elif len(ranked) < limit:
-            ranked.append(LeaderboardRow(rank=len(ranked) + 1, rating=membership, rd_now=rd_now))
-    return Leaderboard(ranked=ranked, provisional=provisional[:limit], member_count=len(members))
+        shown = membership.display_at(now)
+        value = _scale_value(ladder.leaderboard_scale, shown)
+        if shown.provisional:
+            provisional.append(LeaderboardRow(rank=None, rating=membership, rd_now=rd_now, shown=shown, score=value))
+        else:
+            ranked.append((value, membership, rd_now, shown))
+    ranked.sort(key=lambda row: (-row[0], -row[1].rating, row[1].pk))
+    rows = [
+        LeaderboardRow(rank=index, rating=membership, rd_now=rd_now, shown=shown, score=value)
+        for index, (value, membership, rd_now, shown) in enumerate(ranked[:limit], start=1)
+    ]
+    return Leaderboard(ranked=rows, provisional=provisional[:limit], member_count=len(members))

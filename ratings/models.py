@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ratings.engines import time as rd_time
+from ratings.engines import Display, RatingState, display, is_provisional
 
 
 class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
@@ -59,20 +59,17 @@ class PlayerRating(models.Model):
     def __str__(self) -> str:
         return f"{self.player} in {self.ladder}"
 
+    def state(self) -> RatingState:
+        """This rating as the engines' value type."""
+        return RatingState(self.rating, self.rd, self.volatility, self.rd_as_of.timestamp())
+
     def rd_at(self, when: datetime) -> float:
         """The RD at ``when`` under the ladder's engine (SPEC §1, §4), from the stored RD and ``rd_as_of``."""
-        from ladder.models import RatingEngine
-
-        ladder = self.ladder
-        elapsed_days = max((when - self.rd_as_of).total_seconds(), 0.0) / rd_time.SECONDS_PER_DAY
-        if ladder.engine == RatingEngine.TGR:
-            return rd_time.tgr_rd(self.rd, days=elapsed_days, sc=ladder.rd_growth_per_day, rd_max=ladder.rd_max)
-        periods = elapsed_days / ladder.rating_period_days
-        if ladder.engine == RatingEngine.GLICKO1:
-            return rd_time.glicko1_rd(self.rd, periods=periods, c=ladder.glicko_c, rd_max=ladder.rd_max)
-        if ladder.engine == RatingEngine.GLICKO2:
-            return rd_time.glicko2_rd(self.rd, periods=periods, volatility=self.volatility, rd_max=ladder.rd_max)
-        return self.rd  # Elo has no deviation; the stored initial value is kept for display.
+        return self.ladder.get_engine().rd_at(self.state(), when.timestamp())
 
     def is_provisional_at(self, when: datetime) -> bool:
-        return self.rd_at(when) > self.ladder.provisional_rd
+        return is_provisional(self.rd_at(when), self.ladder.provisional_rd)
+
+    def display_at(self, when: datetime) -> Display:
+        """GLIXARE, TR, conservative and provisional status with the RD at ``when`` (SPEC §8)."""
+        return display(self.rating, self.rd_at(when), self.ladder.provisional_rd)

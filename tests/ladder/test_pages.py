@@ -63,3 +63,21 @@ def test_unknown_ladder_is_a_404_page(client):
 
     assert response.status_code == 404
     assert "Page not found" in response.text
+
+
+def test_leaderboard_sorts_by_the_ladders_display_scale(client):
+    ladder = LadderFactory(leaderboard_scale="conservative")
+    bold = services.ladder_join(ladder=ladder, player=UserFactory(username="bold"))
+    steady = services.ladder_join(ladder=ladder, player=UserFactory(username="steady"))
+    PlayerRating.objects.filter(pk=bold.pk).update(rating=1600, rd=95)
+    PlayerRating.objects.filter(pk=steady.pk).update(rating=1590, rd=40)
+
+    board = client.get(ladder.get_absolute_url()).context["leaderboard"]
+
+    assert [row.rating.player.username for row in board.ranked] == ["steady", "bold"]
+    assert [row.score for row in board.ranked] == [pytest.approx(1510), pytest.approx(1410)]
+
+    ladder.leaderboard_scale = "gxe"
+    ladder.save()
+    board = client.get(ladder.get_absolute_url()).context["leaderboard"]
+    assert [row.rating.player.username for row in board.ranked] == ["bold", "steady"]

@@ -1,0 +1,127 @@
+"""Values that go in and out of the engines.
+
+``RatingState`` and ``PlayerResult`` are ``NamedTuple``s rather than frozen dataclasses:
+they are just as immutable and typed, and build three times faster, which matters for an
+engine whose whole cost is a few microseconds a game (see ``bench/engines.py``). The
+configuration (``Params``) is a frozen dataclass that validates itself.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+SECONDS_PER_DAY = 86_400.0
+MAX_PLAYERS = 8
+LUCK_P_MIN = 5.0 / 6.0
+TEAM_DELTA_MODES = ("own", "shared")
+
+
+class RatingState(NamedTuple):
+    """A player's rating in one ladder: ``rd`` is valid at ``rd_as_of`` (SPEC §1).
+
+    ``rd_as_of`` is POSIX time in seconds (``datetime.timestamp()``); the engines never
+    read a clock, so every instant comes in as an argument.
+    """
+
+    rating: float
+    rd: float
+    volatility: float = 0.06
+    rd_as_of: float = 0.0
+
+
+class PlayerResult(NamedTuple):
+    """One player's outcome of a rated game: the new state and what went into it.
+
+    ``rating``/``rd``/``volatility``/``rd_as_of`` are the new state (``after`` builds it
+    as a ``RatingState``). ``rd_at_game`` is the RD the update started from (inflated to
+    the game's instant). ``expected`` and ``score`` are averages over the pairings of the
+    game (for 1 v 1 simply E and 1, ½ or 0); ``delta`` is the rating change.
+    """
+
+    rating: float
+    rd: float
+    volatility: float
+    rd_as_of: float
+    delta: float
+    expected: float
+    score: float
+    rd_at_game: float
+
+    @property
+    def after(self) -> RatingState:
+        return RatingState(self.rating, self.rd, self.volatility, self.rd_as_of)
+
+
+class GameResult(NamedTuple):
+    """Every player's result, in the input's side and member order.
+
+    ``composites`` holds each side's ``(rating, rd)`` at the game's instant after padding
+    (for a one-player side, the player's own rating and inflated RD).
+    """
+
+    sides: tuple[tuple[PlayerResult, ...], ...]
+    composites: tuple[tuple[float, float], ...]
+
+
+def check_number(name: str, value: object, *, positive: bool = False, minimum: float | None = None) -> float:
+    """Return ``value`` as a float, or raise ``ValueError`` naming ``name`` and the value."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if positive and not number > 0.0:
+        raise ValueError(f"{name} must be above 0, got {value!r}")
+    if minimum is not None and number < minimum:
+        raise ValueError(f"{name} must be at least {minimum:g}, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """Every engine constant, with SPEC.md's defaults. Unused ones are ignored by an engine.
+
+    sc: TGR RD growth per day (SPEC §1). luck_p: TGR's chance that a game between equals
+    is deserved, in [5/6, 1] (SPEC §3). rd_max: RD cap. c: Glicko-1 growth per period.
+    tau: Glicko-2 τ. k: Elo K. initial_rd: a new player's RD, also the null players' RD
+    unless ``null_rd`` is given. null_rating: R0 of null players (seed 003 §8a).
+    team_delta: ``"own"`` (each member moves by their own RD) or ``"shared"`` (every
+    member gets the composite's change). period_days: a Glicko rating period in days.
+    """
+
+    sc: float = 20.0
+    luck_p: float = 0.9
+    rd_max: float = 350.0
+    c: float = 34.6
+    tau: float = 0.5
+    k: float = 32.0
+    initial_rd: float = 350.0
+    null_rating: float = 1.0
+    null_rd: float | None = None
+    team_delta: str = "own"
+    period_days: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_number("sc", self.sc, minimum=0.0)
+        luck_p = check_number("luck_p", self.luck_p)
+        if not LUCK_P_MIN <= luck_p <= 1.0:
+            raise ValueError(
+                f"luck_p must be between 5/6 and 1 (below 5/6 an upset winner would lose rating), got {luck_p!r}"
+            )
+        check_number("rd_max", self.rd_max, positive=True)
+        check_number("c", self.c, minimum=0.0)
+        check_number("tau", self.tau, positive=True)
+        check_number("k", self.k, positive=True)
+        check_number("initial_rd", self.initial_rd, positive=True)
+        check_number("null_rating", self.null_rating)
+        if self.null_rd is not None:
+            check_number("null_rd", self.null_rd, positive=True)
+        if self.team_delta not in TEAM_DELTA_MODES:
+            raise ValueError(f"team_delta must be 'own' or 'shared', got {self.team_delta!r}")
+        check_number("period_days", self.period_days, positive=True)
+
+    @property
+    def null_player_rd(self) -> float:
+        return self.initial_rd if self.null_rd is None else self.null_rd
