@@ -6,11 +6,21 @@ cache would hide exactly the bugs (locking, constraints, shared throttles) it is
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.conf import settings
 from django.core.cache import cache
+from hypothesis import settings as hypothesis_settings
 
 from tests.factories import LadderFactory, UserFactory
+
+# CI runs the same examples every time (a red build should mean a regression, not luck);
+# `HYPOTHESIS_PROFILE=thorough` explores ten times more widely on a developer's machine.
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, max_examples=300)
+hypothesis_settings.register_profile("dev", deadline=None, max_examples=300)
+hypothesis_settings.register_profile("thorough", deadline=None, max_examples=3000)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -67,6 +67,7 @@ def _player(value: Any, name: str) -> RatingState:
 
 
 def rate(data: dict[str, Any]) -> dict[str, Any]:
+    """One game through ``Engine.rate``; players' ``days_idle`` become their ``rd_as_of``."""
     _unknown(data, ("engine", "params", "sides", "placements"), "")
     engine_name = data.get("engine", "tgr")
     if engine_name not in ENGINES:
@@ -113,6 +114,7 @@ def rate(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def show(data: dict[str, Any]) -> dict[str, Any]:
+    """GXE, TR, conservative and provisional status (SPEC §8)."""
     _unknown(data, ("rating", "rd", "provisional_rd"), "")
     values = display(
         _number(data, "rating", ""),
@@ -123,6 +125,7 @@ def show(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def team(data: dict[str, Any]) -> dict[str, Any]:
+    """A team's composite after padding with null players (seed 003, SPEC §5)."""
     _unknown(data, ("players", "pad_to", "null_rating", "null_rd"), "")
     players = _list(data.get("players"), "players")
     if not players:
@@ -147,6 +150,7 @@ COMMANDS = {"rate": rate, "display": show, "composite": team}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Read JSON on stdin, print JSON on stdout; 2 and one stderr line on bad input."""
     parser = argparse.ArgumentParser(
         prog="python -m ratings.engines", description="Rating what-if calculator: JSON on stdin, JSON on stdout."
     )

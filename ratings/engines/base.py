@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from ratings.engines.teams import composite, pad
 from ratings.engines.values import (
     MAX_PLAYERS,
-    SECONDS_PER_DAY,
     GameResult,
     Params,
     PlayerResult,
@@ -212,9 +211,3 @@ class Engine:
         for index, place in enumerate(placements):
             if type(place) is not int or place < 1:
                 raise ValueError(f"placements[{index}] must be a whole number of at least 1, got {place!r}")
-
-
-def days_between(earlier: float, later: float) -> float:
-    """Fractional days from ``earlier`` to ``later`` (POSIX seconds), never negative."""
-    seconds = later - earlier
-    return seconds / SECONDS_PER_DAY if seconds > 0.0 else 0.0

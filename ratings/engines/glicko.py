@@ -150,6 +150,7 @@ class GlickoFamily(Engine):
         raise NotImplementedError
 
     def rd_at(self, state: RatingState, at: float) -> float:
+        """``min(sqrt(RD² + growth·t), RD_max)`` (SPEC §1; Glickman 1999 step 1; 2012 step 6)."""
         seconds = at - state.rd_as_of
         rd = state.rd
         if seconds > 0.0:
@@ -160,6 +161,7 @@ class GlickoFamily(Engine):
         return rd if rd < self._rd_max else self._rd_max
 
     def _weight(self, score: float, rd_a: float, rd_b: float, diff: float) -> float:
+        """TGR's ``2·MERIT − 1`` for one pairing (seed 000, SPEC §3); 1 without luck."""
         luck_p = self._luck_p
         if luck_p == 1.0:
             return 1.0
@@ -167,9 +169,11 @@ class GlickoFamily(Engine):
         return tgr_merit_weight(score, _logistic10(big_g * diff / 400.0), luck_p)
 
     def _volatility(self, state: RatingState, rd: float, v_inverse: float, total: float) -> float:
+        """The new volatility; only Glicko-2 changes it (Glickman 2012, step 5)."""
         return state.volatility
 
     def _rate_1v1(self, a: RatingState, b: RatingState, score: float, at: float) -> GameResult:
+        """SPEC §3 for both players from the pre-game values of both (module docstring's update)."""
         # RD of both at the game's instant (SPEC §1), written out for speed.
         growth_a = growth_b = self._growth_per_second
         if growth_a is None:
@@ -232,6 +236,7 @@ class GlickoFamily(Engine):
         )
 
     def _rate_general(self, sides: Sequence[Sequence[RatingState]], placements: Sequence[int], at: float) -> GameResult:
+        """Two sides through the composites (seed 003, SPEC §5); more sides per side-period."""
         if len(sides) != 2:
             return super()._rate_general(sides, placements, at)
         # Two sides (teams, or a player against a team): the common team game, written out.
@@ -326,6 +331,7 @@ class GlickoFamily(Engine):
         opponents: Sequence[tuple[float, float, float]],
         at: float,
     ) -> tuple[PlayerResult, ...]:
+        """One Glicko rating period for a side: Σ over its pairings (Glickman 1999 step 2, SPEC §5)."""
         rating, rd = side
         v_inverse = 0.0
         total = 0.0
@@ -361,9 +367,11 @@ class TimedGlicko(GlickoFamily):
     __slots__ = ()
 
     def _growth2_per_day(self) -> float:
+        """SC² per day (SPEC §1, seed 000)."""
         return self.params.sc * self.params.sc
 
     def _luck(self) -> float:
+        """P_luck of SPEC §3."""
         return self.params.luck_p
 
 
@@ -374,6 +382,7 @@ class Glicko1(GlickoFamily):
     __slots__ = ()
 
     def _growth2_per_day(self) -> float:
+        """c² per rating period (Glickman 1999 step 1; seed 002)."""
         return self.params.c * self.params.c / self.params.period_days
 
 
@@ -393,13 +402,16 @@ class Glicko2(GlickoFamily):
     uses_volatility = True
 
     def _growth2_per_day(self) -> None:
+        """Depends on each player's σ: see ``_state_growth_per_second``."""
         return None
 
     def _state_growth_per_second(self, state: RatingState) -> float:
+        """(173.7178·σ)² per period: φ² grows by σ² a period (Glickman 2012 step 6)."""
         growth = GLICKO2_SCALE * state.volatility
         return growth * growth / (self.params.period_days * SECONDS_PER_DAY)
 
     def _volatility(self, state: RatingState, rd: float, v_inverse: float, total: float) -> float:
+        """σ' by ``glicko2_volatility`` with v = 1/Σg²E(1−E) and Δ = v·Σg(s−E) (steps 3–5)."""
         if v_inverse <= 0.0:
             return state.volatility
         v = 1.0 / v_inverse

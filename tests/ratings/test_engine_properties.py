@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ratings.engines import ENGINES, Params, RatingState, composite, get_engine, win_probability
@@ -26,11 +26,16 @@ def states(draw, rating=ratings, rd=rds):
     return RatingState(draw(rating), draw(rd), draw(volatilities), -draw(idle_days) * SECONDS_PER_DAY)
 
 
+def assert_same_result(p, q, rel: float = 1e-12) -> None:
+    """Equal up to rounding; Glicko-2's σ' only up to its Illinois tolerance (ε = 1e-6 on ln σ²)."""
+    assert p._replace(volatility=0.0) == pytest.approx(q._replace(volatility=0.0), rel=rel, abs=rel)
+    assert p.volatility == pytest.approx(q.volatility, rel=1e-6)
+
+
 def finite(result) -> bool:
     return all(math.isfinite(value) for side in result.sides for player in side for value in player)
 
 
-@settings(max_examples=300)
 @given(name=st.sampled_from(ENGINE_NAMES), a=states(), b=states(), luck_p=luck)
 def test_a_win_never_lowers_and_a_loss_never_raises(name, a, b, luck_p):
     result = get_engine(name, Params(luck_p=luck_p)).rate([[a], [b]], [1, 2], 0.0)
@@ -40,7 +45,6 @@ def test_a_win_never_lowers_and_a_loss_never_raises(name, a, b, luck_p):
     assert loser.delta <= 0.0 and loser.rating <= b.rating
 
 
-@settings(max_examples=200)
 @given(
     name=st.sampled_from(ENGINE_NAMES),
     team_a=st.lists(states(), min_size=1, max_size=4),
@@ -57,7 +61,6 @@ def test_team_winners_never_lose_and_losers_never_gain(name, team_a, team_b, luc
     assert all(player.delta <= 0.0 for player in result.sides[1])
 
 
-@settings(max_examples=200)
 @given(name=st.sampled_from(ENGINE_NAMES), players=st.lists(states(), min_size=2, max_size=8), data=st.data())
 def test_rd_never_grows_through_a_game(name, players, data):
     placements = data.draw(st.lists(st.integers(1, 8), min_size=len(players), max_size=len(players)))
@@ -79,7 +82,6 @@ def test_win_probabilities_sum_to_one(a, b):
     assert 0.0 <= p_ab <= 1.0
 
 
-@settings(max_examples=200)
 @given(name=st.sampled_from(ENGINE_NAMES), a=states(), b=states(), outcome=st.sampled_from([[1, 2], [2, 1], [1, 1]]))
 def test_swapping_the_players_swaps_the_results(name, a, b, outcome):
     engine = get_engine(name)
@@ -92,7 +94,6 @@ def test_swapping_the_players_swaps_the_results(name, a, b, outcome):
             assert p == pytest.approx(q, rel=1e-12, abs=1e-12)
 
 
-@settings(max_examples=150)
 @given(name=st.sampled_from(ENGINE_NAMES), players=st.lists(states(), min_size=3, max_size=6), data=st.data())
 def test_free_for_all_results_follow_their_players_when_sides_are_reordered(name, players, data):
     placements = data.draw(st.lists(st.integers(1, 6), min_size=len(players), max_size=len(players)))
@@ -107,7 +108,6 @@ def test_free_for_all_results_follow_their_players_when_sides_are_reordered(name
         assert shuffled.sides[position][0].rd == pytest.approx(straight.sides[index][0].rd, rel=1e-12)
 
 
-@settings(max_examples=200)
 @given(name=st.sampled_from(ENGINE_NAMES), players=st.lists(states(), min_size=2, max_size=8))
 def test_first_place_in_a_free_for_all_never_loses_rating(name, players):
     placements = [1] + [2] * (len(players) - 1)
@@ -168,7 +168,6 @@ def test_null_players_change_a_composite_only_through_the_head_count(members, ex
         assert power_change < 0.01
 
 
-@settings(max_examples=300)
 @given(
     name=st.sampled_from(ENGINE_NAMES),
     players=st.lists(
@@ -193,7 +192,6 @@ def test_no_nan_or_infinity_for_any_finite_input(name, players, data):
     assert finite(engine.rate([players[:split], players[split:]], placements[:2], 0.0))
 
 
-@settings(max_examples=150)
 @given(name=st.sampled_from(ENGINE_NAMES), a=states(), b=states(), outcome=st.sampled_from([[1, 2], [2, 1], [1, 1]]))
 def test_the_one_v_one_shortcut_equals_the_general_path(name, a, b, outcome):
     engine = get_engine(name)
@@ -202,11 +200,9 @@ def test_the_one_v_one_shortcut_equals_the_general_path(name, a, b, outcome):
     general = Engine._rate_general(engine, [[a], [b]], outcome, 0.0)
 
     for side_fast, side_general in zip(fast.sides, general.sides, strict=True):
-        for p, q in zip(side_fast[0], side_general[0], strict=True):
-            assert p == pytest.approx(q, rel=1e-12, abs=1e-12)
+        assert_same_result(side_fast[0], side_general[0])
 
 
-@settings(max_examples=150)
 @given(name=st.sampled_from(ENGINE_NAMES), a=states(), b=states(), split=st.floats(0.0, 1.0))
 def test_materialising_an_rd_never_changes_a_later_game(name, a, b, split):
     """SPEC §1: writing RD(t) back at any instant before the game changes nothing."""
@@ -218,8 +214,7 @@ def test_materialising_an_rd_never_changes_a_later_game(name, a, b, split):
     after = engine.rate([[engine.materialize(a, midnight)], [b]], [1, 2], at)
 
     assert engine.rd_at(engine.materialize(a, midnight), at) == pytest.approx(engine.rd_at(a, at), rel=1e-12)
-    for p, q in zip(direct.sides[0][0], after.sides[0][0], strict=True):
-        assert p == pytest.approx(q, rel=1e-9, abs=1e-9)
+    assert_same_result(direct.sides[0][0], after.sides[0][0], rel=1e-9)
 
 
 @pytest.mark.parametrize(
