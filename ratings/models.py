@@ -73,3 +73,124 @@ class PlayerRating(models.Model):
     def display_at(self, when: datetime) -> Display:
         """GLIXARE, TR, conservative and provisional status with the RD at ``when`` (SPEC §8)."""
         return display(self.rating, self.rd_at(when), self.ladder.provisional_rd)
+
+
+class EventKind(models.TextChoices):
+    MATCH = "match", "Match"
+    ADJUSTMENT = "adjustment", "Adjustment"
+
+
+class ChangeKind(models.TextChoices):
+    MATCH = "match", "Match"
+    ADJUSTMENT = "adjustment", "Adjustment"
+    REPLAY = "replay", "Replay"
+
+
+class RatingAdjustment(models.Model):
+    """A moderator's manual change to one rating, with the reason. Replays apply it again."""
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="adjustments")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_adjustments")
+    rating_delta = models.FloatField(default=0.0, help_text="Added to the rating.")
+    new_rd = models.FloatField("new RD", null=True, blank=True, help_text="Replaces the RD; empty keeps it.")
+    reason = models.TextField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(new_rd__isnull=True) | Q(new_rd__gt=0), name="adjustment_rd_positive"),
+            models.CheckConstraint(condition=~Q(reason=""), name="adjustment_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"adjustment of {self.player} in {self.ladder}"
+
+
+class RatingEvent(models.Model):
+    """The ladder's rating log: one row per rated match or adjustment, in the order applied.
+
+    The primary key is the order. It is taken only after the rows of every rating the
+    event touches are locked, so two events that share a player are numbered in the order
+    they really happened, and replaying the log by id reproduces the live ratings.
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_events")
+    kind = models.CharField(max_length=10, choices=EventKind.choices)
+    match = models.OneToOneField(
+        "ladder.Match", null=True, blank=True, on_delete=models.PROTECT, related_name="rating_event"
+    )
+    adjustment = models.OneToOneField(
+        RatingAdjustment, null=True, blank=True, on_delete=models.PROTECT, related_name="rating_event"
+    )
+    is_active = models.BooleanField(default=True, help_text="Off once the match is void; replays skip it.")
+    at = models.DateTimeField(help_text="The instant the ratings were computed for (a match's played-at time).")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="match", match__isnull=False, adjustment__isnull=True)
+                | Q(kind="adjustment", match__isnull=True, adjustment__isnull=False),
+                name="event_kind_matches_its_subject",
+            ),
+        ]
+        indexes = [models.Index(fields=["ladder", "id"], name="event_ladder_order")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} event {self.pk}"
+
+
+class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
+    def current(self) -> RatingChangeQuerySet:
+        return self.filter(is_current=True)
+
+
+class RatingChange(models.Model):
+    """History: one row per player per rating event, append-only.
+
+    A replay never edits a row: it marks the rows it recomputes ``is_current=False`` and
+    writes new ones of kind ``replay``, so what a player once saw stays on record.
+    """
+
+    event = models.ForeignKey(RatingEvent, on_delete=models.PROTECT, related_name="changes")
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_changes")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_changes")
+    match = models.ForeignKey(
+        "ladder.Match", null=True, blank=True, on_delete=models.PROTECT, related_name="rating_changes"
+    )
+    kind = models.CharField(max_length=10, choices=ChangeKind.choices)
+    rating_before = models.FloatField()
+    rd_before = models.FloatField("RD before")
+    volatility_before = models.FloatField()
+    rd_as_of_before = models.DateTimeField()
+    rd_at_event = models.FloatField("RD at the event", help_text="The RD the update started from.")
+    rating_after = models.FloatField()
+    rd_after = models.FloatField("RD after")
+    volatility_after = models.FloatField()
+    rd_as_of_after = models.DateTimeField()
+    expected = models.FloatField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    delta = models.FloatField()
+    engine = models.CharField(max_length=10)
+    engine_params = models.JSONField(default=dict)
+    is_current = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = RatingChangeQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["event_id", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(rd_before__gt=0) & Q(rd_after__gt=0), name="change_rd_positive"),
+            models.UniqueConstraint(
+                fields=["event", "player"], condition=Q(is_current=True), name="change_one_current_per_event_player"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["ladder", "player", "event"], name="change_ladder_player_event"),
+            models.Index(fields=["match"], name="change_match"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.delta:+.1f} ({self.kind})"

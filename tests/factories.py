@@ -32,3 +32,12 @@ class LadderFactory(factory.django.DjangoModelFactory):
     slug = factory.Sequence(lambda n: f"test-ladder-{n}")
     game = "Chess"
     description = "A ladder for tests."
+
+
+def member(ladder: Ladder, username: str, **fields) -> User:
+    """A user who has joined ``ladder``."""
+    from ladder.services import ladder_join
+
+    user = UserFactory(username=username, **fields)
+    ladder_join(ladder=ladder, player=user)
+    return user

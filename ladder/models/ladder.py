@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zoneinfo
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -182,6 +183,31 @@ class Ladder(models.Model):
         "RD clock restarts without growing.",
     )
 
+    # Results
+    confirmation_hours = models.PositiveIntegerField(
+        "confirmation window (hours)",
+        default=24,
+        validators=[MinValueValidator(1)],
+        help_text="A reported result nobody answered is confirmed automatically after this many hours.",
+    )
+    trusted_reporters = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="trusted_in_ladders",
+        help_text="Game servers and bots whose reports in this ladder are confirmed at once, even for games "
+        "they did not play.",
+    )
+    ranked_min_games = models.PositiveIntegerField(
+        "ranked after games",
+        default=5,
+        help_text="A player is ranked only after this many rated games (besides a low enough RD).",
+    )
+    ranked_max_idle_days = models.PositiveIntegerField(
+        "ranked while active (days)",
+        default=30,
+        help_text="A player is ranked only with a game in this many days. 0 turns the rule off.",
+    )
+
     # Match formats
     allow_draws = models.BooleanField(default=True, help_text="Whether a game may end in a draw.")
     allow_one_vs_one = models.BooleanField("1 v 1", default=True, help_text="Games between two players.")
@@ -211,6 +237,9 @@ class Ladder(models.Model):
 
     class Meta:
         ordering = ["name"]
+        permissions = [
+            ("trusted_reporter", "Can report results that are confirmed at once in every ladder"),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(initial_rd__gt=0), name="ladder_initial_rd_positive"),
             models.CheckConstraint(condition=Q(rd_max__gte=models.F("initial_rd")), name="ladder_rd_max_gte_initial"),

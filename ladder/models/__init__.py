@@ -1,0 +1,37 @@
+"""The ladders-and-matches domain."""
+
+from ladder.models.ladder import (
+    LUCK_P_MIN,
+    MAX_PLAYERS_PER_MATCH,
+    Ladder,
+    LeaderboardScale,
+    RatingEngine,
+    TeamUpdate,
+    validate_time_zone,
+)
+from ladder.models.match import (
+    Confirmation,
+    Match,
+    MatchFormat,
+    MatchSide,
+    MatchStatus,
+    Participant,
+    SideAnswer,
+)
+
+__all__ = [
+    "LUCK_P_MIN",
+    "MAX_PLAYERS_PER_MATCH",
+    "Confirmation",
+    "Ladder",
+    "LeaderboardScale",
+    "Match",
+    "MatchFormat",
+    "MatchSide",
+    "MatchStatus",
+    "Participant",
+    "RatingEngine",
+    "SideAnswer",
+    "TeamUpdate",
+    "validate_time_zone",
+]

@@ -1,0 +1,135 @@
+"""Matches: who played on which side, where each side placed, and where the result stands."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class MatchStatus(models.TextChoices):
+    SCHEDULED = "scheduled", "Scheduled"  # paired by the queue, no result yet
+    PENDING = "pending", "Awaiting confirmation"
+    CONFIRMED = "confirmed", "Confirmed"
+    DISPUTED = "disputed", "Disputed"
+    VOID = "void", "Void"
+
+
+class Confirmation(models.TextChoices):
+    PARTICIPANT = "participant", "by the other side"
+    AUTOMATIC = "automatic", "automatically, unanswered"
+    TRUSTED = "trusted", "reported by a trusted reporter"
+    MODERATOR = "moderator", "by a moderator"
+
+
+class SideAnswer(models.TextChoices):
+    REPORTED = "reported", "Reported"
+    CONFIRMED = "confirmed", "Confirmed"
+    DISPUTED = "disputed", "Disputed"
+
+
+class MatchFormat(models.TextChoices):
+    ONE_VS_ONE = "1v1", "1 v 1"
+    TEAMS = "teams", "teams"
+    UNEVEN_TEAMS = "uneven", "uneven teams"
+    FREE_FOR_ALL = "ffa", "free-for-all"
+
+
+class MatchQuerySet(models.QuerySet["Match"]):
+    def awaiting_confirmation(self) -> MatchQuerySet:
+        return self.filter(status=MatchStatus.PENDING)
+
+    def rated(self) -> MatchQuerySet:
+        return self.filter(status=MatchStatus.CONFIRMED, rated_at__isnull=False)
+
+    def involving(self, player_id: int) -> MatchQuerySet:
+        return self.filter(participants__player_id=player_id)
+
+
+class Match(models.Model):
+    """One game of a ladder, from report to confirmation (or dispute, or void).
+
+    The result lives on the sides (``MatchSide.placement``); a confirmed match is rated
+    exactly once, and ``rated_at`` records when. Ratings themselves are in the history
+    (``ratings.RatingChange``), which is also what a correction or void replays.
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="matches")
+    status = models.CharField(max_length=10, choices=MatchStatus.choices, default=MatchStatus.PENDING)
+    played_at = models.DateTimeField(help_text="When the game was played; ratings use the RDs at this instant.")
+    reported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reported_matches"
+    )
+    reported_at = models.DateTimeField(null=True, blank=True)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    confirmation = models.CharField(max_length=12, choices=Confirmation.choices, blank=True)
+    rated_at = models.DateTimeField(null=True, blank=True, help_text="When the ratings were applied.")
+    voided_at = models.DateTimeField(null=True, blank=True)
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="voided_matches"
+    )
+    moderator_note = models.TextField(blank=True, help_text="Why a moderator voided or corrected this match.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "matches"
+        ordering = ["-played_at", "-id"]
+        indexes = [
+            models.Index(fields=["ladder", "status", "played_at"], name="match_ladder_status_played"),
+            models.Index(fields=["status", "reported_at"], name="match_status_reported"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rated_at__isnull=True) | Q(status__in=["confirmed", "void"]),
+                name="match_rated_only_when_confirmed_or_void",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Match {self.pk} in {self.ladder_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("ladder:match", kwargs={"pk": self.pk})
+
+
+class MatchSide(models.Model):
+    """One side of a match (a player or a team) with its placement: 1 is best, equal places draw."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
+    index = models.PositiveSmallIntegerField()
+    placement = models.PositiveSmallIntegerField(null=True, blank=True)
+    answer = models.CharField(max_length=10, choices=SideAnswer.choices, blank=True)
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    answered_at = models.DateTimeField(null=True, blank=True)
+    dispute_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="side_unique_index"),
+            models.CheckConstraint(
+                condition=Q(placement__isnull=True) | Q(placement__gte=1), name="side_placement_at_least_one"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"side {self.index + 1} of match {self.match_id}"
+
+
+class Participant(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
+    side = models.ForeignKey(MatchSide, on_delete=models.CASCADE, related_name="participants")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="participations")
+
+    class Meta:
+        ordering = ["side__index", "id"]
+        constraints = [models.UniqueConstraint(fields=["match", "player"], name="participant_once_per_match")]
+        indexes = [models.Index(fields=["player", "match"], name="participant_player_match")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in match {self.match_id}"

@@ -1,0 +1,370 @@
+"""Reporting, confirming, disputing, voiding and correcting matches.
+
+Every function here validates first and raises ``ValidationError`` with one of the
+messages below (so nothing changes on refusal), then writes in one transaction. Rating a
+confirmed match is ``ratings.services.rating_apply_match``, called in the same
+transaction as the confirmation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from ladder.models import (
+    MAX_PLAYERS_PER_MATCH,
+    Confirmation,
+    Ladder,
+    Match,
+    MatchFormat,
+    MatchSide,
+    MatchStatus,
+    Participant,
+    SideAnswer,
+)
+from ratings.models import PlayerRating, RatingEvent
+from ratings.services import ladder_replay, rating_apply_match
+
+FUTURE_TOLERANCE = timedelta(minutes=1)
+DUPLICATE_WINDOW = timedelta(minutes=10)
+
+TOO_FEW_SIDES = "A match needs at least two sides."
+EMPTY_SIDE = "Side %(side)d has no players."
+TOO_MANY_PLAYERS = "A game in %(ladder)s has at most %(most)d players; this one has %(count)d."
+PLAYER_TWICE = "%(player)s is on more than one side."
+NOT_A_MEMBER = "%(player)s is not a member of %(ladder)s."
+ACCOUNT_INACTIVE = "%(player)s's account is deactivated."
+REPORTER_NOT_IN_MATCH = "You can only report matches you played in."
+BAD_PLACEMENT = "Side %(side)d needs a placement of 1 or more."
+DRAWS_NOT_ALLOWED = "%(ladder)s does not allow draws: two sides cannot share a placement."
+FORMAT_NOT_ALLOWED = "%(ladder)s does not allow %(format)s games."
+PLAYED_IN_FUTURE = "The played-at time is in the future."
+DUPLICATE_REPORT = "This match was already reported (match %(match)d)."
+ALREADY_REPORTED = "This match already has a result."
+NOT_PENDING = "This match is %(status)s, not awaiting confirmation."
+NOT_A_PARTICIPANT = "Only players of this match can answer it."
+OWN_REPORT = "You reported this result; the other side confirms it."
+ALREADY_ANSWERED = "Your side has already answered."
+REASON_REQUIRED = "Give a reason; it is kept with the match."
+ALREADY_VOID = "This match is already void."
+CANNOT_CONFIRM = "Only a match awaiting confirmation or disputed can be confirmed, and this one is %(status)s."
+
+
+@dataclass(frozen=True, slots=True)
+class SideInput:
+    """One side of a reported match: its players and its placement (1 is best)."""
+
+    players: Sequence[User]
+    placement: int
+
+
+def is_moderator(user: AbstractBaseUser) -> bool:
+    return bool(user.is_active and user.has_perm("ladder.change_match"))
+
+
+def is_trusted_reporter(user: AbstractBaseUser, ladder: Ladder) -> bool:
+    """Game servers and bots: confirmed at once (global permission or per-ladder list)."""
+    if not user.is_active:
+        return False
+    return user.has_perm("ladder.trusted_reporter") or ladder.trusted_reporters.filter(pk=user.pk).exists()
+
+
+def match_format(sizes: Sequence[int]) -> MatchFormat:
+    if len(sizes) > 2:
+        return MatchFormat.FREE_FOR_ALL
+    if sizes[0] == sizes[1] == 1:
+        return MatchFormat.ONE_VS_ONE
+    return MatchFormat.TEAMS if sizes[0] == sizes[1] else MatchFormat.UNEVEN_TEAMS
+
+
+def _format_allowed(ladder: Ladder, kind: MatchFormat) -> bool:
+    return {
+        MatchFormat.ONE_VS_ONE: ladder.allow_one_vs_one,
+        MatchFormat.TEAMS: ladder.allow_teams,
+        MatchFormat.UNEVEN_TEAMS: ladder.allow_uneven_teams,
+        MatchFormat.FREE_FOR_ALL: ladder.allow_free_for_all,
+    }[kind]
+
+
+def _check_sides(ladder: Ladder, sides: Sequence[SideInput]) -> None:
+    if len(sides) < 2:
+        raise ValidationError(TOO_FEW_SIDES, code="too_few_sides")
+    seen: set[int] = set()
+    count = 0
+    for number, side in enumerate(sides, start=1):
+        if not side.players:
+            raise ValidationError(EMPTY_SIDE, code="empty_side", params={"side": number})
+        if isinstance(side.placement, bool) or not isinstance(side.placement, int) or side.placement < 1:
+            raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
+        for player in side.players:
+            if player.pk in seen:
+                raise ValidationError(PLAYER_TWICE, code="player_twice", params={"player": player.username})
+            seen.add(player.pk)
+            count += 1
+    most = min(ladder.max_players, MAX_PLAYERS_PER_MATCH)
+    if count > most:
+        raise ValidationError(
+            TOO_MANY_PLAYERS, code="too_many_players", params={"ladder": ladder.name, "most": most, "count": count}
+        )
+    kind = match_format([len(side.players) for side in sides])
+    if not _format_allowed(ladder, kind):
+        raise ValidationError(
+            FORMAT_NOT_ALLOWED, code="format_not_allowed", params={"ladder": ladder.name, "format": kind.label}
+        )
+    _check_placements(ladder, [side.placement for side in sides])
+
+
+def _check_placements(ladder: Ladder, placements: Sequence[int]) -> None:
+    if not ladder.allow_draws and len(set(placements)) < len(placements):
+        raise ValidationError(DRAWS_NOT_ALLOWED, code="draws_not_allowed", params={"ladder": ladder.name})
+
+
+def _lock_members(ladder: Ladder, players: Sequence[User]) -> dict[int, PlayerRating]:
+    """Lock the players' ratings (pk order) and check each is an active member."""
+    rows = {
+        row.player_id: row
+        for row in PlayerRating.objects.select_for_update()
+        .filter(ladder=ladder, player__in=[p.pk for p in players])
+        .order_by("pk")
+    }
+    for player in players:
+        if not player.is_active:
+            raise ValidationError(ACCOUNT_INACTIVE, code="account_inactive", params={"player": player.username})
+        row = rows.get(player.pk)
+        if row is None or not row.is_active:
+            raise ValidationError(
+                NOT_A_MEMBER, code="not_member", params={"player": player.username, "ladder": ladder.name}
+            )
+    return rows
+
+
+def _find_duplicate(ladder: Ladder, sides: Sequence[SideInput], played_at: datetime) -> Match | None:
+    players = sorted(p.pk for side in sides for p in side.players)
+    candidates = (
+        Match.objects.filter(
+            ladder=ladder,
+            played_at__range=(played_at - DUPLICATE_WINDOW, played_at + DUPLICATE_WINDOW),
+            participants__player_id=players[0],
+        )
+        .exclude(status__in=[MatchStatus.VOID, MatchStatus.SCHEDULED])
+        .prefetch_related("participants")
+    )
+    for match in candidates:
+        if sorted(p.player_id for p in match.participants.all()) == players:
+            return match
+    return None
+
+
+def match_report(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    sides: Sequence[SideInput],
+    played_at: datetime | None = None,
+    now: datetime | None = None,
+) -> Match:
+    """Record a result. A participant's report awaits the other side; a moderator's or a
+    trusted reporter's is confirmed and rated at once.
+    """
+    now = now or timezone.now()
+    played_at = played_at or now
+    if played_at > now + FUTURE_TOLERANCE:
+        raise ValidationError(PLAYED_IN_FUTURE, code="played_in_future")
+    _check_sides(ladder, sides)
+    players = [p for side in sides for p in side.players]
+    trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
+    if not trusted and reporter.pk not in {p.pk for p in players}:
+        raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
+    with transaction.atomic():
+        _lock_members(ladder, players)
+        duplicate = _find_duplicate(ladder, sides, played_at)
+        if duplicate is not None:
+            raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate.pk})
+        match = Match.objects.create(
+            ladder=ladder, status=MatchStatus.PENDING, played_at=played_at, reported_by=reporter, reported_at=now
+        )
+        match_sides = MatchSide.objects.bulk_create(
+            MatchSide(match=match, index=index, placement=side.placement) for index, side in enumerate(sides)
+        )
+        Participant.objects.bulk_create(
+            Participant(match=match, side=match_side, player=player)
+            for match_side, side in zip(match_sides, sides, strict=True)
+            for player in side.players
+        )
+        for match_side, side in zip(match_sides, sides, strict=True):
+            if any(player.pk == reporter.pk for player in side.players):
+                match_side.answer = SideAnswer.REPORTED
+                match_side.answered_by = reporter
+                match_side.answered_at = now
+                match_side.save(update_fields=["answer", "answered_by", "answered_at"])
+        if trusted:
+            _confirm(match, Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED, now)
+        return match
+
+
+def _confirm(match: Match, how: Confirmation, now: datetime) -> None:
+    match.status = MatchStatus.CONFIRMED
+    match.confirmation = how
+    match.confirmed_at = now
+    match.save(update_fields=["status", "confirmation", "confirmed_at"])
+    rating_apply_match(match=match, now=now)
+
+
+def _locked(match: Match) -> Match:
+    return Match.objects.select_for_update(of=("self",)).select_related("ladder").get(pk=match.pk)
+
+
+def _side_of(match: Match, user: User) -> MatchSide:
+    participant = match.participants.filter(player=user).select_related("side").first()
+    if participant is None:
+        raise ValidationError(NOT_A_PARTICIPANT, code="not_participant")
+    return participant.side
+
+
+def _answerable(match: Match, user: User) -> MatchSide:
+    if match.status != MatchStatus.PENDING:
+        raise ValidationError(NOT_PENDING, code="not_pending", params={"status": match.get_status_display().lower()})
+    side = _side_of(match, user)
+    if side.answer == SideAnswer.REPORTED:
+        raise ValidationError(OWN_REPORT, code="own_report")
+    if side.answer:
+        raise ValidationError(ALREADY_ANSWERED, code="already_answered")
+    return side
+
+
+def match_confirm(*, match: Match, user: User, now: datetime | None = None) -> Match:
+    """A player of another side confirms; once every other side has, the match is rated."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _locked(match)
+        side = _answerable(match, user)
+        side.answer = SideAnswer.CONFIRMED
+        side.answered_by = user
+        side.answered_at = now
+        side.save(update_fields=["answer", "answered_by", "answered_at"])
+        if not match.sides.filter(answer="").exists():
+            _confirm(match, Confirmation.PARTICIPANT, now)
+        return match
+
+
+def match_dispute(*, match: Match, user: User, reason: str = "", now: datetime | None = None) -> Match:
+    """A player of another side disputes the result; a moderator then decides."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _locked(match)
+        side = _answerable(match, user)
+        side.answer = SideAnswer.DISPUTED
+        side.answered_by = user
+        side.answered_at = now
+        side.dispute_reason = reason.strip()
+        side.save(update_fields=["answer", "answered_by", "answered_at", "dispute_reason"])
+        match.status = MatchStatus.DISPUTED
+        match.save(update_fields=["status"])
+        return match
+
+
+def match_confirm_overdue(*, now: datetime | None = None) -> int:
+    """Confirm and rate every result left unanswered past its ladder's window; returns how many.
+
+    Each match is claimed with ``SKIP LOCKED`` in its own transaction, so two sweeps (or a
+    sweep and a player's answer) never handle the same match twice.
+    """
+    now = now or timezone.now()
+    confirmed = 0
+    for ladder in Ladder.objects.filter(matches__status=MatchStatus.PENDING).distinct():
+        deadline = now - timedelta(hours=ladder.confirmation_hours)
+        ids = list(
+            Match.objects.filter(ladder=ladder, status=MatchStatus.PENDING, reported_at__lte=deadline)
+            .order_by("reported_at", "pk")
+            .values_list("pk", flat=True)
+        )
+        for pk in ids:
+            with transaction.atomic():
+                match = (
+                    Match.objects.select_for_update(skip_locked=True, of=("self",))
+                    .filter(pk=pk, status=MatchStatus.PENDING)
+                    .select_related("ladder")
+                    .first()
+                )
+                if match is None:
+                    continue
+                _confirm(match, Confirmation.AUTOMATIC, now)
+                confirmed += 1
+    return confirmed
+
+
+def match_moderate_confirm(*, match: Match, moderator: User, now: datetime | None = None) -> Match:
+    """A moderator settles a pending or disputed match as reported."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _locked(match)
+        if match.status not in (MatchStatus.PENDING, MatchStatus.DISPUTED):
+            raise ValidationError(
+                CANNOT_CONFIRM, code="cannot_confirm", params={"status": match.get_status_display().lower()}
+            )
+        _confirm(match, Confirmation.MODERATOR, now)
+        return match
+
+
+def match_void(*, match: Match, moderator: User, reason: str, now: datetime | None = None) -> Match:
+    """Void a match; if it was rated, the ladder is replayed from it without it."""
+    now = now or timezone.now()
+    if not reason.strip():
+        raise ValidationError(REASON_REQUIRED, code="reason_required")
+    with transaction.atomic():
+        match = _locked(match)
+        if match.status == MatchStatus.VOID:
+            raise ValidationError(ALREADY_VOID, code="already_void")
+        match.status = MatchStatus.VOID
+        match.voided_at = now
+        match.voided_by = moderator
+        match.moderator_note = _note(match, f"Voided: {reason.strip()}")
+        match.save(update_fields=["status", "voided_at", "voided_by", "moderator_note"])
+        event = RatingEvent.objects.filter(match=match).first()
+        if event is not None:
+            event.is_active = False
+            event.save(update_fields=["is_active"])
+            ladder_replay(ladder=match.ladder, from_event_id=event.pk)
+        return match
+
+
+def match_correct(
+    *, match: Match, moderator: User, placements: Sequence[int], reason: str, now: datetime | None = None
+) -> Match:
+    """Set the result a moderator decided; a rated match is replayed from its place in the log."""
+    now = now or timezone.now()
+    if not reason.strip():
+        raise ValidationError(REASON_REQUIRED, code="reason_required")
+    with transaction.atomic():
+        match = _locked(match)
+        if match.status == MatchStatus.VOID:
+            raise ValidationError(ALREADY_VOID, code="already_void")
+        sides = list(match.sides.order_by("index"))
+        if len(placements) != len(sides):
+            raise ValidationError(f"Give one placement per side ({len(sides)}).", code="bad_placements")
+        for number, placement in enumerate(placements, start=1):
+            if isinstance(placement, bool) or not isinstance(placement, int) or placement < 1:
+                raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
+        _check_placements(match.ladder, placements)
+        for side, placement in zip(sides, placements, strict=True):
+            side.placement = placement
+        MatchSide.objects.bulk_update(sides, ["placement"])
+        match.moderator_note = _note(match, f"Corrected to placements {list(placements)}: {reason.strip()}")
+        match.save(update_fields=["moderator_note"])
+        event = RatingEvent.objects.filter(match=match, is_active=True).first()
+        if event is not None:
+            ladder_replay(ladder=match.ladder, from_event_id=event.pk)
+        elif match.status != MatchStatus.CONFIRMED:
+            _confirm(match, Confirmation.MODERATOR, now)
+        return match
+
+
+def _note(match: Match, line: str) -> str:
+    return f"{match.moderator_note}\n{line}".strip()

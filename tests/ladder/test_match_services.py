@@ -1,0 +1,234 @@
+"""Reporting, confirming, disputing and moderating matches through the service layer."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from ladder.models import Match, MatchStatus
+from ladder.services import matches as svc
+from ladder.services.matches import SideInput
+from ratings.models import PlayerRating, RatingChange, RatingEvent
+from tests.factories import LadderFactory, UserFactory, member
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def chess():
+    return LadderFactory(name="Chess", allow_draws=False)
+
+
+@pytest.fixture
+def alice(chess):
+    return member(chess, "alice")
+
+
+@pytest.fixture
+def bob(chess):
+    return member(chess, "bob")
+
+
+def one_v_one(a, b, winner=None):
+    return (
+        [SideInput([a], 1), SideInput([b], 2 if winner is not b else 1)]
+        if winner is not b
+        else [
+            SideInput([a], 2),
+            SideInput([b], 1),
+        ]
+    )
+
+
+def rating(ladder, user) -> PlayerRating:
+    return PlayerRating.objects.get(ladder=ladder, player=user)
+
+
+def test_participant_report_waits_for_the_opponent_then_rates_once(chess, alice, bob):
+    match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+
+    assert match.status == MatchStatus.PENDING
+    assert rating(chess, alice).games == 0
+
+    svc.match_confirm(match=match, user=bob)
+
+    match.refresh_from_db()
+    assert match.status == MatchStatus.CONFIRMED and match.rated_at is not None
+    a, b = rating(chess, alice), rating(chess, bob)
+    assert a.rating > 1500 > b.rating
+    assert (a.games, a.wins, b.losses) == (1, 1, 1)
+    changes = RatingChange.objects.filter(match=match).order_by("player__username")
+    assert [c.player.username for c in changes] == ["alice", "bob"]
+    assert changes[0].rating_before == 1500 and changes[0].rating_after == a.rating
+    assert changes[0].expected == pytest.approx(0.5) and changes[0].score == 1.0
+    assert changes[0].engine == "tgr" and changes[0].engine_params["luck_p"] == 0.9
+
+
+def test_confirming_twice_or_own_report_is_refused(chess, alice, bob):
+    match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+
+    with pytest.raises(ValidationError, match="You reported this result; the other side confirms it."):
+        svc.match_confirm(match=match, user=alice)
+    svc.match_confirm(match=match, user=bob)
+    with pytest.raises(ValidationError, match="is confirmed, not awaiting confirmation"):
+        svc.match_confirm(match=match, user=bob)
+    assert RatingEvent.objects.filter(match=match).count() == 1
+
+
+def test_dispute_stops_the_match_until_a_moderator_decides(chess, alice, bob, moderator):
+    match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+
+    svc.match_dispute(match=match, user=bob, reason="I won that one")
+
+    match.refresh_from_db()
+    assert match.status == MatchStatus.DISPUTED
+    assert match.sides.get(index=1).dispute_reason == "I won that one"
+    svc.match_correct(match=match, moderator=moderator, placements=[2, 1], reason="replay checked")
+    assert rating(chess, bob).rating > 1500 > rating(chess, alice).rating
+
+
+def test_trusted_reporter_result_is_confirmed_at_once(chess, alice, bob):
+    server = UserFactory(username="gameserver", is_bot=True)
+    chess.trusted_reporters.add(server)
+
+    match = svc.match_report(ladder=chess, reporter=server, sides=one_v_one(alice, bob))
+
+    assert match.status == MatchStatus.CONFIRMED and match.confirmation == "trusted"
+    assert rating(chess, alice).games == 1
+
+
+def test_global_trusted_permission_also_works(chess, alice, bob):
+    server = UserFactory(username="gameserver")
+    server.user_permissions.add(Permission.objects.get(codename="trusted_reporter"))
+    server = type(server).objects.get(pk=server.pk)
+
+    assert svc.match_report(ladder=chess, reporter=server, sides=one_v_one(alice, bob)).status == "confirmed"
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda c, a, b, o: {"reporter": o, "sides": one_v_one(a, b)}, "You can only report matches you played in."),
+        (
+            lambda c, a, b, o: {"reporter": a, "sides": [SideInput([a], 1), SideInput([a], 2)]},
+            "alice is on more than one side.",
+        ),
+        (lambda c, a, b, o: {"reporter": a, "sides": [SideInput([a], 1), SideInput([b], 1)]}, "does not allow draws"),
+        (
+            lambda c, a, b, o: {"reporter": a, "sides": [SideInput([a, o], 1), SideInput([b], 2)]},
+            "does not allow uneven teams",
+        ),
+        (lambda c, a, b, o: {"reporter": a, "sides": one_v_one(a, o)}, "mallory is not a member of Chess."),
+        (lambda c, a, b, o: {"reporter": a, "sides": [SideInput([a], 1)]}, "A match needs at least two sides."),
+        (
+            lambda c, a, b, o: {"reporter": a, "sides": [SideInput([a], 0), SideInput([b], 1)]},
+            "Side 1 needs a placement",
+        ),
+        (
+            lambda c, a, b, o: {
+                "reporter": a,
+                "sides": one_v_one(a, b),
+                "played_at": timezone.now() + timedelta(hours=1),
+            },
+            "The played-at time is in the future.",
+        ),
+    ],
+)
+def test_bad_reports_are_refused_and_change_nothing(chess, alice, bob, outsider, build, message):
+    with pytest.raises(ValidationError, match=message):
+        svc.match_report(ladder=chess, **build(chess, alice, bob, outsider))
+
+    assert not Match.objects.exists()
+
+
+def test_reporting_the_same_match_twice_is_refused(chess, alice, bob):
+    played = timezone.now() - timedelta(minutes=30)
+    first = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob), played_at=played)
+
+    with pytest.raises(ValidationError, match=f"already reported \\(match {first.pk}\\)"):
+        svc.match_report(ladder=chess, reporter=bob, sides=one_v_one(alice, bob, winner=bob), played_at=played)
+    assert Match.objects.count() == 1
+
+
+def test_banned_player_cannot_be_reported(chess, alice, bob):
+    bob.is_active = False
+    bob.save()
+
+    with pytest.raises(ValidationError, match="bob's account is deactivated."):
+        svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+
+
+def test_team_match_needs_each_other_side_to_confirm():
+    ladder = LadderFactory(allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True)
+    a1, a2, b1, b2, c1 = (member(ladder, name) for name in ("a1", "a2", "b1", "b2", "c1"))
+    match = svc.match_report(
+        ladder=ladder, reporter=a1, sides=[SideInput([a1, a2], 1), SideInput([b1, b2], 2), SideInput([c1], 3)]
+    )
+
+    with pytest.raises(ValidationError, match="You reported this result"):
+        svc.match_confirm(match=match, user=a2)
+    svc.match_confirm(match=match, user=b2)
+    with pytest.raises(ValidationError, match="Your side has already answered."):
+        svc.match_confirm(match=match, user=b1)
+    match.refresh_from_db()
+    assert match.status == MatchStatus.PENDING
+    svc.match_confirm(match=match, user=c1)
+
+    match.refresh_from_db()
+    assert match.status == MatchStatus.CONFIRMED
+    assert RatingChange.objects.filter(match=match).count() == 5
+
+
+def test_unanswered_results_are_confirmed_after_the_window(chess, alice, bob):
+    now = timezone.now()
+    old = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob), now=now - timedelta(hours=25))
+    fresh = svc.match_report(
+        ladder=chess, reporter=alice, sides=one_v_one(alice, bob), played_at=now - timedelta(hours=2), now=now
+    )
+
+    assert svc.match_confirm_overdue(now=now) == 1
+    assert svc.match_confirm_overdue(now=now) == 0
+
+    old.refresh_from_db()
+    fresh.refresh_from_db()
+    assert old.status == MatchStatus.CONFIRMED and old.confirmation == "automatic"
+    assert fresh.status == MatchStatus.PENDING
+
+
+def test_void_of_a_rated_match_replays_the_ladder_without_it(chess, alice, bob, moderator):
+    carol = member(chess, "carol")
+    first = svc.match_report(ladder=chess, reporter=moderator, sides=one_v_one(alice, bob))
+    svc.match_report(ladder=chess, reporter=moderator, sides=one_v_one(alice, carol))
+    alone = LadderFactory(name="Reference", slug="reference")
+    for user in (alice, carol):
+        from ladder.services import ladder_join
+
+        ladder_join(ladder=alone, player=user)
+    reference = svc.match_report(
+        ladder=alone,
+        reporter=moderator,
+        sides=one_v_one(alice, carol),
+        played_at=Match.objects.get(ladder=chess, participants__player=carol).played_at,
+    )
+
+    svc.match_void(match=first, moderator=moderator, reason="wrong opponent")
+
+    assert rating(chess, bob).rating == 1500 and rating(chess, bob).games == 0
+    assert rating(chess, alice).games == 1
+    assert rating(chess, alice).rating == pytest.approx(rating(alone, alice).rating, abs=1e-9)
+    assert reference.status == "confirmed"
+    assert not RatingChange.objects.filter(match=first, is_current=True).exists()
+    assert RatingChange.objects.filter(match=first, is_current=False).count() == 2
+
+
+def test_void_needs_a_reason(chess, alice, bob, moderator):
+    match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+
+    with pytest.raises(ValidationError, match="Give a reason"):
+        svc.match_void(match=match, moderator=moderator, reason="  ")
+    match.refresh_from_db()
+    assert match.status == MatchStatus.PENDING

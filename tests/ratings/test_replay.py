@@ -1,0 +1,168 @@
+"""History is the truth (SPEC §9): replaying a ladder reproduces the live ratings exactly."""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from ladder.models import Match
+from ladder.services import matches as svc
+from ladder.services.matches import SideInput
+from ratings.models import PlayerRating, RatingChange, RatingEvent
+from ratings.services import ladder_replay, rating_adjust
+from tests.factories import LadderFactory, member
+
+FIELDS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
+
+
+def snapshot(ladder) -> dict[int, tuple]:
+    return {row.player_id: tuple(getattr(row, f) for f in FIELDS) for row in PlayerRating.objects.filter(ladder=ladder)}
+
+
+def assert_same(live: dict, replayed: dict) -> None:
+    assert live.keys() == replayed.keys()
+    for player, values in live.items():
+        for name, a, b in zip(FIELDS, values, replayed[player], strict=True):
+            if isinstance(a, float):
+                assert a == pytest.approx(b, abs=1e-9), (player, name)
+            else:
+                assert a == b, (player, name)
+
+
+def random_sides(rng: random.Random, players: list, allow_draws: bool) -> list[SideInput]:
+    shape = rng.choice(["1v1", "1v1", "2v2", "2v3", "1v7", "ffa", "ffa-teams"])
+    pool = rng.sample(players, 8)
+    sizes = {"1v1": [1, 1], "2v2": [2, 2], "2v3": [2, 3], "1v7": [1, 7], "ffa": [1] * rng.randint(3, 8)}.get(
+        shape, [2, 2, 1, 3]
+    )
+    sides, start = [], 0
+    for size in sizes:
+        sides.append(pool[start : start + size])
+        start += size
+    places = list(range(1, len(sides) + 1))
+    rng.shuffle(places)
+    if allow_draws and rng.random() < 0.2:
+        places[1] = places[0]
+    return [SideInput(side, place) for side, place in zip(sides, places, strict=True)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("engine", ["tgr", "glicko1", "glicko2", "elo"])
+def test_full_replay_gives_exactly_the_live_ratings(engine, moderator):
+    ladder = LadderFactory(
+        engine=engine, allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True, allow_draws=True
+    )
+    rng = random.Random(f"replay-{engine}")
+    players = [member(ladder, f"p{n:02d}") for n in range(20)]
+    start = timezone.now() - timedelta(days=400)
+    clock = start
+    pending = []
+    for number in range(300 if engine == "tgr" else 120):
+        clock += timedelta(hours=rng.choice([0.2, 1, 5, 30, 24 * 12]))  # idle gaps up to 12 days
+        sides = random_sides(rng, players, allow_draws=True)
+        reporter = rng.choice([moderator, sides[0].players[0]])
+        match = svc.match_report(ladder=ladder, reporter=reporter, sides=sides, played_at=clock, now=clock)
+        if match.status == "pending":
+            pending.append(match)
+        if pending and rng.random() < 0.4:  # confirmed late, after later games
+            late = pending.pop(0)
+            for side in late.sides.exclude(answer="reported"):
+                svc.match_confirm(match=late, user=side.participants.first().player, now=clock)
+        if number % 50 == 25:
+            rating_adjust(
+                ladder=ladder,
+                player_id=players[0].pk,
+                rating_delta=-10,
+                new_rd=None,
+                reason="test",
+                moderator_id=moderator.pk,
+                now=clock,
+            )
+    live = snapshot(ladder)
+    rated = Match.objects.filter(ladder=ladder, rated_at__isnull=False).count()
+    assert rated > 100
+
+    stats = ladder_replay(ladder=ladder)
+
+    assert stats.matches == rated
+    assert_same(live, snapshot(ladder))
+    assert RatingChange.objects.current().filter(ladder=ladder, kind="replay").count() == stats.changes
+
+
+@pytest.mark.django_db
+def test_partial_replay_after_a_correction_equals_a_full_replay(moderator):
+    ladder = LadderFactory(allow_teams=True, allow_free_for_all=True, allow_uneven_teams=True, allow_draws=True)
+    rng = random.Random("partial")
+    players = [member(ladder, f"q{n:02d}") for n in range(12)]
+    clock = timezone.now() - timedelta(days=100)
+    matches = []
+    for _ in range(60):
+        clock += timedelta(hours=rng.choice([1, 20, 100]))
+        matches.append(
+            svc.match_report(
+                ladder=ladder,
+                reporter=moderator,
+                sides=random_sides(rng, players + players[:0], True),
+                played_at=clock,
+                now=clock,
+            )
+        ) if len(players) >= 8 else None
+
+    target = matches[20]
+    svc.match_correct(match=target, moderator=moderator, placements=[1] * target.sides.count(), reason="draw really")
+    svc.match_void(match=matches[35], moderator=moderator, reason="cheating")
+    after_partial = snapshot(ladder)
+
+    ladder_replay(ladder=ladder)
+
+    assert_same(after_partial, snapshot(ladder))
+    assert RatingChange.objects.current().filter(match=matches[35]).count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_reports_and_confirmations_rate_every_match_once():
+    """8 threads report and confirm 400 matches among 20 players; the result equals a replay."""
+    ladder = LadderFactory(allow_draws=True)
+    players = [member(ladder, f"c{n:02d}") for n in range(20)]
+    base = timezone.now() - timedelta(days=30)
+    errors: list[BaseException] = []
+
+    def worker(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            for number in range(50):
+                a, b = rng.sample(players, 2)
+                played = base + timedelta(minutes=11 * (seed * 50 + number))
+                match = svc.match_report(
+                    ladder=ladder,
+                    reporter=a,
+                    sides=[SideInput([a], 1), SideInput([b], rng.choice([1, 2]))],
+                    played_at=played,
+                )
+                svc.match_confirm(match=match, user=b)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert not errors, errors
+    assert Match.objects.filter(ladder=ladder, status="confirmed", rated_at__isnull=False).count() == 400
+    assert RatingEvent.objects.filter(ladder=ladder).count() == 400
+    assert RatingChange.objects.filter(ladder=ladder).count() == 800
+    assert sum(row.games for row in PlayerRating.objects.filter(ladder=ladder)) == 800
+    live = snapshot(ladder)
+
+    ladder_replay(ladder=ladder)
+
+    assert_same(live, snapshot(ladder))
