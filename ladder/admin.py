@@ -3,11 +3,15 @@ from __future__ import annotations
 import zoneinfo
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
-from ladder.models import Ladder
+from ladder.models import Ladder, Match, MatchSide, Participant
+from ladder.services.matches import match_correct, match_moderate_confirm, match_void
+from ratings.services import ladder_replay
 
 
 class LadderAdminForm(forms.ModelForm):
@@ -27,6 +31,7 @@ class LadderAdmin(admin.ModelAdmin):
     list_filter = ("engine", "is_listed", "allow_teams", "allow_free_for_all")
     search_fields = ("name", "slug", "game")
     prepopulated_fields = {"slug": ("name",)}
+    filter_horizontal = ("trusted_reporters",)
     readonly_fields = ("created_at", "updated_at")
     fieldsets = (
         (None, {"fields": ("name", "slug", "game", "description", "is_listed")}),
@@ -80,6 +85,12 @@ class LadderAdmin(admin.ModelAdmin):
                 ),
             },
         ),
+        (
+            "Results and ranking",
+            {
+                "fields": ("confirmation_hours", "ranked_min_games", "ranked_max_idle_days", "trusted_reporters"),
+            },
+        ),
         ("Record", {"fields": ("created_at", "updated_at"), "classes": ("collapse",)}),
     )
 
@@ -89,3 +100,163 @@ class LadderAdmin(admin.ModelAdmin):
     @admin.display(description="members", ordering="_members")
     def member_count(self, obj: Ladder) -> int:
         return obj._members
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), help_text="Kept with the match.")
+
+
+class ParticipantInline(admin.TabularInline):
+    model = Participant
+    fields = ("side", "player")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class SideInline(admin.TabularInline):
+    model = MatchSide
+    fields = ("index", "placement", "answer", "answered_by", "answered_at", "dispute_reason")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    """Moderators settle disputes here; every action goes through the match services."""
+
+    list_display = ("id", "ladder", "played_at", "status", "players", "reported_by", "confirmation", "rated_at")
+    list_filter = ("ladder", "status", "confirmation", ("played_at", admin.DateFieldListFilter))
+    list_select_related = ("ladder", "reported_by")
+    search_fields = ("participants__player__username",)
+    date_hierarchy = "played_at"
+    inlines = (SideInline, ParticipantInline)
+    readonly_fields = (
+        "ladder",
+        "status",
+        "played_at",
+        "reported_by",
+        "reported_at",
+        "confirmed_at",
+        "confirmation",
+        "rated_at",
+        "voided_at",
+        "voided_by",
+        "moderator_note",
+        "created_at",
+    )
+    actions = ("confirm_matches", "void_matches", "correct_result", "replay_ladders")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
+        return super().get_queryset(request).prefetch_related("sides__participants__player").distinct()
+
+    @admin.display(description="sides")
+    def players(self, obj: Match) -> str:
+        return " vs ".join(
+            f"{', '.join(p.player.username for p in side.participants.all())} (#{side.placement})"
+            for side in obj.sides.all()
+        )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Match | None = None) -> bool:
+        return False
+
+    def _each(self, request: HttpRequest, queryset: QuerySet[Match], action, verb: str) -> None:
+        done, refused = 0, []
+        for match in queryset:
+            try:
+                action(match)
+            except ValidationError as exc:
+                refused.append(f"match {match.pk}: {' '.join(exc.messages)}")
+            else:
+                done += 1
+        if done:
+            self.message_user(request, f"{verb} {done} match(es).", messages.SUCCESS)
+        for line in refused:
+            self.message_user(request, line, messages.ERROR)
+
+    @admin.action(description="Confirm and rate the selected matches", permissions=["change"])
+    def confirm_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        def confirm(match: Match) -> None:
+            match_moderate_confirm(match=match, moderator=request.user)
+            self.log_change(request, match, "Confirmed by a moderator.")
+
+        self._each(request, queryset, confirm, "Confirmed")
+
+    @admin.action(description="Void the selected matches (asks for a reason)", permissions=["change"])
+    def void_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> TemplateResponse | None:
+        form = ReasonForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            reason = form.cleaned_data["reason"]
+
+            def void(match: Match) -> None:
+                match_void(match=match, moderator=request.user, reason=reason)
+                self.log_change(request, match, f"Voided: {reason}")
+
+            self._each(request, queryset, void, "Voided")
+            return None
+        return self._intermediate(request, queryset, "void_matches", "Void matches", form)
+
+    @admin.action(
+        description="Correct the result of one match (asks for placements and a reason)", permissions=["change"]
+    )
+    def correct_result(self, request: HttpRequest, queryset: QuerySet[Match]) -> TemplateResponse | None:
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one match to correct.", messages.ERROR)
+            return None
+        match = queryset.get()
+        sides = list(match.sides.order_by("index").prefetch_related("participants__player"))
+        form = CorrectionForm(request.POST if "apply" in request.POST else None, sides=sides)
+        if "apply" in request.POST and form.is_valid():
+            placements = [form.cleaned_data[f"side_{side.index}"] for side in sides]
+            reason = form.cleaned_data["reason"]
+            try:
+                match_correct(match=match, moderator=request.user, placements=placements, reason=reason)
+            except ValidationError as exc:
+                self.message_user(request, " ".join(exc.messages), messages.ERROR)
+            else:
+                self.log_change(request, match, f"Corrected to placements {placements}: {reason}")
+                self.message_user(request, f"Corrected match {match.pk}; the ladder was replayed.", messages.SUCCESS)
+            return None
+        return self._intermediate(request, queryset, "correct_result", f"Correct match {match.pk}", form)
+
+    @admin.action(description="Replay the ladders of the selected matches", permissions=["change"])
+    def replay_ladders(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        for ladder in Ladder.objects.filter(matches__in=queryset).distinct():
+            stats = ladder_replay(ladder=ladder)
+            self.log_change(request, ladder, f"Replayed {stats.matches} matches.")
+            self.message_user(request, f"{ladder.name}: replayed {stats.matches} matches.", messages.SUCCESS)
+
+    def _intermediate(
+        self, request: HttpRequest, queryset: QuerySet[Match], action: str, title: str, form: forms.Form
+    ) -> TemplateResponse:
+        context = {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "matches": queryset,
+            "form": form,
+            "action": action,
+            "opts": self.model._meta,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/ladder/match/action_form.html", context)
+
+
+class CorrectionForm(ReasonForm):
+    def __init__(self, *args: object, sides: list[MatchSide], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        for side in sides:
+            names = ", ".join(p.player.username for p in side.participants.all())
+            self.fields[f"side_{side.index}"] = forms.IntegerField(
+                label=f"Placement of {names}", min_value=1, initial=side.placement
+            )
+        self.order_fields([f"side_{side.index}" for side in sides] + ["reason"])

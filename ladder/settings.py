@@ -167,6 +167,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE = {
+    "confirm-overdue-matches": {"task": "ladder.tasks.confirm_overdue_matches_task", "schedule": 300.0},
+}
 
 # Security. Production (DEBUG off) defaults pass `manage.py check --deploy` with no
 # warnings; behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER_NAME.

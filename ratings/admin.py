@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.utils import timezone
 
-from ratings.models import PlayerRating
+from ratings.models import PlayerRating, RatingAdjustment, RatingChange
+from ratings.services import rating_adjust
 
 
 @admin.register(PlayerRating)
@@ -46,4 +49,94 @@ class PlayerRatingAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: PlayerRating | None = None) -> bool:
+        return False
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(admin.ModelAdmin):
+    """The rating history, append-only: nothing here can be edited or deleted."""
+
+    list_display = (
+        "event_id",
+        "player",
+        "ladder",
+        "kind",
+        "rating_before",
+        "rating_after",
+        "delta_shown",
+        "is_current",
+    )
+    list_filter = ("ladder", "kind", "is_current")
+    list_select_related = ("player", "ladder")
+    search_fields = ("player__username",)
+    ordering = ("-event_id", "player_id")
+
+    @admin.display(description="delta", ordering="delta")
+    def delta_shown(self, obj: RatingChange) -> str:
+        return f"{obj.delta:+.1f}"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: RatingChange | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: RatingChange | None = None) -> bool:
+        return False
+
+
+class AdjustmentForm(forms.ModelForm):
+    class Meta:
+        model = RatingAdjustment
+        fields = ("ladder", "player", "rating_delta", "new_rd", "reason")
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean()
+        ladder, player = cleaned.get("ladder"), cleaned.get("player")
+        if ladder and player and not PlayerRating.objects.filter(ladder=ladder, player=player).exists():
+            raise forms.ValidationError(f"{player} has no rating in {ladder}.")
+        new_rd = cleaned.get("new_rd")
+        if new_rd is not None and new_rd <= 0:
+            self.add_error("new_rd", "The new RD must be above 0.")
+        return cleaned
+
+
+@admin.register(RatingAdjustment)
+class RatingAdjustmentAdmin(admin.ModelAdmin):
+    """Manual rating changes: written by the service as an event and a history row."""
+
+    form = AdjustmentForm
+    list_display = ("created_at", "ladder", "player", "rating_delta", "new_rd", "created_by", "reason")
+    list_filter = ("ladder",)
+    list_select_related = ("ladder", "player", "created_by")
+    search_fields = ("player__username", "reason")
+    autocomplete_fields = ("player",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: RatingAdjustment | None = None) -> tuple[str, ...]:
+        if obj is not None:
+            return ("ladder", "player", "rating_delta", "new_rd", "reason", "created_by", "created_at")
+        return ()
+
+    def save_model(self, request: HttpRequest, obj: RatingAdjustment, form: forms.ModelForm, change: bool) -> None:
+        if change:
+            return
+        try:
+            saved = rating_adjust(
+                ladder=obj.ladder,
+                player_id=obj.player_id,
+                rating_delta=obj.rating_delta,
+                new_rd=obj.new_rd,
+                reason=obj.reason,
+                moderator_id=request.user.pk,
+            )
+        except ValidationError as exc:
+            raise forms.ValidationError(exc.messages) from exc
+        obj.pk = saved.pk
+        obj.created_by_id = saved.created_by_id
+        obj.created_at = saved.created_at
+
+    def has_change_permission(self, request: HttpRequest, obj: RatingAdjustment | None = None) -> bool:
+        return obj is None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: RatingAdjustment | None = None) -> bool:
         return False

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from accounts.models import User
-from ladder.models import Ladder
+from ladder.models import Ladder, Match
 from ratings.models import PlayerRating
 
 pytestmark = pytest.mark.django_db
@@ -14,7 +15,8 @@ def state() -> tuple:
     users = sorted(User.objects.values_list("username", "password", "is_staff", "is_superuser"))
     ladders = sorted(Ladder.objects.values_list("slug", "updated_at"))
     ratings = sorted(PlayerRating.objects.values_list("player__username", "ladder__slug", "rating", "rd", "rd_as_of"))
-    return users, ladders, ratings
+    matches = sorted(Match.objects.values_list("pk", "status", "played_at"))
+    return users, ladders, ratings, matches
 
 
 def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
@@ -24,7 +26,7 @@ def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
     call_command("seed_demo", force=True)
 
     assert state() == first
-    assert "created 0 users, 0 ladders, 0 memberships" in capsys.readouterr().out
+    assert "created 0 users, 0 ladders, 0 memberships, 0 matches" in capsys.readouterr().out
     assert User.objects.filter(is_superuser=True).count() == 1
     moderator = User.objects.get(username="moderator")
     assert moderator.is_staff and moderator.groups.filter(name="moderators").exists()
@@ -34,6 +36,15 @@ def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
     assert teams.allow_uneven_teams and teams.allow_free_for_all
     assert PlayerRating.objects.filter(ladder=teams).count() == 40
     assert PlayerRating.objects.filter(ladder__slug="pokemon-singles").count() == 60
+    singles = Match.objects.filter(ladder__slug="pokemon-singles")
+    assert singles.filter(status="confirmed", rated_at__isnull=False).count() == 900
+    assert singles.filter(status="pending").count() == 2
+    team_games = Match.objects.filter(ladder=teams).prefetch_related("sides__participants")
+    shapes = {tuple(sorted(side.participants.count() for side in match.sides.all())) for match in team_games}
+    assert {(1, 1), (2, 2), (2, 3), (1, 7), (1, 1, 1)} <= shapes
+    now = timezone.now()
+    ranked = [r for r in PlayerRating.objects.filter(ladder__slug="pokemon-singles") if not r.is_provisional_at(now)]
+    assert len(ranked) >= 10
 
 
 def test_seed_demo_refuses_production_without_force(settings):

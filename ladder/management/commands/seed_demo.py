@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import math
+import random
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import User
 from ladder import services
-from ladder.models import Ladder, TeamUpdate
+from ladder.models import Ladder, Match, TeamUpdate
+from ladder.services.matches import SideInput, match_report
 from ratings.models import PlayerRating
 
 ADMIN = ("admin", "admin-demo-pass")
@@ -105,6 +111,10 @@ LADDERS = [
     },
 ]
 TEAM_LADDER_MEMBERS = 40
+HISTORY_DAYS = 45
+SINGLES_MATCHES = 900
+REGULARS = 24
+TEAM_GAMES = 90
 
 
 class Command(BaseCommand):
@@ -143,17 +153,22 @@ class Command(BaseCommand):
                     ladder.full_clean()
                 created["ladders"] += made
                 ladders.append(ladder)
+            start = timezone.now() - timedelta(days=HISTORY_DAYS)
             for ladder, members in ((ladders[0], players), (ladders[1], players[:TEAM_LADDER_MEMBERS])):
                 already = set(PlayerRating.objects.filter(ladder=ladder).values_list("player_id", flat=True))
                 for player in members:
                     if player.pk not in already:
-                        services.ladder_join(ladder=ladder, player=player)
+                        services.ladder_join(ladder=ladder, player=player, now=start)
                         created["memberships"] += 1
+            created["matches"] = 0
+            if not Match.objects.filter(ladder=ladders[0]).exists():
+                created["matches"] += self._singles(ladders[0], players, moderator, start)
+            if not Match.objects.filter(ladder=ladders[1]).exists():
+                created["matches"] += self._teams(ladders[1], players[:TEAM_LADDER_MEMBERS], moderator, start)
         self.stdout.write(
             self.style.SUCCESS(
-                "Demo data ready: created {users} users, {ladders} ladders, {memberships} memberships.".format(
-                    **created
-                )
+                "Demo data ready: created {users} users, {ladders} ladders, {memberships} memberships, "
+                "{matches} matches.".format(**created)
             )
         )
         self.stdout.write(
@@ -161,6 +176,60 @@ class Command(BaseCommand):
             f"  moderator: {MODERATOR[0]} / {MODERATOR[1]}\n"
             f"  players: {PLAYER_NAMES[0]}, {PLAYER_NAMES[1]}, ... ({len(PLAYER_NAMES)}) / {PLAYER_PASSWORD}"
         )
+
+    def _singles(self, ladder: Ladder, players: list[User], moderator: User, start: Any) -> int:
+        """A season of 1 v 1 games between players of hidden strengths, oldest first."""
+        rng = random.Random("pokemon-singles")
+        strength = {p.pk: rng.gauss(1500, 250) for p in players}
+        regulars = players[:REGULARS]  # the others play now and then: they stay provisional
+        span = (timezone.now() - start).total_seconds() - 3 * 3_600
+        for number in range(SINGLES_MATCHES):
+            a, b = rng.sample(regulars if number % 10 else players, 2)
+            p_a = 1 / (1 + math.pow(10, (strength[b.pk] - strength[a.pk]) / 400))
+            winner_first = rng.random() < p_a
+            played = start + timedelta(seconds=span * (number + 1) / SINGLES_MATCHES)
+            sides = [SideInput([a], 1 if winner_first else 2), SideInput([b], 2 if winner_first else 1)]
+            match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=played, now=played)
+            if (number + 1) % 300 == 0:
+                self.stdout.write(f"  {ladder.name}: {number + 1}/{SINGLES_MATCHES} matches")
+        # A few fresh results for the demo players to confirm or dispute.
+        now = timezone.now()
+        for offset, (reporter, opponent) in enumerate([(players[1], players[0]), (players[2], players[0])], start=1):
+            match_report(
+                ladder=ladder,
+                reporter=reporter,
+                sides=[SideInput([reporter], 1), SideInput([opponent], 2)],
+                played_at=now - timedelta(hours=offset),
+                now=now - timedelta(hours=offset),
+            )
+        return SINGLES_MATCHES + 2
+
+    def _teams(self, ladder: Ladder, players: list[User], moderator: User, start: Any) -> int:
+        """Widelands games in every format: 1 v 1, 2 v 2, 2 v 3, 1 v 7 and free-for-alls."""
+        rng = random.Random("widelands-teams")
+        shapes = [[1, 1], [2, 2], [2, 3], [1, 7], [1, 1, 1], [1, 1, 1, 1, 1], [2, 2, 2], [3, 3]]
+        span = (timezone.now() - start).total_seconds() - 86_400
+        for number in range(TEAM_GAMES):
+            sizes = shapes[number % len(shapes)]
+            pool = rng.sample(players, sum(sizes))
+            sides, first = [], 0
+            for size in sizes:
+                sides.append(pool[first : first + size])
+                first += size
+            places = list(range(1, len(sides) + 1))
+            rng.shuffle(places)
+            if len(sides) > 2 and rng.random() < 0.15:
+                places[-1] = places[-2]  # a shared place: those two sides draw
+            played = start + timedelta(seconds=span * (number + 1) / TEAM_GAMES)
+            match_report(
+                ladder=ladder,
+                reporter=moderator,
+                sides=[SideInput(side, place) for side, place in zip(sides, places, strict=True)],
+                played_at=played,
+                now=played,
+            )
+        self.stdout.write(f"  {ladder.name}: {TEAM_GAMES}/{TEAM_GAMES} games")
+        return TEAM_GAMES
 
     def _user(
         self, credentials: tuple[str, str], *, is_staff: bool = False, is_superuser: bool = False
@@ -170,6 +239,13 @@ class Command(BaseCommand):
         if user is not None:
             return user, False
         user = User(username=username, email=f"{username}@example.org", is_staff=is_staff, is_superuser=is_superuser)
-        user.set_password(password)
+        user.password = self._hash(password)
         user.save()
         return user, True
+
+    def _hash(self, password: str) -> str:
+        """Hash each demo password once: the sixty players share one (public) password."""
+        hashes = self.__dict__.setdefault("_hashes", {})
+        if password not in hashes:
+            hashes[password] = make_password(password)
+        return hashes[password]

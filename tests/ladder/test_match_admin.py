@@ -1,0 +1,120 @@
+"""Moderator tools in the admin: every action goes through a service and is logged."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.urls import reverse
+
+from accounts.models import User
+from ladder.models import MatchStatus
+from ladder.services.matches import SideInput, match_report
+from ratings.models import PlayerRating, RatingAdjustment, RatingChange
+from tests.factories import LadderFactory, member
+
+pytestmark = pytest.mark.django_db
+CHANGELIST = reverse("admin:ladder_match_changelist")
+
+
+@pytest.fixture
+def setup(client, moderator):
+    ladder = LadderFactory(name="Chess")
+    alice, bob = member(ladder, "alice"), member(ladder, "bob")
+    client.force_login(moderator)
+    return ladder, alice, bob
+
+
+def report(ladder, alice, bob, reporter=None):
+    return match_report(ladder=ladder, reporter=reporter or alice, sides=[SideInput([alice], 1), SideInput([bob], 2)])
+
+
+def test_changelist_filters_and_searches_by_player(client, setup):
+    ladder, alice, bob = setup
+    report(ladder, alice, bob)
+
+    response = client.get(CHANGELIST, {"q": "ALICE", "status__exact": "pending"})
+
+    assert response.status_code == 200
+    assert response.context["cl"].result_count == 1
+    assert client.get(CHANGELIST, {"q": "nobody"}).context["cl"].result_count == 0
+
+
+def test_confirm_action_rates_the_match_and_logs_it(client, setup, moderator):
+    ladder, alice, bob = setup
+    match = report(ladder, alice, bob)
+
+    client.post(CHANGELIST, {"action": "confirm_matches", "_selected_action": [match.pk]})
+
+    match.refresh_from_db()
+    assert match.status == MatchStatus.CONFIRMED and match.confirmation == "moderator"
+    assert PlayerRating.objects.get(ladder=ladder, player=alice).games == 1
+    assert LogEntry.objects.filter(object_id=str(match.pk), user=moderator).exists()
+
+
+def test_void_action_asks_for_a_reason_then_replays(client, setup, moderator):
+    ladder, alice, bob = setup
+    match = report(ladder, alice, bob, reporter=moderator)
+    data = {"action": "void_matches", "_selected_action": [match.pk]}
+
+    form_page = client.post(CHANGELIST, data)
+    assert form_page.status_code == 200 and "reason" in form_page.text
+    missing = client.post(CHANGELIST, {**data, "apply": "1", "reason": ""})
+    assert "This field is required." in missing.text
+
+    client.post(CHANGELIST, {**data, "apply": "1", "reason": "played on the wrong ladder"})
+
+    match.refresh_from_db()
+    assert match.status == MatchStatus.VOID and "played on the wrong ladder" in match.moderator_note
+    assert PlayerRating.objects.get(ladder=ladder, player=alice).rating == 1500
+    entry = LogEntry.objects.get(object_id=str(match.pk), user=moderator)
+    assert "played on the wrong ladder" in entry.get_change_message()
+
+
+def test_correct_action_sets_placements_and_replays(client, setup, moderator):
+    ladder, alice, bob = setup
+    match = report(ladder, alice, bob, reporter=moderator)
+    data = {"action": "correct_result", "_selected_action": [match.pk], "apply": "1"}
+
+    client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
+
+    assert PlayerRating.objects.get(ladder=ladder, player=bob).rating > 1500
+    assert RatingChange.objects.current().filter(match=match, kind="replay").count() == 2
+
+
+def test_manual_adjustment_needs_a_reason_and_is_history(client, setup, moderator):
+    ladder, alice, _ = setup
+    url = reverse("admin:ratings_ratingadjustment_add")
+
+    refused = client.post(url, {"ladder": ladder.pk, "player": alice.pk, "rating_delta": "25", "reason": ""})
+    assert refused.status_code == 200 and not RatingAdjustment.objects.exists()
+
+    client.post(url, {"ladder": ladder.pk, "player": alice.pk, "rating_delta": "25", "reason": "compensation"})
+
+    assert PlayerRating.objects.get(ladder=ladder, player=alice).rating == 1525
+    change = RatingChange.objects.get(player=alice, kind="adjustment")
+    assert change.delta == 25 and change.engine_params["reason"] == "compensation"
+
+
+def test_deactivating_a_player_keeps_their_history(client, setup, moderator):
+    ladder, alice, bob = setup
+    report(ladder, alice, bob, reporter=moderator)
+
+    client.post(
+        reverse("admin:accounts_user_changelist"), {"action": "deactivate_accounts", "_selected_action": [alice.pk]}
+    )
+
+    assert not User.objects.get(pk=alice.pk).is_active
+    assert RatingChange.objects.filter(player=alice).count() == 1
+    assert PlayerRating.objects.filter(player=alice).exists()
+
+
+def test_history_is_read_only_in_the_admin(client, setup, moderator):
+    ladder, alice, bob = setup
+    report(ladder, alice, bob, reporter=moderator)
+    change = RatingChange.objects.first()
+
+    page = client.get(reverse("admin:ratings_ratingchange_change", args=[change.pk]))
+
+    assert page.status_code == 200
+    assert "Save" not in page.text or 'name="_save"' not in page.text
+    assert client.post(reverse("admin:ratings_ratingchange_delete", args=[change.pk])).status_code == 403
