@@ -1,0 +1,363 @@
+"""Replaying a ladder's rating log: the whole history, or from the first affected event.
+
+Built for ladders with millions of matches: the log is streamed from the database in
+event order (one query for the matches' players, one for adjustments), the arithmetic is
+``ratings.history`` (the same as the live updates), new history rows stream into
+PostgreSQL with ``COPY`` (batched ``bulk_create`` elsewhere), and the final standings go
+back through a temporary table in one ``UPDATE``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import Count, Max, Q
+from django.utils import timezone
+
+from ladder.models import Ladder, Participant
+from ratings.history import Standing, apply_adjustment, apply_match, engine_settings, initial_standing
+from ratings.models import ChangeKind, EventKind, PlayerRating, RatingAdjustment, RatingChange, RatingEvent
+
+CHANGE_COLUMNS = (
+    "event_id",
+    "ladder_id",
+    "player_id",
+    "match_id",
+    "kind",
+    "rating_before",
+    "rd_before",
+    "volatility_before",
+    "rd_as_of_before",
+    "rd_at_event",
+    "rating_after",
+    "rd_after",
+    "volatility_after",
+    "rd_as_of_after",
+    "expected",
+    "score",
+    "delta",
+    "engine",
+    "engine_params",
+    "is_current",
+    "created_at",
+)
+STANDING_COLUMNS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStats:
+    events: int
+    matches: int
+    adjustments: int
+    players: int
+    changes: int
+
+
+@dataclass(slots=True)
+class _Event:
+    id: int
+    kind: str
+    at: datetime
+    match_id: int | None = None
+    layout: list[list[int]] = dataclasses.field(default_factory=list)
+    placements: list[int] = dataclasses.field(default_factory=list)
+    adjustment: RatingAdjustment | None = None
+
+
+def ladder_replay(
+    *,
+    ladder: Ladder,
+    from_event_id: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReplayStats:
+    """Recompute every rating event of ``ladder`` from ``from_event_id`` on (all, by default).
+
+    Every rating row of the ladder is locked first, so no live update interleaves (a live
+    update waiting on those locks numbers its event after the replay). History rows of the
+    replayed events are marked not current and new ``replay`` rows written; voided events
+    are skipped.
+    """
+    with transaction.atomic():
+        members = list(
+            PlayerRating.objects.select_for_update()
+            .filter(ladder=ladder)
+            .order_by("pk")
+            .values_list("pk", "player_id", "joined_at")
+        )
+        events = RatingEvent.objects.filter(ladder=ladder, is_active=True)
+        if from_event_id is not None:
+            events = events.filter(pk__gte=from_event_id)
+        total = events.count()
+        first = (
+            from_event_id if from_event_id is not None else events.order_by("pk").values_list("pk", flat=True).first()
+        )
+        full = from_event_id is None
+        standings = {player: initial_standing(ladder, joined_at) for _, player, joined_at in members}
+        if not full:
+            _load_standings_before(ladder, first, standings)
+        touched: set[int] = set(standings) if full else set()
+        if first is not None:
+            superseded = RatingChange.objects.filter(ladder=ladder, event_id__gte=first, is_current=True)
+            if not full:
+                touched.update(superseded.values_list("player_id", flat=True).distinct())
+            superseded.update(is_current=False)
+        engine = ladder.get_engine()
+        settings_json = json.dumps(engine_settings(ladder))
+        now = timezone.now()
+        counts = {"matches": 0, "adjustments": 0, "changes": 0}
+        with _ChangeWriter() as writer:
+            for index, event in enumerate(_stream(ladder, first), start=1):
+                if event.kind == EventKind.MATCH:
+                    result, after = apply_match(
+                        engine=engine,
+                        layout=event.layout,
+                        placements=event.placements,
+                        played_at=event.at,
+                        standings=standings,
+                    )
+                    for side_players, side_results in zip(event.layout, result.sides, strict=True):
+                        for player, outcome in zip(side_players, side_results, strict=True):
+                            old, new = standings[player], after[player]
+                            writer.write(
+                                (
+                                    event.id,
+                                    ladder.pk,
+                                    player,
+                                    event.match_id,
+                                    ChangeKind.REPLAY.value,
+                                    old.rating,
+                                    old.rd,
+                                    old.volatility,
+                                    old.rd_as_of,
+                                    outcome.rd_at_game,
+                                    new.rating,
+                                    new.rd,
+                                    new.volatility,
+                                    new.rd_as_of,
+                                    outcome.expected,
+                                    outcome.score,
+                                    outcome.delta,
+                                    ladder.engine,
+                                    settings_json,
+                                    True,
+                                    now,
+                                )
+                            )
+                    standings.update(after)
+                    if not full:
+                        touched.update(after)
+                    counts["matches"] += 1
+                else:
+                    adjustment = event.adjustment
+                    old = standings[adjustment.player_id]
+                    new = apply_adjustment(adjustment, old)
+                    writer.write(
+                        (
+                            event.id,
+                            ladder.pk,
+                            adjustment.player_id,
+                            None,
+                            ChangeKind.REPLAY.value,
+                            old.rating,
+                            old.rd,
+                            old.volatility,
+                            old.rd_as_of,
+                            engine.rd_at(old.state(), event.at.timestamp()),
+                            new.rating,
+                            new.rd,
+                            new.volatility,
+                            new.rd_as_of,
+                            None,
+                            None,
+                            new.rating - old.rating,
+                            ladder.engine,
+                            json.dumps({"reason": adjustment.reason}),
+                            True,
+                            now,
+                        )
+                    )
+                    standings[adjustment.player_id] = new
+                    touched.add(adjustment.player_id)
+                    counts["adjustments"] += 1
+                if progress is not None and (index % 10_000 == 0 or index == total):
+                    progress(index, total)
+            counts["changes"] = writer.count
+        if progress is not None and total == 0:
+            progress(0, 0)
+        _store_standings(ladder, {player: standings[player] for player in touched})
+        return ReplayStats(
+            events=total,
+            matches=counts["matches"],
+            adjustments=counts["adjustments"],
+            players=len(touched),
+            changes=counts["changes"],
+        )
+
+
+def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
+    """Active events from ``first`` on, in id order, each with its match's sides or its adjustment."""
+    if first is None:
+        return
+    adjustments = {
+        event.pk: event
+        for event in RatingEvent.objects.filter(
+            ladder=ladder, is_active=True, kind=EventKind.ADJUSTMENT, pk__gte=first
+        ).select_related("adjustment")
+    }
+    pending = sorted(adjustments)
+    rows = (
+        Participant.objects.filter(
+            match__rating_event__ladder=ladder,
+            match__rating_event__is_active=True,
+            match__rating_event__id__gte=first,
+        )
+        .order_by("match__rating_event__id", "side__index", "id")
+        .values_list(
+            "match__rating_event__id", "match_id", "match__played_at", "side__index", "side__placement", "player_id"
+        )
+        .iterator(chunk_size=20_000)
+    )
+    current: _Event | None = None
+    for event_id, match_id, played_at, side_index, placement, player_id in rows:
+        if current is None or current.id != event_id:
+            if current is not None:
+                yield current
+            while pending and pending[0] < event_id:
+                yield _adjustment_event(adjustments[pending.pop(0)])
+            current = _Event(id=event_id, kind=EventKind.MATCH, at=played_at, match_id=match_id)
+        if side_index == len(current.layout):
+            current.layout.append([])
+            current.placements.append(placement)
+        current.layout[side_index].append(player_id)
+    if current is not None:
+        yield current
+    for event_id in pending:
+        yield _adjustment_event(adjustments[event_id])
+
+
+def _adjustment_event(event: RatingEvent) -> _Event:
+    return _Event(id=event.pk, kind=EventKind.ADJUSTMENT, at=event.at, adjustment=event.adjustment)
+
+
+def _load_standings_before(ladder: Ladder, first: int, standings: dict[int, Standing]) -> None:
+    """Each player's standing just before event ``first``, from the current history."""
+    earlier = RatingChange.objects.current().filter(ladder=ladder, event_id__lt=first)
+    if connection.features.can_distinct_on_fields:
+        latest = earlier.order_by("player_id", "-event_id").distinct("player_id")
+    else:
+        by_player: dict[int, RatingChange] = {}
+        for change in earlier.order_by("event_id"):
+            by_player[change.player_id] = change
+        latest = list(by_player.values())
+    for change in latest:
+        standing = standings[change.player_id]
+        standing.rating = change.rating_after
+        standing.rd = change.rd_after
+        standing.volatility = change.volatility_after
+        standing.rd_as_of = change.rd_as_of_after
+    counters = (
+        earlier.filter(match__isnull=False)
+        .values("player_id")
+        .annotate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(score__gt=0.5)),
+            losses=Count("id", filter=Q(score__lt=0.5)),
+            draws=Count("id", filter=Q(score=0.5)),
+            last=Max("match__played_at"),
+        )
+    )
+    for row in counters:
+        standing = standings[row["player_id"]]
+        standing.games, standing.wins, standing.losses, standing.draws = (
+            row["games"],
+            row["wins"],
+            row["losses"],
+            row["draws"],
+        )
+        standing.last_played_at = row["last"]
+
+
+class _ChangeWriter:
+    """Appends history rows in batches: ``COPY`` into PostgreSQL, ``bulk_create`` elsewhere.
+
+    Each batch is its own ``COPY`` so that the server-side cursor streaming the log can
+    fetch its next chunk in between (a connection cannot do both at once).
+    """
+
+    BATCH = 50_000
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._postgres = connection.vendor == "postgresql"
+        self._batch: list[tuple[Any, ...]] = []
+
+    def __enter__(self) -> _ChangeWriter:
+        return self
+
+    def write(self, row: tuple[Any, ...]) -> None:
+        self.count += 1
+        self._batch.append(row)
+        if len(self._batch) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._batch:
+            return
+        if self._postgres:
+            table = RatingChange._meta.db_table
+            with (
+                connection.cursor() as cursor,
+                cursor.cursor.copy(f"COPY {table} ({', '.join(CHANGE_COLUMNS)}) FROM STDIN") as copy,
+            ):
+                for row in self._batch:
+                    copy.write_row(row)
+        else:
+            objects = []
+            for row in self._batch:
+                values = dict(zip(CHANGE_COLUMNS, row, strict=True))
+                values["engine_params"] = json.loads(values["engine_params"])
+                objects.append(RatingChange(**values))
+            RatingChange.objects.bulk_create(objects)
+        self._batch.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        if not exc[0]:
+            self._flush()
+
+
+def _store_standings(ladder: Ladder, standings: dict[int, Standing]) -> None:
+    """Write final standings: a temp table and one ``UPDATE … FROM`` on PostgreSQL."""
+    if not standings:
+        return
+    if connection.vendor != "postgresql":
+        rows = list(PlayerRating.objects.filter(ladder=ladder, player_id__in=list(standings)))
+        for row in rows:
+            standing = standings[row.player_id]
+            for field in STANDING_COLUMNS:
+                setattr(row, field, getattr(standing, field))
+        PlayerRating.objects.bulk_update(rows, STANDING_COLUMNS, batch_size=500)
+        return
+    table = PlayerRating._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS replay_standing")
+        cursor.execute(
+            "CREATE TEMP TABLE replay_standing (player_id bigint PRIMARY KEY, rating double precision, "
+            "rd double precision, volatility double precision, rd_as_of timestamptz, games integer, wins integer, "
+            "losses integer, draws integer, last_played_at timestamptz) ON COMMIT DROP"
+        )
+        with cursor.cursor.copy(f"COPY replay_standing (player_id, {', '.join(STANDING_COLUMNS)}) FROM STDIN") as copy:
+            for player, standing in standings.items():
+                copy.write_row((player, *(getattr(standing, field) for field in STANDING_COLUMNS)))
+        assignments = ", ".join(f"{field} = s.{field}" for field in STANDING_COLUMNS)
+        cursor.execute(
+            f"UPDATE {table} AS r SET {assignments} FROM replay_standing AS s "
+            "WHERE r.ladder_id = %s AND r.player_id = s.player_id",
+            [ladder.pk],
+        )
+        cursor.execute("DROP TABLE replay_standing")
