@@ -30,7 +30,7 @@ from ladder.models import (
     SideAnswer,
 )
 from ratings.models import PlayerRating, RatingEvent
-from ratings.services import ladder_replay, rating_apply_match
+from ratings.services import ladder_replay, rating_apply_locked, rating_apply_match
 
 FUTURE_TOLERANCE = timedelta(minutes=1)
 DUPLICATE_WINDOW = timedelta(minutes=10)
@@ -183,29 +183,47 @@ def match_report(
     if not trusted and reporter.pk not in {p.pk for p in players}:
         raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
     with transaction.atomic():
-        _lock_members(ladder, players)
+        rows = _lock_members(ladder, players)
         duplicate = _find_duplicate(ladder, sides, played_at)
         if duplicate is not None:
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate.pk})
+        how = (Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED) if trusted else ""
         match = Match.objects.create(
-            ladder=ladder, status=MatchStatus.PENDING, played_at=played_at, reported_by=reporter, reported_at=now
+            ladder=ladder,
+            status=MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING,
+            played_at=played_at,
+            reported_by=reporter,
+            reported_at=now,
+            confirmation=how,
+            confirmed_at=now if trusted else None,
+            rated_at=now if trusted else None,
+        )
+        reporter_side = next(
+            (index for index, side in enumerate(sides) if any(p.pk == reporter.pk for p in side.players)), None
         )
         match_sides = MatchSide.objects.bulk_create(
-            MatchSide(match=match, index=index, placement=side.placement) for index, side in enumerate(sides)
+            MatchSide(
+                match=match,
+                index=index,
+                placement=side.placement,
+                answer=SideAnswer.REPORTED if index == reporter_side else "",
+                answered_by=reporter if index == reporter_side else None,
+                answered_at=now if index == reporter_side else None,
+            )
+            for index, side in enumerate(sides)
         )
         Participant.objects.bulk_create(
             Participant(match=match, side=match_side, player=player)
             for match_side, side in zip(match_sides, sides, strict=True)
             for player in side.players
         )
-        for match_side, side in zip(match_sides, sides, strict=True):
-            if any(player.pk == reporter.pk for player in side.players):
-                match_side.answer = SideAnswer.REPORTED
-                match_side.answered_by = reporter
-                match_side.answered_at = now
-                match_side.save(update_fields=["answer", "answered_by", "answered_at"])
         if trusted:
-            _confirm(match, Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED, now)
+            rating_apply_locked(
+                match=match,
+                layout=[[player.pk for player in side.players] for side in sides],
+                placements=[side.placement for side in sides],
+                rows={player.pk: rows[player.pk] for player in players},
+            )
         return match
 
 
