@@ -169,6 +169,7 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "confirm-overdue-matches": {"task": "ladder.tasks.confirm_overdue_matches_task", "schedule": 300.0},
+    "sweep-queue": {"task": "matchmaking.tasks.sweep_queue_task", "schedule": 15.0},
 }
 
 # Security. Production (DEBUG off) defaults pass `manage.py check --deploy` with no

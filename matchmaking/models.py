@@ -1,1 +1,80 @@
-"""The matchmaking queue (SPEC.md §6) lives here."""
+"""The matchmaking queue (SPEC.md §6)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class EntryStatus(models.TextChoices):
+    WAITING = "waiting", "Waiting"
+    MATCHED = "matched", "Matched"
+    EXPIRED = "expired", "Expired"
+    LEFT = "left", "Left"
+
+
+class QueueEntry(models.Model):
+    """One search for an opponent by one player in one ladder.
+
+    ``rating``, ``rd`` and ``rd_as_of`` copy the player's rating when the search starts,
+    so the search for opponents is a range query on an index of waiting entries; RDs are
+    still inflated to the moment of pairing. At most one entry per player and ladder
+    waits at a time (a partial unique constraint).
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="queue_entries")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entries")
+    status = models.CharField(max_length=8, choices=EntryStatus.choices, default=EntryStatus.WAITING)
+    rating = models.FloatField()
+    rd = models.FloatField("RD")
+    volatility = models.FloatField(default=0.06)
+    rd_as_of = models.DateTimeField()
+    max_rating_gap = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The player's own limit: only opponents within ± this many rating points."
+    )
+    joined_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    match = models.ForeignKey("ladder.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    opponent = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    win_probability = models.FloatField(null=True, blank=True, help_text="The player's chance against the opponent.")
+
+    class Meta:
+        verbose_name_plural = "queue entries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ladder", "player"], condition=Q(status="waiting"), name="queue_one_waiting_per_player"
+            ),
+            models.CheckConstraint(condition=Q(rd__gt=0), name="queue_rd_positive"),
+            models.CheckConstraint(
+                condition=Q(status="matched", match__isnull=False) | ~Q(status="matched"),
+                name="queue_matched_has_match",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["ladder", "rating"], condition=Q(status="waiting"), name="queue_waiting_by_rating"),
+            models.Index(fields=["status", "joined_at"], name="queue_status_joined"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.ladder_id} ({self.status})"
+
+
+class Block(models.Model):
+    """``blocker`` is never paired with ``blocked`` (in either direction)."""
+
+    blocker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks")
+    blocked = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocked_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["blocker", "blocked"], name="block_once"),
+            models.CheckConstraint(condition=~Q(blocker=models.F("blocked")), name="block_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.blocker_id} blocks {self.blocked_id}"

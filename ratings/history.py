@@ -98,6 +98,9 @@ def apply_match(
 
 
 def apply_adjustment(adjustment: RatingAdjustment, old: Standing) -> Standing:
+    """A moderator's delta and RD, or the queue's clock reset: ``rd_as_of`` moves, RD stays (SPEC §6)."""
+    if adjustment.kind == "queue_timeout":
+        return dataclasses.replace(old, rd_as_of=max(old.rd_as_of, adjustment.created_at))
     return dataclasses.replace(
         old,
         rating=old.rating + adjustment.rating_delta,

@@ -86,15 +86,28 @@ class ChangeKind(models.TextChoices):
     REPLAY = "replay", "Replay"
 
 
-class RatingAdjustment(models.Model):
-    """A moderator's manual change to one rating, with the reason. Replays apply it again."""
+class AdjustmentKind(models.TextChoices):
+    MANUAL = "manual", "Moderator adjustment"
+    QUEUE_TIMEOUT = "queue_timeout", "Searched without a pairing"
 
+
+class RatingAdjustment(models.Model):
+    """A change to one rating outside a match, with the reason. Replays apply it again.
+
+    Moderators make ``manual`` ones. The queue makes ``queue_timeout`` ones: a player who
+    searched for the whole timeout counts as active, so ``rd_as_of`` moves to that instant
+    without the RD growing (SPEC §6); logging it keeps replays exact.
+    """
+
+    kind = models.CharField(max_length=16, choices=AdjustmentKind.choices, default=AdjustmentKind.MANUAL)
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="adjustments")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_adjustments")
     rating_delta = models.FloatField(default=0.0, help_text="Added to the rating.")
     new_rd = models.FloatField("new RD", null=True, blank=True, help_text="Replaces the RD; empty keeps it.")
     reason = models.TextField()
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

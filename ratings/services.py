@@ -15,7 +15,15 @@ from django.utils import timezone
 from ladder.models import Ladder, Match, MatchStatus
 from ratings.engines import GameResult
 from ratings.history import Standing, apply_adjustment, apply_match, engine_settings, match_layout
-from ratings.models import ChangeKind, EventKind, PlayerRating, RatingAdjustment, RatingChange, RatingEvent
+from ratings.models import (
+    AdjustmentKind,
+    ChangeKind,
+    EventKind,
+    PlayerRating,
+    RatingAdjustment,
+    RatingChange,
+    RatingEvent,
+)
 from ratings.replay import ReplayStats, ladder_replay
 
 ADJUSTMENT_NEEDS_REASON = "Give a reason for the adjustment; it is kept in the rating history."
@@ -185,10 +193,14 @@ def rating_adjust(
     rating_delta: float,
     new_rd: float | None,
     reason: str,
-    moderator_id: int,
+    moderator_id: int | None,
     now: datetime | None = None,
+    kind: str = AdjustmentKind.MANUAL,
 ) -> RatingAdjustment:
-    """A moderator's manual change, stored as an adjustment and a history row."""
+    """A change outside a match, stored as an adjustment, an event and a history row.
+
+    Moderators' manual changes, and (``kind="queue_timeout"``) the queue's clock reset.
+    """
     now = now or timezone.now()
     if not reason.strip():
         raise ValidationError(ADJUSTMENT_NEEDS_REASON, code="reason_required")
@@ -201,6 +213,7 @@ def rating_adjust(
                 ADJUSTMENT_NOT_MEMBER, code="not_member", params={"player": player_id, "ladder": ladder.name}
             )
         adjustment = RatingAdjustment.objects.create(
+            kind=kind,
             ladder=ladder,
             player_id=player_id,
             rating_delta=rating_delta,
@@ -220,6 +233,23 @@ def rating_adjust(
     return adjustment
 
 
+QUEUE_TIMEOUT_REASON = "Searched for a match until the queue timed out: the RD clock restarts (SPEC §6)."
+
+
+def rating_reset_clock(*, ladder: Ladder, player_id: int, now: datetime | None = None) -> RatingAdjustment:
+    """The queue rule: trying to play counts as activity; ``rd_as_of`` moves to now, RD unchanged."""
+    return rating_adjust(
+        ladder=ladder,
+        player_id=player_id,
+        rating_delta=0.0,
+        new_rd=None,
+        reason=QUEUE_TIMEOUT_REASON,
+        moderator_id=None,
+        now=now,
+        kind=AdjustmentKind.QUEUE_TIMEOUT,
+    )
+
+
 __all__ = [
     "RATING_FIELDS",
     "ReplayStats",
@@ -228,4 +258,5 @@ __all__ = [
     "rating_adjust",
     "rating_apply_locked",
     "rating_apply_match",
+    "rating_reset_clock",
 ]

@@ -183,6 +183,12 @@ class Ladder(models.Model):
         "RD clock restarts without growing.",
     )
 
+    rematch_cooldown_minutes = models.PositiveIntegerField(
+        "queue: rematch cooldown (minutes)",
+        default=10,
+        help_text="Two players who just played each other are not paired again for this long.",
+    )
+
     # Results
     confirmation_hours = models.PositiveIntegerField(
         "confirmation window (hours)",

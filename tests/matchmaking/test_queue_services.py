@@ -1,0 +1,268 @@
+"""The queue's rules (SPEC §6) on hand-built queues."""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.utils import timezone
+
+from ladder.models import Match, MatchStatus
+from ladder.services.matches import SideInput, match_report
+from matchmaking import services as q
+from matchmaking.models import Block, EntryStatus, QueueEntry
+from ratings.engines import win_probability
+from ratings.models import PlayerRating, RatingAdjustment
+from ratings.services import ladder_replay
+from tests.factories import LadderFactory, member
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ladder():
+    return LadderFactory(name="Chess")
+
+
+def player(ladder, name, rating=1500.0, rd=60.0, now=None):
+    user = member(ladder, name)
+    PlayerRating.objects.filter(ladder=ladder, player=user).update(rating=rating, rd=rd, rd_as_of=now or timezone.now())
+    return user
+
+
+def waiting(ladder, user, now):
+    """Put ``user`` in the queue as already waiting, without pairing (a hand-built queue)."""
+    rating = PlayerRating.objects.get(ladder=ladder, player=user)
+    return QueueEntry.objects.create(
+        ladder=ladder,
+        player=user,
+        rating=rating.rating,
+        rd=rating.rd,
+        volatility=rating.volatility,
+        rd_as_of=rating.rd_as_of,
+        joined_at=now,
+        last_seen_at=now,
+    )
+
+
+def join(ladder, user, now, **kwargs):
+    return q.queue_join(ladder=ladder, player=user, now=now, **kwargs)
+
+
+def test_pairs_the_opponent_closest_to_fifty_percent(ladder):
+    now = timezone.now()
+    me = player(ladder, "me", 1500)
+    for name, rating in (("far", 1700), ("near", 1530), ("other", 1420)):
+        waiting(ladder, player(ladder, name, rating), now - timedelta(seconds=5))
+
+    entry = join(ladder, me, now)
+
+    assert entry.status == EntryStatus.MATCHED
+    assert entry.opponent.username == "near"
+    assert entry.win_probability == pytest.approx(win_probability(1500, 60, 1530, 60), abs=1e-6)
+    match = entry.match
+    assert match.status == MatchStatus.SCHEDULED
+    assert sorted(p.player.username for p in match.participants.all()) == ["me", "near"]
+    assert QueueEntry.objects.get(player__username="near").status == EntryStatus.MATCHED
+    assert QueueEntry.objects.get(player__username="far").status == EntryStatus.WAITING
+
+
+def test_nobody_outside_the_window_is_paired(ladder):
+    now = timezone.now()
+    join(ladder, player(ladder, "strong", 1900), now)
+
+    entry = join(ladder, player(ladder, "weak", 1500), now)
+
+    assert entry.status == EntryStatus.WAITING
+    assert win_probability(1500, 60, 1900, 60) < 0.15
+    low, high = q.rating_window(ladder, entry, now)
+    assert low < 1500 < 1900 < high  # inside the indexed range (any RD), refused by the exact check
+
+
+def test_window_widens_with_waiting_time_up_to_the_bound(ladder):
+    ladder.queue_widening_per_minute = 0.05
+    ladder.queue_widest_min_win_probability = 0.05
+    ladder.save()
+    start = timezone.now()
+    assert q.window_min_probability(ladder, timedelta(minutes=1)) == pytest.approx(0.10)
+    assert q.window_min_probability(ladder, timedelta(minutes=30)) == 0.05
+    join(ladder, player(ladder, "strong", 1850, now=start), start)
+    weak = player(ladder, "weak", 1500, now=start)
+    p = win_probability(1500, 60, 1850, 60)
+    assert 0.05 < p < 0.15
+
+    entry = join(ladder, weak, start)
+    assert entry.status == EntryStatus.WAITING
+
+    later = q.queue_poll(ladder=ladder, player=weak, now=start + timedelta(minutes=3))
+    assert later.status == EntryStatus.MATCHED and later.opponent.username == "strong"
+
+
+def test_rds_inflated_to_now_are_used(ladder):
+    """Idle time widens RD, which flattens the curve: a pair outside the window comes inside."""
+    now = timezone.now()
+    long_ago = now - timedelta(days=200)
+    join(ladder, player(ladder, "rusty", 1850, rd=50, now=long_ago), now)
+    entry = join(ladder, player(ladder, "fresh", 1500, rd=50, now=long_ago), now)
+
+    assert win_probability(1500, 50, 1850, 50) < 0.15  # with the stored RDs: no pairing
+    assert entry.status == EntryStatus.MATCHED  # with RD 350 now, the game is fair enough
+
+
+def test_own_rating_limit_is_respected_and_widening_never_passes_it(ladder):
+    ladder.queue_widening_per_minute = 1.0
+    ladder.save()
+    now = timezone.now()
+    join(ladder, player(ladder, "near", 1580), now)
+    picky = player(ladder, "picky", 1500)
+
+    entry = join(ladder, picky, now, max_rating_gap=50)
+    assert entry.status == EntryStatus.WAITING
+    assert q.rating_window(ladder, entry, now + timedelta(minutes=10)) == (1450, 1550)
+    assert q.queue_poll(ladder=ladder, player=picky, now=now + timedelta(minutes=4)).status == EntryStatus.WAITING
+
+
+def test_no_immediate_rematch_and_blocks(ladder):
+    now = timezone.now()
+    alice, bob, carol = (player(ladder, name) for name in ("alice", "bob", "carol"))
+    join(ladder, alice, now)
+    assert join(ladder, bob, now).status == EntryStatus.MATCHED
+
+    join(ladder, alice, now + timedelta(minutes=1))
+    assert join(ladder, bob, now + timedelta(minutes=1)).status == EntryStatus.WAITING  # cooldown
+    Block.objects.create(blocker=carol, blocked=alice)
+    assert join(ladder, carol, now + timedelta(minutes=1)).opponent.username == "bob"
+    assert QueueEntry.objects.get(player=alice, status="waiting")
+
+
+def test_timeout_expires_and_restarts_the_rd_clock_without_growth(ladder):
+    start = timezone.now() - timedelta(days=3)
+    me = player(ladder, "lonely", 1500, rd=60, now=start)
+    join(ladder, me, start + timedelta(days=2))
+
+    entry = q.queue_poll(ladder=ladder, player=me, now=start + timedelta(days=2, minutes=5))
+
+    assert entry.status == EntryStatus.EXPIRED
+    rating = PlayerRating.objects.get(ladder=ladder, player=me)
+    assert rating.rd == 60  # not inflated
+    assert rating.rd_as_of == start + timedelta(days=2, minutes=5)
+    assert RatingAdjustment.objects.get(player=me).kind == "queue_timeout"
+
+
+def test_a_timeout_is_history_that_a_replay_reproduces(ladder, moderator):
+    start = timezone.now() - timedelta(days=10)
+    alice, bob = member(ladder, "alice"), member(ladder, "bob")
+    PlayerRating.objects.filter(ladder=ladder).update(rd_as_of=start, joined_at=start)
+    report = SideInput([alice], 1), SideInput([bob], 2)
+    match_report(ladder=ladder, reporter=moderator, sides=report, played_at=start, now=start)
+    join(ladder, alice, start + timedelta(days=4))
+    q.queue_poll(ladder=ladder, player=alice, now=start + timedelta(days=4, minutes=6))
+    live = PlayerRating.objects.get(ladder=ladder, player=alice)
+
+    ladder_replay(ladder=ladder)
+
+    replayed = PlayerRating.objects.get(ladder=ladder, player=alice)
+    assert (replayed.rating, replayed.rd, replayed.rd_as_of) == (live.rating, live.rd, live.rd_as_of)
+    assert live.rd_as_of == start + timedelta(days=4, minutes=6)
+
+
+def test_stale_entries_leave_without_the_reset_and_the_sweep_expires(ladder):
+    now = timezone.now()
+    quiet, patient = player(ladder, "quiet", 1000), player(ladder, "patient", 2400)
+    join(ladder, quiet, now - timedelta(seconds=40))
+    join(ladder, patient, now - timedelta(minutes=6))
+    QueueEntry.objects.filter(player=patient).update(last_seen_at=now)
+
+    stats = q.queue_sweep(now=now)
+
+    assert stats == q.SweepStats(expired=1, left=1)
+    assert QueueEntry.objects.get(player=quiet).status == EntryStatus.LEFT
+    assert not RatingAdjustment.objects.filter(player=quiet).exists()
+    assert QueueEntry.objects.get(player=patient).status == EntryStatus.EXPIRED
+    assert q.queue_sweep(now=now) == q.SweepStats(expired=0, left=0)
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ("twice", "You are already searching for a match in Chess."),
+        ("banned", "Your account is deactivated"),
+        ("outsider", "Join Chess before searching for a match."),
+        ("team", "has no 1 v 1 games: team games are reported after play."),
+    ],
+)
+def test_join_refusals(ladder, setup, message):
+    now = timezone.now()
+    user = player(ladder, "someone", 1000)
+    if setup == "twice":
+        join(ladder, user, now)
+    elif setup == "banned":
+        user.is_active = False
+        user.save()
+    elif setup == "outsider":
+        PlayerRating.objects.filter(player=user).update(is_active=False)
+    else:
+        ladder.allow_one_vs_one = False
+        ladder.allow_teams = True
+        ladder.save()
+
+    with pytest.raises(ValidationError, match=message):
+        join(ladder, user, now)
+
+    assert QueueEntry.objects.filter(player=user).count() == (1 if setup == "twice" else 0)
+
+
+def test_leave_and_scheduled_match_takes_the_result(ladder):
+    now = timezone.now()
+    alice, bob = player(ladder, "alice"), player(ladder, "bob")
+    join(ladder, alice, now)
+    q.queue_leave(ladder=ladder, player=alice, now=now)
+    with pytest.raises(ValidationError, match="You are not searching"):
+        q.queue_leave(ladder=ladder, player=alice, now=now)
+    assert join(ladder, bob, now).status == EntryStatus.WAITING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_joins_never_pair_anyone_twice():
+    """200 players join one ladder from 8 threads at once."""
+    ladder = LadderFactory(name="Rush", rematch_cooldown_minutes=0)
+    rng = random.Random(5)
+    now = timezone.now()
+    users = [player(ladder, f"r{n:03d}", rng.uniform(1300, 1700), rng.uniform(40, 120), now) for n in range(200)]
+    chunks = [users[i::8] for i in range(8)]
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def worker(chunk):
+        barrier.wait()
+        try:
+            for user in chunk:
+                q.queue_join(ladder=ladder, player=user)
+            for user in chunk:
+                q.queue_poll(ladder=ladder, player=user)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(chunk,)) for chunk in chunks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert not errors, errors
+    matches = list(Match.objects.filter(ladder=ladder).prefetch_related("participants"))
+    paired = [p.player_id for match in matches for p in match.participants.all()]
+    assert len(paired) == len(set(paired)) == 2 * len(matches) > 100
+    for match in matches:
+        entries = list(QueueEntry.objects.filter(match=match))
+        assert len(entries) == 2 and {e.player_id for e in entries} == {p.player_id for p in match.participants.all()}
+        a, b = entries
+        assert a.win_probability + b.win_probability == pytest.approx(1.0)
+        assert 0.15 <= a.win_probability <= 0.85
+    assert QueueEntry.objects.filter(ladder=ladder, status="matched").count() == len(paired)
