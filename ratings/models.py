@@ -166,11 +166,29 @@ class RatingChange(models.Model):
     writes new ones of kind ``replay``, so what a player once saw stays on record.
     """
 
-    event = models.ForeignKey(RatingEvent, on_delete=models.PROTECT, related_name="changes")
-    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_changes")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_changes")
+    event = models.ForeignKey(RatingEvent, on_delete=models.PROTECT, related_name="changes", db_index=False)
+    # ``ladder`` and ``match`` repeat the event's, for queries, and ``player`` is one of the
+    # event's players; the event's foreign key guards the row, so these skip the per-row
+    # check at commit (most of a big replay's commit time) and their own single-column
+    # indexes (the composite ones below serve the queries). Deletion stays PROTECTed.
+    ladder = models.ForeignKey(
+        "ladder.Ladder", on_delete=models.PROTECT, related_name="rating_changes", db_constraint=False, db_index=False
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="rating_changes",
+        db_constraint=False,
+        db_index=False,
+    )
     match = models.ForeignKey(
-        "ladder.Match", null=True, blank=True, on_delete=models.PROTECT, related_name="rating_changes"
+        "ladder.Match",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="rating_changes",
+        db_constraint=False,
+        db_index=False,
     )
     kind = models.CharField(max_length=10, choices=ChangeKind.choices)
     rating_before = models.FloatField()
@@ -203,6 +221,7 @@ class RatingChange(models.Model):
         indexes = [
             models.Index(fields=["ladder", "player", "event"], name="change_ladder_player_event"),
             models.Index(fields=["match"], name="change_match"),
+            models.Index(fields=["player", "event"], name="change_player_event"),
         ]
 
     def __str__(self) -> str:

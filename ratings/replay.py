@@ -311,12 +311,12 @@ class _ChangeWriter:
             return
         if self._postgres:
             table = RatingChange._meta.db_table
+            text = "".join(_copy_line(row) for row in self._batch).encode()
             with (
                 connection.cursor() as cursor,
                 cursor.cursor.copy(f"COPY {table} ({', '.join(CHANGE_COLUMNS)}) FROM STDIN") as copy,
             ):
-                for row in self._batch:
-                    copy.write_row(row)
+                copy.write(text)
         else:
             objects = []
             for row in self._batch:
@@ -329,6 +329,31 @@ class _ChangeWriter:
     def __exit__(self, *exc: object) -> None:
         if not exc[0]:
             self._flush()
+
+
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _copy_value(value: object) -> str:
+    """One value in COPY's text format (``\\N`` for NULL, escapes for text)."""
+    if value is None:
+        return "\\N"
+    if value is True:
+        return "t"
+    if value is False:
+        return "f"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, str):
+        return value.translate(_COPY_ESCAPES)
+    return str(value)
+
+
+def _copy_line(row: tuple[Any, ...]) -> str:
+    """A history row as one line of COPY text: formatted here, about twice as fast as per-value adapters."""
+    return "\t".join([_copy_value(value) for value in row]) + "\n"
 
 
 def _store_standings(ladder: Ladder, standings: dict[int, Standing]) -> None:
