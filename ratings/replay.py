@@ -332,28 +332,59 @@ class _ChangeWriter:
 
 
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+_NULL = "\\N"
+_timestamps: dict[datetime, str] = {}
 
 
-def _copy_value(value: object) -> str:
-    """One value in COPY's text format (``\\N`` for NULL, escapes for text)."""
-    if value is None:
-        return "\\N"
-    if value is True:
-        return "t"
-    if value is False:
-        return "f"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, str):
-        return value.translate(_COPY_ESCAPES)
-    return str(value)
+def _ts(value: datetime) -> str:
+    """ISO text of a timestamp; the same instants recur (game times, now), so they are cached."""
+    text = _timestamps.get(value)
+    if text is None:
+        if len(_timestamps) > 100_000:
+            _timestamps.clear()
+        text = _timestamps[value] = value.isoformat()
+    return text
+
+
+def _opt(value: float | int | None) -> str:
+    return _NULL if value is None else repr(value)
 
 
 def _copy_line(row: tuple[Any, ...]) -> str:
-    """A history row as one line of COPY text: formatted here, about twice as fast as per-value adapters."""
-    return "\t".join([_copy_value(value) for value in row]) + "\n"
+    """A history row (``CHANGE_COLUMNS`` order) as one line of COPY text, formatted in one go.
+
+    Per-value adapters cost about twice as much; ``kind`` and ``engine`` are identifiers
+    and need no escaping, the JSON does.
+    """
+    (
+        event,
+        ladder,
+        player,
+        match,
+        kind,
+        rating_before,
+        rd_before,
+        volatility_before,
+        as_of_before,
+        rd_at_event,
+        rating_after,
+        rd_after,
+        volatility_after,
+        as_of_after,
+        expected,
+        score,
+        delta,
+        engine,
+        params,
+        current,
+        created,
+    ) = row
+    return (
+        f"{event}\t{ladder}\t{player}\t{_opt(match)}\t{kind}\t{rating_before!r}\t{rd_before!r}\t"
+        f"{volatility_before!r}\t{_ts(as_of_before)}\t{rd_at_event!r}\t{rating_after!r}\t{rd_after!r}\t"
+        f"{volatility_after!r}\t{_ts(as_of_after)}\t{_opt(expected)}\t{_opt(score)}\t{delta!r}\t{engine}\t"
+        f"{params.translate(_COPY_ESCAPES)}\t{'t' if current else 'f'}\t{_ts(created)}\n"
+    )
 
 
 def _store_standings(ladder: Ladder, standings: dict[int, Standing]) -> None:
