@@ -1,16 +1,27 @@
-"""Reads for ladder pages."""
+"""Reads for ladder pages.
+
+Pages get plain view-models from here (rows with the numbers and labels already worked
+out), so templates only lay them out and every page's query count stays constant
+whatever the number of players, sides or matches.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce, Greatest
 
-from ladder.models import Ladder, LeaderboardScale
+from accounts.models import User
+from ladder.models import Ladder, LeaderboardScale, Match, MatchSide, MatchStatus, Participant, SideAnswer
 from ratings.engines import Display
-from ratings.models import PlayerRating
+from ratings.models import PlayerRating, RatingChange
+
+LEADERBOARD_PAGE_SIZE = 50
+PLAYER_MATCHES_PAGE_SIZE = 20
 
 
 def ladder_list_with_activity(*, now: datetime) -> QuerySet[Ladder]:
@@ -27,6 +38,9 @@ def ladder_list_with_activity(*, now: datetime) -> QuerySet[Ladder]:
     )
 
 
+# Leaderboard ---------------------------------------------------------------------------
+
+
 @dataclass(frozen=True, slots=True)
 class LeaderboardRow:
     rank: int | None
@@ -34,13 +48,27 @@ class LeaderboardRow:
     rd_now: float
     shown: Display
     score: float  # the value of the ladder's leaderboard scale
+    reasons: tuple[str, ...] = ()  # why the player is not ranked; empty when ranked
+
+    @property
+    def reason(self) -> str:
+        return " · ".join(self.reasons)
 
 
 @dataclass(frozen=True, slots=True)
 class Leaderboard:
-    ranked: list[LeaderboardRow]
-    provisional: list[LeaderboardRow]
+    ranked: list[LeaderboardRow]  # this page's ranked rows, by rank
+    provisional: list[LeaderboardRow]  # this page's unranked rows (provisional, too few games or idle)
     member_count: int
+    ranked_count: int = 0  # in the whole ladder, whatever the search
+    unranked_count: int = 0
+    page: Page | None = None
+    query: str = ""
+    bots: str = ""
+
+    @property
+    def is_filtered(self) -> bool:
+        return bool(self.query or self.bots)
 
 
 def _scale_value(scale: str, shown: Display) -> float:
@@ -51,29 +79,332 @@ def _scale_value(scale: str, shown: Display) -> float:
     return shown.gxe
 
 
-def ladder_leaderboard(*, ladder: Ladder, now: datetime, limit: int = 100) -> Leaderboard:
-    """Members with their current RD, split into ranked and provisional (SPEC §1, §8).
+def unranked_reasons(*, ladder: Ladder, rating: PlayerRating, rd_now: float, now: datetime) -> tuple[str, ...]:
+    """Why ``rating`` is not ranked in ``ladder`` at ``now``, in words; empty if it is.
 
-    Ranked players are sorted by the ladder's display scale and numbered; provisional
-    players are listed by rating without a rank.
+    The three rules are ladder settings: a current RD at or below ``provisional_rd``
+    (SPEC §1), at least ``ranked_min_games`` rated games, and a game within
+    ``ranked_max_idle_days`` (0 turns that rule off). The RD gets a decimal only when
+    whole numbers would read "RD 100 > 100".
     """
-    members = list(
-        PlayerRating.objects.members().filter(ladder=ladder).select_related("player").order_by("-rating", "id")
-    )
-    ranked: list[tuple[float, PlayerRating, float, Display]] = []
-    provisional: list[LeaderboardRow] = []
+    reasons = []
+    if rd_now > ladder.provisional_rd:
+        shown = f"{rd_now:.0f}" if round(rd_now) > ladder.provisional_rd else f"{rd_now:.1f}"
+        reasons.append(f"RD {shown} > {ladder.provisional_rd:g}")
+    if rating.games < ladder.ranked_min_games:
+        reasons.append(f"{rating.games} of {ladder.ranked_min_games} games")
+    if ladder.ranked_max_idle_days:
+        if rating.last_played_at is None:
+            if rating.games >= ladder.ranked_min_games:
+                reasons.append("no game yet")
+        elif now - rating.last_played_at > timedelta(days=ladder.ranked_max_idle_days):
+            days = (now - rating.last_played_at).days
+            reasons.append(f"last game {days} day{'s' if days != 1 else ''} ago")
+    return tuple(reasons)
+
+
+def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], list[LeaderboardRow]]:
+    """Every member of ``ladder``, ranked ones numbered by the display scale, in one query.
+
+    Ranking needs everyone's RD *now*, which the database cannot compute, so this reads
+    all members at once (a few microseconds each) rather than one page.
+    """
+    members = PlayerRating.objects.members().filter(ladder=ladder).select_related("player").order_by("-rating", "id")
+    ranked: list[LeaderboardRow] = []
+    unranked: list[LeaderboardRow] = []
     for membership in members:
-        membership.ladder = ladder
+        membership.ladder = ladder  # one ladder, one engine: no query per row
         rd_now = membership.rd_at(now)
         shown = membership.display_at(now)
         value = _scale_value(ladder.leaderboard_scale, shown)
-        if shown.provisional:
-            provisional.append(LeaderboardRow(rank=None, rating=membership, rd_now=rd_now, shown=shown, score=value))
-        else:
-            ranked.append((value, membership, rd_now, shown))
-    ranked.sort(key=lambda row: (-row[0], -row[1].rating, row[1].pk))
-    rows = [
-        LeaderboardRow(rank=index, rating=membership, rd_now=rd_now, shown=shown, score=value)
-        for index, (value, membership, rd_now, shown) in enumerate(ranked[:limit], start=1)
+        reasons = unranked_reasons(ladder=ladder, rating=membership, rd_now=rd_now, now=now)
+        row = LeaderboardRow(rank=None, rating=membership, rd_now=rd_now, shown=shown, score=value, reasons=reasons)
+        (unranked if reasons else ranked).append(row)
+    ranked.sort(key=lambda row: (-row.score, -row.rating.rating, row.rating.pk))
+    numbered = [
+        LeaderboardRow(rank=index, rating=row.rating, rd_now=row.rd_now, shown=row.shown, score=row.score)
+        for index, row in enumerate(ranked, start=1)
     ]
-    return Leaderboard(ranked=rows, provisional=provisional[:limit], member_count=len(members))
+    return numbered, unranked
+
+
+BOT_FILTERS = ("hide", "only")
+
+
+def ladder_leaderboard(
+    *,
+    ladder: Ladder,
+    now: datetime,
+    page: int | str | None = 1,
+    per_page: int = LEADERBOARD_PAGE_SIZE,
+    query: str = "",
+    bots: str = "",
+) -> Leaderboard:
+    """One page of the leaderboard: ranked players by rank, then the unranked ones by rating.
+
+    Ranks are those of the whole ladder, so a search for a name shows the player's real
+    rank. ``bots`` is ``"hide"``, ``"only"`` or anything else for everyone. Unranked
+    players are left out entirely when the ladder does not show provisional players.
+    """
+    ranked, unranked = _standings(ladder=ladder, now=now)
+    member_count = len(ranked) + len(unranked)
+    ranked_count, unranked_count = len(ranked), len(unranked)
+    rows = ranked + (unranked if ladder.show_provisional else [])
+    query = query.strip()
+    if query:
+        needle = query.casefold()
+        rows = [row for row in rows if needle in row.rating.player.username.casefold()]
+    bots = bots if bots in BOT_FILTERS else ""
+    if bots:
+        rows = [row for row in rows if row.rating.player.is_bot == (bots == "only")]
+    this_page = Paginator(rows, per_page).get_page(page)
+    return Leaderboard(
+        ranked=[row for row in this_page if row.rank is not None],
+        provisional=[row for row in this_page if row.rank is None],
+        member_count=member_count,
+        ranked_count=ranked_count,
+        unranked_count=unranked_count,
+        page=this_page,
+        query=query,
+        bots=bots,
+    )
+
+
+# Matches -------------------------------------------------------------------------------
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def side_outcome(placement: int | None, placements: Sequence[int | None]) -> str:
+    """A side's result in words: Won/Lost/Draw between two sides, a place ("2nd", "=2nd") otherwise."""
+    if placement is None or any(p is None for p in placements):
+        return ""
+    if len(placements) == 2:
+        other = placements[0] if placements[1] == placement else placements[1]
+        if placements.count(placement) == 2:
+            return "Draw"
+        return "Won" if placement < other else "Lost"
+    shared = placements.count(placement) > 1
+    return f"{'=' if shared else ''}{_ordinal(placement)}"
+
+
+def _signed(value: float) -> str:
+    text = f"{value:+.0f}"
+    if text in ("+0", "-0"):
+        return "±0"
+    return text.replace("-", "−")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLine:
+    player: User
+    change: RatingChange | None  # the current rating change of this match, once rated
+
+    @property
+    def delta_label(self) -> str:
+        return _signed(self.change.delta) if self.change else ""
+
+    @property
+    def trend(self) -> str:
+        if self.change is None or round(self.change.delta) == 0:
+            return "flat"
+        return "up" if self.change.delta > 0 else "down"
+
+
+@dataclass(frozen=True, slots=True)
+class SideLine:
+    side: MatchSide
+    outcome: str
+    players: list[PlayerLine]
+
+    @property
+    def number(self) -> int:
+        return self.side.index + 1
+
+    @property
+    def tone(self) -> str:
+        """The outcome badge's colour: good for a win or first place, bad for a loss."""
+        if self.outcome in ("Won", "1st"):
+            return "good"
+        return "bad" if self.outcome == "Lost" else ""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    """A match as pages show it: its sides with players, results and rating changes."""
+
+    match: Match
+    sides: list[SideLine]
+    answerable: bool = False  # the viewer may confirm or dispute it now
+    is_player: bool = False  # the viewer played in it
+    confirms_at: datetime | None = None  # a pending match confirms itself then
+    disputes: list[MatchSide] = field(default_factory=list)
+
+    @property
+    def is_rated(self) -> bool:
+        return any(line.change for side in self.sides for line in side.players)
+
+    def side_of(self, player_id: int) -> SideLine | None:
+        for side in self.sides:
+            if any(line.player.pk == player_id for line in side.players):
+                return side
+        return None
+
+
+def matches_with_details(matches: QuerySet[Match]) -> QuerySet[Match]:
+    """``matches`` with everything ``match_summaries`` reads, in a fixed number of queries."""
+    return matches.select_related("ladder", "reported_by").prefetch_related(
+        Prefetch(
+            "sides",
+            queryset=MatchSide.objects.order_by("index").prefetch_related(
+                Prefetch("participants", queryset=Participant.objects.select_related("player").order_by("id"))
+            ),
+        ),
+        Prefetch("rating_changes", queryset=RatingChange.objects.current(), to_attr="current_changes"),
+    )
+
+
+def _answerable(match: Match, sides: Iterable[MatchSide], viewer: User | None) -> bool:
+    """The read side of ``match_confirm``'s rule: pending, and the viewer's side has not answered."""
+    if viewer is None or not viewer.is_authenticated or match.status != MatchStatus.PENDING:
+        return False
+    for side in sides:
+        if any(p.player_id == viewer.pk for p in side.participants.all()):
+            return not side.answer
+    return False
+
+
+def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> list[MatchSummary]:
+    """View-models for matches loaded through ``matches_with_details``."""
+    summaries = []
+    for match in matches:
+        sides = list(match.sides.all())
+        changes = {change.player_id: change for change in match.current_changes}
+        placements = [side.placement for side in sides]
+        lines = [
+            SideLine(
+                side=side,
+                outcome=side_outcome(side.placement, placements),
+                players=[PlayerLine(p.player, changes.get(p.player_id)) for p in side.participants.all()],
+            )
+            for side in sides
+        ]
+        confirms_at = None
+        if match.status == MatchStatus.PENDING and match.reported_at:
+            confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
+        summaries.append(
+            MatchSummary(
+                match=match,
+                sides=lines,
+                answerable=_answerable(match, sides, viewer),
+                is_player=viewer is not None
+                and any(line.player.pk == viewer.pk for side in lines for line in side.players),
+                confirms_at=confirms_at,
+                disputes=[side for side in sides if side.answer == SideAnswer.DISPUTED],
+            )
+        )
+    return summaries
+
+
+def match_summary(*, pk: int, viewer: User | None = None) -> MatchSummary | None:
+    match = matches_with_details(Match.objects.filter(pk=pk)).first()
+    return match_summaries([match], viewer=viewer)[0] if match else None
+
+
+def matches_awaiting(*, user: User) -> list[MatchSummary]:
+    """Pending matches ``user`` may answer: on a side that has not answered (so not the reporter's).
+
+    Both conditions sit in one ``filter()`` so they apply to the same participant row.
+    """
+    matches = (
+        Match.objects.awaiting_confirmation()
+        .filter(participants__player=user, participants__side__answer="")
+        .order_by("reported_at", "pk")
+    )
+    return match_summaries(matches_with_details(matches), viewer=user)
+
+
+# A player in one ladder ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMatchRow:
+    """One match in a player's list, from the player's point of view."""
+
+    summary: MatchSummary
+    outcome: str
+    partners: list[User]
+    opponents: list[User]
+    line: PlayerLine
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStanding:
+    row: LeaderboardRow  # rank (None if unranked), RD now, display values, reasons
+    history: list[RatingChange]  # current changes, in the order they were applied
+    matches: Page  # of PlayerMatchRow
+
+    @property
+    def rating(self) -> PlayerRating:
+        return self.row.rating
+
+
+def player_standing(
+    *, ladder: Ladder, player: User, now: datetime, page: int | str | None = 1
+) -> PlayerStanding | None:
+    """``player``'s rating, rank, rating history and matches in ``ladder``; None if never a member.
+
+    The rank needs the whole ladder's standings (one query); the history is every
+    current ``RatingChange`` (the chart plots them all and the match list takes its
+    deltas from them), and the match list is one paginated page.
+    """
+    ranked, unranked = _standings(ladder=ladder, now=now)
+    row = next((r for r in ranked + unranked if r.rating.player_id == player.pk), None)
+    if row is None:
+        rating = PlayerRating.objects.filter(ladder=ladder, player=player).first()
+        if rating is None:
+            return None
+        rating.ladder = ladder
+        rating.player = player
+        rd_now = rating.rd_at(now)
+        shown = rating.display_at(now)
+        row = LeaderboardRow(
+            rank=None,
+            rating=rating,
+            rd_now=rd_now,
+            shown=shown,
+            score=_scale_value(ladder.leaderboard_scale, shown),
+            reasons=("left the ladder",),
+        )
+    history = list(
+        RatingChange.objects.current()
+        .filter(ladder=ladder, player=player)
+        .select_related("event")
+        .order_by("event_id", "id")
+    )
+    matches = matches_with_details(
+        Match.objects.filter(ladder=ladder, participants__player=player)
+        .exclude(status=MatchStatus.SCHEDULED)
+        .order_by("-played_at", "-id")
+    )
+    page_obj = Paginator(matches, PLAYER_MATCHES_PAGE_SIZE).get_page(page)
+    rows = []
+    for summary in match_summaries(page_obj.object_list):
+        own = summary.side_of(player.pk)
+        if own is None:  # pragma: no cover - the query selects matches the player is in
+            continue
+        line = next(line for line in own.players if line.player.pk == player.pk)
+        rows.append(
+            PlayerMatchRow(
+                summary=summary,
+                outcome=own.outcome,
+                partners=[line.player for line in own.players if line.player.pk != player.pk],
+                opponents=[line.player for side in summary.sides if side is not own for line in side.players],
+                line=line,
+            )
+        )
+    page_obj.object_list = rows
+    return PlayerStanding(row=row, history=history, matches=page_obj)

@@ -1,16 +1,35 @@
+"""Ladder pages: thin views that parse input, call one service or selector, and render.
+
+Every refusal comes from a service as a ``ValidationError`` whose messages are shown as
+they are, so the wording lives in one place (``ladder.services``).
+"""
+
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_POST
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
 
-from ladder import selectors, services
-from ladder.models import Ladder
+from accounts.models import User
+from ladder import charts, forms, selectors, services
+from ladder.models import Ladder, Match, MatchStatus
+from ladder.services import matches as match_services
+from ladder.services.matches import SideInput
+from matchmaking import services as queue
+from matchmaking.views import panel_context
 from ratings.models import PlayerRating
+
+REPORTED = "Reported. %(who)s %(have)s %(hours)d hours to confirm."
+RATED = "Confirmed and rated."
+CONFIRMED_WAITING = "Confirmed. The match is rated once every side has answered."
+DISPUTED = "Disputed. A moderator will look at the match."
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -21,15 +40,31 @@ def home(request: HttpRequest) -> HttpResponse:
 def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     ladder = get_object_or_404(Ladder, slug=slug)
     now = timezone.now()
+    leaderboard = selectors.ladder_leaderboard(
+        ladder=ladder,
+        now=now,
+        page=request.GET.get("page"),
+        query=request.GET.get("q", "")[:30],
+        bots=request.GET.get("bots", ""),
+    )
+    context = {"ladder": ladder, "leaderboard": leaderboard}
+    if request.htmx and request.htmx.target == "leaderboard-panel":
+        return render(request, "ladder/detail.html#leaderboard-panel", context)
     membership = None
     if request.user.is_authenticated:
         membership = PlayerRating.objects.filter(ladder=ladder, player=request.user, is_active=True).first()
-    context = {
-        "ladder": ladder,
-        "leaderboard": selectors.ladder_leaderboard(ladder=ladder, now=now),
-        "membership": membership,
-        "membership_rd": membership.rd_at(now) if membership else None,
-    }
+    context["membership"] = membership
+    if membership:
+        membership.ladder = ladder
+        context["membership_rd"] = membership.rd_at(now)
+        context["membership_reasons"] = selectors.unranked_reasons(
+            ladder=ladder, rating=membership, rd_now=context["membership_rd"], now=now
+        )
+    # The matchmaking panel: for members of a 1 v 1 ladder; a team ladder explains itself.
+    context["show_queue"] = bool(membership) or not ladder.allow_one_vs_one
+    if context["show_queue"]:
+        entry = queue.current_entry(ladder=ladder, player=request.user) if membership else None
+        context.update(panel_context(ladder, entry, now))
     return render(request, "ladder/detail.html", context)
 
 
@@ -57,3 +92,202 @@ def ladder_leave(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         messages.success(request, f"You left {ladder.name}. Your rating is kept if you join again.")
     return redirect(ladder)
+
+
+# Reporting -----------------------------------------------------------------------------
+
+
+def _may_report_for_others(user: User, ladder: Ladder) -> bool:
+    return match_services.is_moderator(user) or match_services.is_trusted_reporter(user, ladder)
+
+
+@login_required
+def match_report(request: HttpRequest, slug: str) -> HttpResponse:
+    """The 1 v 1 form and, where the ladder allows them (or for moderators and trusted
+    reporters, who report other people's games), the sides form. Only the submitted one is bound.
+    """
+    ladder = get_object_or_404(Ladder, slug=slug)
+    user = request.user
+    is_member = PlayerRating.objects.filter(ladder=ladder, player=user, is_active=True).exists()
+    for_others = _may_report_for_others(user, ladder)
+    show_sides = ladder.has_team_formats or for_others
+    kind = request.POST.get("kind") if request.method == "POST" else None
+    duel = forms.OneVsOneReportForm(
+        request.POST if kind == "1v1" else None, ladder=ladder, reporter=user, initial=_initial_opponent(request)
+    )
+    team = forms.TeamReportForm(
+        request.POST if kind == "sides" else None,
+        ladder=ladder,
+        reporter=user,
+        rows=_int(request.GET.get("sides"), forms.SIDES_WITHOUT_JS),
+    )
+    bound = duel if kind == "1v1" else team if kind == "sides" else None
+    if bound is not None and bound.is_valid():
+        sides = bound.sides()
+        try:
+            match = match_services.match_report(
+                ladder=ladder, reporter=user, sides=sides, played_at=bound.cleaned_data.get("played_at")
+            )
+        except ValidationError as exc:
+            for message in exc.messages:
+                bound.add_error(None, message)
+        else:
+            messages.success(request, _reported_message(match, ladder, sides, user))
+            return redirect(match)
+    context = {
+        "ladder": ladder,
+        "duel": duel,
+        "team": team,
+        "can_report": is_member or for_others,
+        "show_duel": ladder.allow_one_vs_one and is_member,
+        "show_sides": show_sides,
+    }
+    return render(request, "ladder/report.html", context, status=400 if bound is not None else 200)
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value or default)
+    except ValueError:
+        return default
+
+
+def _initial_opponent(request: HttpRequest) -> dict[str, str]:
+    opponent = request.GET.get("opponent", "")[:30]
+    return {"opponent": opponent} if opponent else {}
+
+
+def _reported_message(match: Match, ladder: Ladder, sides: Sequence[SideInput], reporter: User) -> str:
+    if match.status == MatchStatus.CONFIRMED:
+        return RATED
+    opponent = forms.one_v_one_opponent(sides, reporter)
+    if opponent is not None:
+        who, have = opponent.username, "has"
+    elif len(sides) == 2:
+        who, have = "The other side", "has"
+    else:
+        who, have = "The other sides", "have"
+    return REPORTED % {"who": who, "have": have, "hours": ladder.confirmation_hours}
+
+
+@require_GET
+@login_required
+def match_report_side(request: HttpRequest, slug: str) -> HttpResponse:
+    """One more side row for the sides form (htmx), numbered from the formset's current count."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    try:
+        index = int(request.GET.get("sides-TOTAL_FORMS", ""))
+    except ValueError:
+        return HttpResponse("Give the current number of sides as sides-TOTAL_FORMS.", status=400)
+    most = min(ladder.max_players, forms.MAX_PLAYERS_PER_MATCH)
+    if not 0 <= index < most:
+        return HttpResponse(status=204)  # nothing to add; htmx leaves the page alone
+    context = {"ladder": ladder, "form": forms.side_form(index=index), "total": index + 1, "most": most}
+    return render(request, "ladder/report.html#side-added", context)
+
+
+# Matches -------------------------------------------------------------------------------
+
+
+def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    summary = selectors.match_summary(pk=pk, viewer=request.user if request.user.is_authenticated else None)
+    if summary is None:
+        raise Http404("No such match.")
+    return render(request, "ladder/match.html", {"summary": summary, "match": summary.match})
+
+
+@require_POST
+@login_required
+def match_result(request: HttpRequest, pk: int) -> HttpResponse:
+    """The result of a queue-scheduled 1 v 1, from one of its players: won, lost or drawn."""
+    match = get_object_or_404(Match, pk=pk)
+    outcome = request.POST.get("outcome", "")
+    mine = match.participants.filter(player=request.user).values_list("side__index", flat=True).first()
+    if outcome not in {"won", "lost", "draw"} or mine is None:
+        messages.error(request, "Choose whether you won, lost or drew this match.")
+        return redirect(match)
+    first, second = {"won": (1, 2), "lost": (2, 1), "draw": (1, 1)}[outcome]
+    placements = [first, second] if mine == 0 else [second, first]
+    try:
+        match_services.match_report_result(match=match, reporter=request.user, placements=placements)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, "Result reported. Your opponent confirms it.")
+    return redirect(match)
+
+
+@require_POST
+@login_required
+def match_confirm(request: HttpRequest, pk: int) -> HttpResponse:
+    match = get_object_or_404(Match, pk=pk)
+    try:
+        match = match_services.match_confirm(match=match, user=request.user)
+    except ValidationError as exc:
+        return _answered(request, match, error=" ".join(exc.messages))
+    return _answered(request, match, notice=RATED if match.status == MatchStatus.CONFIRMED else CONFIRMED_WAITING)
+
+
+@require_POST
+@login_required
+def match_dispute(request: HttpRequest, pk: int) -> HttpResponse:
+    match = get_object_or_404(Match, pk=pk)
+    reason = request.POST.get("reason", "")[:2000]
+    try:
+        match = match_services.match_dispute(match=match, user=request.user, reason=reason)
+    except ValidationError as exc:
+        return _answered(request, match, error=" ".join(exc.messages))
+    return _answered(request, match, notice=DISPUTED)
+
+
+def _answered(request: HttpRequest, match: Match, *, notice: str = "", error: str = "") -> HttpResponse:
+    """After an answer: htmx (the "To confirm" page) gets the match's card back, in place;
+    a plain form post gets a message and goes back to ``next`` or the match page.
+    """
+    if request.htmx:
+        summary = selectors.match_summary(pk=match.pk, viewer=request.user)
+        context = {"summary": summary, "notice": notice, "error": error}
+        return render(request, "ladder/awaiting.html#match-card", context)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, notice)
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return redirect(target)
+    return redirect(match)
+
+
+@login_required
+def matches_awaiting(request: HttpRequest) -> HttpResponse:
+    summaries = selectors.matches_awaiting(user=request.user)
+    return render(request, "ladder/awaiting.html", {"summaries": summaries})
+
+
+# Players -------------------------------------------------------------------------------
+
+
+def player_in_ladder(request: HttpRequest, slug: str, username: str) -> HttpResponse:
+    ladder = get_object_or_404(Ladder, slug=slug)
+    player = get_object_or_404(User, username__iexact=username, is_active=True)
+    if player.username != username:
+        return redirect("ladder:player", slug=ladder.slug, username=player.username, permanent=True)
+    standing = selectors.player_standing(ladder=ladder, player=player, now=timezone.now(), page=request.GET.get("page"))
+    if standing is None:
+        raise Http404(f"{player.username} has never played in {ladder.name}.")
+    # x is the event's instant (a match's played-at time), not ``rd_as_of_after``: that one is
+    # the later of the game and the player's previous RD clock, which after joining can sit
+    # past every game reported for the days before.
+    points = [
+        charts.HistoryPoint(at=change.event.at, rating=change.rating_after, rd=change.rd_after, delta=change.delta)
+        for change in standing.history
+    ]
+    context = {
+        "ladder": ladder,
+        "player": player,
+        "standing": standing,
+        "row": standing.row,
+        "chart_wide": charts.rating_history_chart(points, width=760, height=280, font_size=12),
+        "chart_narrow": charts.rating_history_chart(points, width=340, height=240, font_size=12),
+    }
+    return render(request, "ladder/player.html", context)

@@ -227,6 +227,47 @@ def match_report(
         return match
 
 
+def match_report_result(
+    *, match: Match, reporter: User, placements: Sequence[int], now: datetime | None = None
+) -> Match:
+    """The result of a match the queue scheduled: a player of it (or a moderator or trusted
+    reporter) gives each side's placement; the other side then confirms, as for any report.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _locked(match)
+        if match.status != MatchStatus.SCHEDULED:
+            raise ValidationError(ALREADY_REPORTED, code="already_reported")
+        ladder = match.ladder
+        sides = list(match.sides.order_by("index").prefetch_related("participants__player"))
+        if len(placements) != len(sides):
+            raise ValidationError(f"Give one placement per side ({len(sides)}).", code="bad_placements")
+        for number, placement in enumerate(placements, start=1):
+            if isinstance(placement, bool) or not isinstance(placement, int) or placement < 1:
+                raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
+        _check_placements(ladder, placements)
+        trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
+        players = [p.player for side in sides for p in side.participants.all()]
+        reporter_side = next(
+            (side for side in sides if any(p.player_id == reporter.pk for p in side.participants.all())), None
+        )
+        if reporter_side is None and not trusted:
+            raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
+        _lock_members(ladder, players)
+        for side, placement in zip(sides, placements, strict=True):
+            side.placement = placement
+            if side is reporter_side:
+                side.answer, side.answered_by, side.answered_at = SideAnswer.REPORTED, reporter, now
+        MatchSide.objects.bulk_update(sides, ["placement", "answer", "answered_by", "answered_at"])
+        match.status = MatchStatus.PENDING
+        match.reported_by = reporter
+        match.reported_at = now
+        match.save(update_fields=["status", "reported_by", "reported_at"])
+        if trusted:
+            _confirm(match, Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED, now)
+        return match
+
+
 def _confirm(match: Match, how: Confirmation, now: datetime) -> None:
     match.status = MatchStatus.CONFIRMED
     match.confirmation = how

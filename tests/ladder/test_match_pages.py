@@ -1,0 +1,645 @@
+"""Reporting, confirming and disputing through the pages; match, "to confirm" and player pages."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from ladder import charts
+from ladder.forms import NOT_YOURSELF
+from ladder.models import Match, MatchStatus
+from ladder.services import ladder_join, ladder_leave
+from ladder.services import matches as svc
+from ladder.services.matches import SideInput
+from ratings.models import RatingChange
+from tests.factories import LadderFactory, UserFactory, member
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def chess():
+    return LadderFactory(name="Chess", slug="chess", allow_draws=False)
+
+
+@pytest.fixture
+def alice(chess):
+    return member(chess, "alice")
+
+
+@pytest.fixture
+def bob(chess):
+    return member(chess, "bob")
+
+
+@pytest.fixture
+def mallory(chess):
+    return member(chess, "mallory")
+
+
+@pytest.fixture
+def teams():
+    return LadderFactory(
+        name="Widelands", slug="widelands", allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True
+    )
+
+
+def login(client, user):
+    client.force_login(user)
+    return client
+
+
+def messages_of(response) -> list[str]:
+    return [str(message) for message in response.context["messages"]]
+
+
+def report(ladder, reporter, winner, loser, *, played_at=None) -> Match:
+    return svc.match_report(
+        ladder=ladder, reporter=reporter, sides=[SideInput([winner], 1), SideInput([loser], 2)], played_at=played_at
+    )
+
+
+def report_url(ladder) -> str:
+    return reverse("ladder:report", args=[ladder.slug])
+
+
+def duel(opponent: str, result: str = "won", played_at: str = "") -> dict[str, str]:
+    return {"kind": "1v1", "duel-opponent": opponent, "duel-result": result, "duel-played_at": played_at}
+
+
+def sides_post(*rows: tuple[str, int], total: int = 4) -> dict[str, str]:
+    """The sides form as a browser sends it: every row, untouched ones with their pre-filled place."""
+    data = {"kind": "sides", "sides-TOTAL_FORMS": str(total), "sides-INITIAL_FORMS": "0", "team-played_at": ""}
+    for index in range(total):
+        players, place = rows[index] if index < len(rows) else ("", index + 1)
+        data[f"sides-{index}-players"] = players
+        data[f"sides-{index}-placement"] = str(place)
+    return data
+
+
+# Reporting -----------------------------------------------------------------------------
+
+
+def test_report_page_needs_login(client, chess):
+    response = client.get(report_url(chess))
+
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("accounts:login"))
+
+
+def test_report_1v1_win_waits_for_the_opponent(client, chess, alice, bob):
+    response = login(client, alice).post(report_url(chess), duel("BOB"), follow=True)
+
+    match = Match.objects.get()
+    assert response.redirect_chain[-1][0] == match.get_absolute_url()
+    assert messages_of(response) == ["Reported. bob has 24 hours to confirm."]
+    assert match.status == MatchStatus.PENDING and match.reported_by == alice
+    placements = {p.player.username: p.side.placement for p in match.participants.select_related("side", "player")}
+    assert placements == {"alice": 1, "bob": 2}
+
+
+def test_report_1v1_loss_with_a_played_at_time(client, chess, alice, bob):
+    login(client, alice).post(report_url(chess), duel("bob", "lost", "2026-01-02T15:30"))
+
+    match = Match.objects.get()
+    assert match.played_at == datetime(2026, 1, 2, 15, 30, tzinfo=UTC)
+    assert match.sides.get(participants__player=bob).placement == 1
+
+
+def test_draw_is_offered_only_where_draws_are_allowed(client, chess, alice, bob):
+    login(client, alice)
+
+    assert 'value="draw"' not in client.get(report_url(chess)).text
+    response = client.post(report_url(chess), duel("bob", "draw"))
+    assert response.status_code == 400
+    assert "Select a valid choice" in response.text
+
+    relaxed = LadderFactory(slug="relaxed", allow_draws=True)
+    ladder_join(ladder=relaxed, player=alice)
+    ladder_join(ladder=relaxed, player=bob)
+    assert 'value="draw"' in client.get(report_url(relaxed)).text
+    client.post(report_url(relaxed), duel("bob", "draw"))
+    assert list(Match.objects.get(ladder=relaxed).sides.values_list("placement", flat=True)) == [1, 1]
+
+
+def test_report_names_an_unknown_opponent(client, chess, alice):
+    response = login(client, alice).post(report_url(chess), duel("zed"))
+
+    assert response.status_code == 400
+    assert "No player is called “zed”." in response.text
+    assert not Match.objects.exists()
+
+
+def test_report_against_yourself_is_a_form_error(client, chess, alice):
+    response = login(client, alice).post(report_url(chess), duel("ALICE"))
+
+    assert response.context["duel"].errors["opponent"] == [NOT_YOURSELF]
+
+
+def test_report_shows_the_services_refusal(client, chess, alice):
+    UserFactory(username="stranger")
+
+    response = login(client, alice).post(report_url(chess), duel("stranger"))
+
+    assert response.status_code == 400
+    assert response.context["duel"].non_field_errors() == ["stranger is not a member of Chess."]
+    assert "stranger is not a member of Chess." in response.text
+    assert not Match.objects.exists()
+
+
+def test_report_in_the_future_is_refused_with_the_services_message(client, chess, alice, bob):
+    later = (timezone.now() + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
+
+    response = login(client, alice).post(report_url(chess), duel("bob", played_at=later))
+
+    assert response.context["duel"].non_field_errors() == [svc.PLAYED_IN_FUTURE]
+
+
+def test_non_member_is_invited_to_join(client, chess, alice):
+    outsider = UserFactory(username="visitor")
+
+    response = login(client, outsider).get(report_url(chess))
+
+    assert "Join Chess to report results" in response.text
+    assert "Report 1 v 1" not in response.text
+
+
+def test_non_member_of_a_team_ladder_is_invited_to_join_too(client, teams):
+    response = login(client, UserFactory(username="visitor")).get(report_url(teams))
+
+    assert "Join Widelands to report results" in response.text
+    assert "sides-TOTAL_FORMS" not in response.text
+
+
+def test_moderator_gets_only_the_sides_form_for_other_peoples_games(client, chess, alice, bob, moderator):
+    response = login(client, moderator).get(report_url(chess))
+
+    assert "sides-TOTAL_FORMS" in response.text and "Report 1 v 1" not in response.text
+    response = client.post(report_url(chess), sides_post(("alice", 1), ("bob", 2)), follow=True)
+    assert messages_of(response) == ["Confirmed and rated."]
+
+
+def test_1v1_ladder_offers_no_sides_form_to_players(client, chess, alice):
+    response = login(client, alice).get(report_url(chess))
+
+    assert "Report 1 v 1" in response.text
+    assert "sides-TOTAL_FORMS" not in response.text
+
+
+def test_team_form_offers_four_rows_without_javascript(client, teams):
+    player = member(teams, "alice")
+
+    response = login(client, player).get(report_url(teams))
+
+    assert response.text.count('name="sides-') - response.text.count('name="sides-TOTAL') >= 8
+    assert [f'name="sides-{i}-players"' in response.text for i in range(5)] == [True] * 4 + [False]
+    assert 'hx-get="/ladders/widelands/report/side/"' in response.text
+    assert 'hx-include="#id_sides-TOTAL_FORMS"' in response.text
+    assert "Report 1 v 1" in response.text
+
+
+def test_report_a_2v2_team_game(client, teams):
+    alice = member(teams, "alice")
+    for name in ("bob", "carol", "dave"):
+        member(teams, name)
+
+    response = login(client, alice).post(
+        report_url(teams), sides_post(("alice, Carol", 1), ("bob dave", 2)), follow=True
+    )
+
+    match = Match.objects.get()
+    assert messages_of(response) == ["Reported. The other side has 24 hours to confirm."]
+    layout = sorted((p.side.placement, p.player.username) for p in match.participants.select_related("side", "player"))
+    assert layout == [(1, "alice"), (1, "carol"), (2, "bob"), (2, "dave")]
+    assert match.sides.get(index=0).answer == "reported"
+
+
+def test_report_a_free_for_all_with_an_added_side(client, teams):
+    players = [member(teams, name) for name in ("ann", "ben", "cat", "dan", "eve")]
+
+    login(client, players[0]).post(
+        report_url(teams),
+        sides_post(("ann", 2), ("ben", 1), ("cat", 3), ("dan", 4), ("eve", 5), total=5),
+    )
+
+    match = Match.objects.get()
+    assert match.sides.count() == 5
+    assert {p.player.username: p.side.placement for p in match.participants.all()}["ben"] == 1
+
+
+def test_team_form_names_every_unknown_player(client, teams):
+    alice = member(teams, "alice")
+
+    response = login(client, alice).post(report_url(teams), sides_post(("alice, ghost", 1), ("zed, yan", 2)))
+
+    assert response.status_code == 400
+    assert "No player is called “ghost”." in response.text
+    assert "No players are called “zed”, “yan”." in response.text
+    assert not Match.objects.exists()
+
+
+def test_team_form_with_one_side_gets_the_services_message(client, teams):
+    alice = member(teams, "alice")
+
+    response = login(client, alice).post(report_url(teams), sides_post(("alice", 1)))
+
+    assert response.context["team"].non_field_errors() == [svc.TOO_FEW_SIDES]
+
+
+def test_trusted_reporter_result_is_confirmed_and_rated_at_once(client, chess, alice, bob):
+    server = UserFactory(username="gameserver", is_bot=True)
+    chess.trusted_reporters.add(server)
+
+    response = login(client, server).post(report_url(chess), sides_post(("alice", 1), ("bob", 2)), follow=True)
+
+    assert messages_of(response) == ["Confirmed and rated."]
+    assert Match.objects.get().status == MatchStatus.CONFIRMED
+    assert "1500 → " in response.text
+
+
+def test_add_side_returns_one_row_and_bumps_the_count(client, teams):
+    alice = member(teams, "alice")
+    url = reverse("ladder:report_side", args=[teams.slug])
+    login(client, alice)
+
+    response = client.get(url, {"sides-TOTAL_FORMS": "4"}, headers={"HX-Request": "true"})
+
+    assert response.status_code == 200
+    assert 'name="sides-4-players"' in response.text and "Side 5" in response.text
+    assert re.search(r'name="sides-TOTAL_FORMS" value="5" id="id_sides-TOTAL_FORMS" hx-swap-oob="true"', response.text)
+    assert 'id="add-side"' in response.text and "<html" not in response.text
+    last = client.get(url, {"sides-TOTAL_FORMS": "7"})
+    assert "8 sides at most." in last.text
+    assert client.get(url, {"sides-TOTAL_FORMS": "8"}).status_code == 204
+    assert client.get(url, {"sides-TOTAL_FORMS": "x"}).status_code == 400
+    assert client.post(url).status_code == 405
+
+
+def test_add_side_without_javascript_is_a_link_with_more_rows(client, teams):
+    alice = member(teams, "alice")
+
+    response = login(client, alice).get(report_url(teams), {"sides": "6"})
+
+    assert 'name="sides-5-players"' in response.text and 'name="sides-6-players"' not in response.text
+
+
+# The match page, confirming and disputing --------------------------------------------
+
+
+def test_match_page_shows_sides_status_and_reporter(client, chess, alice, bob, django_assert_max_num_queries):
+    match = report(chess, alice, alice, bob)
+
+    with django_assert_max_num_queries(5):
+        response = client.get(match.get_absolute_url())
+
+    assert response.status_code == 200
+    assert "Awaiting confirmation" in response.text
+    assert "Won" in response.text and "Lost" in response.text
+    assert 'href="/ladders/chess/players/alice/"' in response.text
+    assert "Reported by" in response.text
+    assert "Ratings change once the result is confirmed." in response.text
+    assert "Confirm</button>" not in response.text  # anonymous visitors get no buttons
+
+
+def test_only_the_other_side_sees_the_answer_buttons(client, chess, alice, bob, mallory):
+    match = report(chess, alice, alice, bob)
+
+    assert "Is this right?" in login(client, bob).get(match.get_absolute_url()).text
+    assert "Is this right?" not in login(client, alice).get(match.get_absolute_url()).text
+    assert "Is this right?" not in login(client, mallory).get(match.get_absolute_url()).text
+
+
+def test_confirming_rates_the_match_and_shows_the_changes(client, chess, alice, bob, django_assert_max_num_queries):
+    match = report(chess, alice, alice, bob)
+
+    response = login(client, bob).post(reverse("ladder:match_confirm", args=[match.pk]), follow=True)
+
+    assert response.redirect_chain[-1][0] == match.get_absolute_url()
+    assert messages_of(response) == ["Confirmed and rated."]
+    match.refresh_from_db()
+    assert match.status == MatchStatus.CONFIRMED
+    won = RatingChange.objects.get(match=match, player=alice)
+    lost = RatingChange.objects.get(match=match, player=bob)
+    assert f"1500 → </span>{won.rating_after:.0f}" in response.text
+    assert f'<strong class="delta up">+{won.delta:.0f}</strong>' in response.text
+    assert f'<strong class="delta down">−{-lost.delta:.0f}</strong>' in response.text
+    with django_assert_max_num_queries(7):
+        client.get(match.get_absolute_url())
+
+
+def test_dispute_with_a_reason(client, chess, alice, bob):
+    match = report(chess, alice, alice, bob)
+
+    response = login(client, bob).post(
+        reverse("ladder:match_dispute", args=[match.pk]), {"reason": "I won that game."}, follow=True
+    )
+
+    assert messages_of(response) == ["Disputed. A moderator will look at the match."]
+    match.refresh_from_db()
+    assert match.status == MatchStatus.DISPUTED
+    assert "I won that game." in response.text
+    assert "A moderator will settle it." in response.text
+
+
+def test_dispute_without_a_reason_is_accepted(client, chess, alice, bob):
+    match = report(chess, alice, alice, bob)
+
+    login(client, bob).post(reverse("ladder:match_dispute", args=[match.pk]))
+
+    match.refresh_from_db()
+    assert match.status == MatchStatus.DISPUTED
+
+
+@pytest.mark.parametrize(
+    ("who", "expected"),
+    [("alice", svc.OWN_REPORT), ("mallory", svc.NOT_A_PARTICIPANT)],
+)
+def test_refusals_show_the_services_message(client, chess, alice, bob, mallory, who, expected):
+    match = report(chess, alice, alice, bob)
+    user = {"alice": alice, "mallory": mallory}[who]
+
+    for action in ("match_confirm", "match_dispute"):
+        response = login(client, user).post(reverse(f"ladder:{action}", args=[match.pk]), follow=True)
+        assert messages_of(response) == [expected]
+
+    match.refresh_from_db()
+    assert match.status == MatchStatus.PENDING
+
+
+def test_answering_twice_is_refused_with_the_status(client, chess, alice, bob):
+    match = report(chess, alice, alice, bob)
+    login(client, bob).post(reverse("ladder:match_confirm", args=[match.pk]), follow=True)
+
+    response = client.post(reverse("ladder:match_confirm", args=[match.pk]), follow=True)
+
+    assert messages_of(response) == ["This match is confirmed, not awaiting confirmation."]
+
+
+def test_answer_endpoints_refuse_get_anonymous_and_unknown_matches(client, chess, alice, bob):
+    match = report(chess, alice, alice, bob)
+    for action in ("match_confirm", "match_dispute"):
+        url = reverse(f"ladder:{action}", args=[match.pk])
+        assert client.get(url).status_code == 405
+        anonymous = client.post(url)
+        assert anonymous.status_code == 302 and anonymous.url.startswith(reverse("accounts:login"))
+        assert login(client, bob).post(reverse(f"ladder:{action}", args=[match.pk + 999])).status_code == 404
+        client.logout()
+    assert client.get(reverse("ladder:match", args=[match.pk + 999])).status_code == 404
+    match.refresh_from_db()
+    assert match.status == MatchStatus.PENDING
+
+
+def test_answer_redirects_only_to_local_next(client, chess, alice, bob):
+    match = report(chess, alice, alice, bob)
+    url = reverse("ladder:match_confirm", args=[match.pk])
+
+    response = login(client, bob).post(url, {"next": "https://evil.example/"})
+
+    assert response.url == match.get_absolute_url()
+
+
+# "To confirm" --------------------------------------------------------------------------
+
+
+def test_awaiting_needs_login(client):
+    response = client.get(reverse("ladder:awaiting"))
+
+    assert response.status_code == 302 and response.url.startswith(reverse("accounts:login"))
+
+
+def test_awaiting_lists_only_matches_the_user_may_answer(client, chess, alice, bob, mallory):
+    mine = report(chess, alice, alice, bob)
+    report(chess, mallory, mallory, alice, played_at=timezone.now() - timedelta(hours=1))
+    answered = report(chess, mallory, bob, mallory, played_at=timezone.now() - timedelta(hours=2))
+    svc.match_dispute(match=answered, user=bob)
+
+    summaries = login(client, bob).get(reverse("ladder:awaiting")).context["summaries"]
+    assert [s.match for s in summaries] == [mine]
+    assert summaries[0].answerable
+    alice_sees = login(client, alice).get(reverse("ladder:awaiting")).context["summaries"]
+    assert [s.match.reported_by.username for s in alice_sees] == ["mallory"]
+
+
+def test_awaiting_shows_an_empty_state_and_a_nav_link(client, alice):
+    response = login(client, alice).get(reverse("ladder:awaiting"))
+
+    assert "Nothing to confirm" in response.text
+    assert f'href="{reverse("ladder:awaiting")}" aria-current="page">To confirm' in response.text
+
+
+def test_awaiting_query_count_does_not_grow_with_matches(client, chess, alice, bob, django_assert_max_num_queries):
+    report(chess, alice, alice, bob)
+    login(client, bob)
+    with django_assert_max_num_queries(8) as few:
+        client.get(reverse("ladder:awaiting"))
+    for hours in range(1, 5):
+        report(chess, alice, bob, alice, played_at=timezone.now() - timedelta(hours=hours))
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        response = client.get(reverse("ladder:awaiting"))
+    assert len(response.context["summaries"]) == 5
+
+
+def test_confirming_from_awaiting_with_htmx_swaps_the_card(client, chess, alice, bob):
+    match = report(chess, alice, alice, bob)
+
+    response = login(client, bob).post(reverse("ladder:match_confirm", args=[match.pk]), headers={"HX-Request": "true"})
+
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith(f'<article class="card match-card" id="match-card-{match.pk}"')
+    assert "Confirmed and rated." in response.text and "View match" in response.text
+    assert "Dispute…" not in response.text
+    assert not messages_of(client.get(reverse("home")))  # nothing left over for the next page
+
+
+def test_htmx_refusal_stays_in_the_card(client, chess, alice, bob):
+    match = report(chess, alice, alice, bob)
+
+    response = login(client, alice).post(
+        reverse("ladder:match_confirm", args=[match.pk]), headers={"HX-Request": "true"}
+    )
+
+    assert svc.OWN_REPORT in response.text and 'class="message error"' in response.text
+
+
+def test_awaiting_forms_work_without_javascript(client, chess, alice, bob):
+    match = report(chess, alice, alice, bob)
+    page = login(client, bob).get(reverse("ladder:awaiting")).text
+    assert f'action="{reverse("ladder:match_confirm", args=[match.pk])}"' in page
+    assert 'name="next" value="/ladders/matches/awaiting/"' in page
+
+    response = client.post(
+        reverse("ladder:match_confirm", args=[match.pk]), {"next": reverse("ladder:awaiting")}, follow=True
+    )
+
+    assert response.redirect_chain[-1][0] == reverse("ladder:awaiting")
+    assert messages_of(response) == ["Confirmed and rated."]
+
+
+# A player's page -----------------------------------------------------------------------
+
+
+def play(ladder, winner, loser, count: int, *, days_ago: int = 0) -> None:
+    """``count`` confirmed games an hour apart, ending an hour before ``days_ago`` days ago."""
+    start = timezone.now() - timedelta(days=days_ago, hours=count + 1)
+    for n in range(count):
+        match = report(ladder, winner, winner, loser, played_at=start + timedelta(hours=n))
+        svc.match_confirm(match=match, user=loser)
+
+
+def test_player_page_shows_rating_chart_and_matches(client, chess, alice, bob, django_assert_max_num_queries):
+    play(chess, alice, bob, 3)
+    pending = report(chess, bob, bob, alice)
+
+    with django_assert_max_num_queries(9):
+        response = client.get(reverse("ladder:player", args=["chess", "alice"]))
+
+    assert response.status_code == 200
+    text = response.text
+    wide = text[text.index('class="chart chart-wide"') : text.index("</svg>")]
+    assert 'data-points="3"' in wide
+    assert wide.count('<circle class="point"') == 3
+    xs = [float(x) for x in re.findall(r'<circle class="point" cx="([\d.]+)"', wide)]
+    assert xs[0] < xs[1] < xs[2]  # by played-at time, though the games predate joining
+    assert 'viewBox="0 0 760 280"' in wide and 'width="100%"' in wide
+    assert "rating ± RD" in text
+    assert "3 / 0 / 0" in text and "Not ranked" in text and "3 of 5 games" in text
+    rows = response.context["standing"].matches.object_list
+    assert rows[0].summary.match == pending
+    assert [row.outcome for row in rows] == ["Lost", "Won", "Won", "Won"]
+    deltas = [row.line.delta_label for row in rows]
+    assert deltas[0] == "" and all(d.startswith("+") for d in deltas[1:])
+    assert "<script" not in wide
+
+
+def test_player_page_query_count_does_not_grow_with_history(client, chess, alice, bob, django_assert_max_num_queries):
+    play(chess, alice, bob, 2, days_ago=2)
+    url = reverse("ladder:player", args=["chess", "alice"])
+    with django_assert_max_num_queries(9) as few:
+        client.get(url)
+    play(chess, bob, alice, 6)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        client.get(url)
+
+
+def test_player_page_paginates_matches(client, chess, alice, bob):
+    play(chess, alice, bob, 22)
+
+    first = client.get(reverse("ladder:player", args=["chess", "alice"]))
+    second = client.get(reverse("ladder:player", args=["chess", "alice"]), {"page": 2})
+
+    assert len(first.context["standing"].matches.object_list) == 20
+    assert len(second.context["standing"].matches.object_list) == 2
+    assert 'data-points="22"' in second.text  # the chart is the whole history on every page
+
+
+def test_ranked_player_page_shows_the_rank(client, chess, alice, bob):
+    play(chess, alice, bob, 1)
+    from ratings.models import PlayerRating
+
+    PlayerRating.objects.filter(player=alice).update(rd=50, games=5, wins=5, rd_as_of=timezone.now())
+
+    response = client.get(reverse("ladder:player", args=["chess", "alice"]))
+
+    assert "Rank #1" in response.text
+
+
+def test_player_page_without_games_has_an_empty_chart(client, chess, alice):
+    response = client.get(reverse("ladder:player", args=["chess", "alice"]))
+
+    assert "No rated games yet" in response.text and "<svg" not in response.text
+    assert "No matches yet" in response.text
+
+
+def test_player_who_left_keeps_a_page_with_the_history(client, chess, alice, bob):
+    play(chess, alice, bob, 2)
+    ladder_leave(ladder=chess, player=alice)
+
+    response = client.get(reverse("ladder:player", args=["chess", "alice"]))
+
+    assert response.status_code == 200
+    assert "left the ladder" in response.text and 'data-points="2"' in response.text
+
+
+def test_player_page_is_404_for_non_members_and_unknown_names(client, chess, alice):
+    UserFactory(username="visitor")
+
+    assert client.get(reverse("ladder:player", args=["chess", "visitor"])).status_code == 404
+    assert client.get(reverse("ladder:player", args=["chess", "nobody"])).status_code == 404
+    assert client.get(reverse("ladder:player", args=["nope", "alice"])).status_code == 404
+
+
+def test_player_page_in_other_case_redirects(client, chess, alice):
+    response = client.get(reverse("ladder:player", args=["chess", "ALICE"]))
+
+    assert response.status_code == 301
+    assert response.url == reverse("ladder:player", args=["chess", "alice"])
+
+
+def test_profile_links_to_the_player_page_per_ladder(client, chess, alice):
+    response = client.get(alice.get_absolute_url())
+
+    assert f'href="{reverse("ladder:player", args=["chess", "alice"])}"' in response.text
+
+
+# The chart -----------------------------------------------------------------------------
+
+
+def point(hours: float, rating: float, rd: float = 80.0) -> charts.HistoryPoint:
+    return charts.HistoryPoint(
+        at=datetime(2026, 3, 1, tzinfo=UTC) + timedelta(hours=hours), rating=rating, rd=rd, delta=0.0
+    )
+
+
+def test_chart_scales_points_into_the_plot_area():
+    chart = charts.rating_history_chart([point(0, 1500, 200), point(24, 1600, 120), point(48, 1550, 90)])
+
+    xs = [p.x for p in chart.points]
+    ys = [p.y for p in chart.points]
+    assert xs[0] == chart.left and xs[-1] == chart.right and xs[0] < xs[1] < xs[2]
+    assert ys[1] < ys[2] < ys[0]  # higher rating, higher on the page
+    assert all(chart.top <= y <= chart.bottom for y in ys)
+    labels = [float(t.label) for t in chart.y_ticks]
+    assert labels[0] <= 1300 and labels[-1] >= 1720  # the band, rating ± RD, fits
+    assert chart.x_ticks[0].anchor == "start" and chart.x_ticks[-1].anchor == "end"
+
+
+def test_chart_keeps_time_moving_forward():
+    chart = charts.rating_history_chart([point(10, 1500), point(5, 1520), point(20, 1510)])
+
+    assert chart.points[0].x == chart.points[1].x < chart.points[2].x
+
+
+def test_chart_of_one_point_is_centred_with_a_visible_band():
+    chart = charts.rating_history_chart([point(0, 1586, 151)])
+
+    assert chart.points[0].x == pytest.approx((chart.left + chart.right) / 2, abs=0.1)
+    assert chart.band.count("L") == 3
+    assert charts.rating_history_chart([]) is None
+
+
+@pytest.mark.parametrize(
+    ("hours", "most", "labels"),
+    [
+        (2.5, 6, ["01:00", "02:00", "03:00"]),
+        (0.02, 6, ["00:30", "00:31"]),
+        (24 * 3, 6, ["2 Mar", "3 Mar", "4 Mar"]),
+        (24 * 6 + 1 / 3600, 3, ["2 Mar", "4 Mar", "6 Mar"]),  # a second past 3 steps still fits
+        (24 * 30, 4, ["2 Mar", "16 Mar", "30 Mar"]),
+        (24 * 400, 5, ["Apr 2026", "Jul 2026", "Oct 2026", "Jan 2027", "Apr 2027"]),
+    ],
+)
+def test_time_ticks_fall_on_round_instants(hours, most, labels):
+    start = datetime(2026, 3, 1, 0, 30, tzinfo=UTC)
+
+    ticks = charts.time_ticks(start, start + timedelta(hours=hours), most)
+
+    assert [label for _, label in ticks] == labels
+
+
+@pytest.mark.parametrize(("span", "ticks", "step"), [(1000, 5, 200), (37, 4, 10), (0.3, 3, 0.1), (700, 3, 250)])
+def test_nice_step(span, ticks, step):
+    assert charts.nice_step(span, ticks) == pytest.approx(step)

@@ -1,0 +1,169 @@
+"""The queue panel through the views: HTMX partials, full pages, refusals, CSRF."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from matchmaking.models import EntryStatus, QueueEntry
+from tests.factories import LadderFactory, member
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def chess():
+    return LadderFactory(name="Chess", slug="chess")
+
+
+def logged_in(client, user):
+    client.force_login(user)
+    return client
+
+
+def test_join_returns_a_polling_panel_to_htmx(client, chess):
+    alice = member(chess, "alice")
+
+    response = logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+
+    assert response.status_code == 200
+    assert "<html" not in response.text
+    assert 'hx-trigger="every 2s"' in response.text
+    assert "Searching for an opponent" in response.text
+    assert "Opponents rated" in response.text and "1 player searching" not in response.text
+
+
+def test_poll_pairs_and_stops_polling_with_286(client, chess):
+    alice, bob = member(chess, "alice"), member(chess, "bob")
+    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+    other = logged_in(Client(), bob)
+
+    joined = other.post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+    assert joined.status_code == 286
+    assert "Matched against" in joined.text and "alice" in joined.text
+
+    poll = client.get(reverse("matchmaking:status", args=["chess"]), **HTMX)
+
+    assert poll.status_code == 286
+    assert 'hx-trigger="every 2s"' not in poll.text
+    assert "Matched against" in poll.text and "bob" in poll.text
+    assert "Go to the match" in poll.text
+
+
+def test_full_page_load_renders_the_same_state(client, chess):
+    alice = member(chess, "alice")
+    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]))
+
+    page = client.get(reverse("matchmaking:status", args=["chess"]))
+
+    assert page.status_code == 200
+    assert "<html" in page.text and "Searching for an opponent" in page.text
+
+
+def test_cancel_leaves_at_once(client, chess):
+    alice = member(chess, "alice")
+    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+
+    response = client.post(reverse("matchmaking:leave", args=["chess"]), **HTMX)
+
+    assert response.status_code == 286
+    assert "You left the queue." in response.text
+    assert QueueEntry.objects.get(player=alice).status == EntryStatus.LEFT
+
+
+def test_timed_out_search_is_told_kindly(client, chess):
+    alice = member(chess, "alice")
+    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+    QueueEntry.objects.filter(player=alice).update(joined_at=timezone.now() - timedelta(minutes=6))
+
+    response = client.get(reverse("matchmaking:status", args=["chess"]), **HTMX)
+
+    assert response.status_code == 286
+    assert "Nobody was available" in response.text and "Search again" in response.text
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ("twice", "You are already searching for a match in Chess."),
+        ("outsider", "Join Chess before searching for a match."),
+        ("team", "team games are reported after play"),
+    ],
+)
+def test_refusals_are_shown_in_the_panel_and_on_full_pages(client, chess, setup, message):
+    user = member(chess, "alice")
+    logged_in(client, user)
+    if setup == "twice":
+        client.post(reverse("matchmaking:join", args=["chess"]))
+    elif setup == "outsider":
+        from ratings.models import PlayerRating
+
+        PlayerRating.objects.filter(player=user).update(is_active=False)
+    else:
+        chess.allow_one_vs_one = False
+        chess.allow_teams = True
+        chess.save()
+
+    partial = client.post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+    full = client.post(reverse("matchmaking:join", args=["chess"]), follow=True)
+
+    assert message in partial.text
+    assert message in full.text
+
+
+def test_banned_account_cannot_search(chess):
+    user = member(chess, "alice")
+    user.is_active = False
+    user.save()
+    client = Client()
+    client.force_login(user)  # a session opened before the ban
+
+    response = client.post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+
+    assert response.status_code == 302  # the ban logs the session out
+    assert not QueueEntry.objects.exists()
+
+
+def test_anonymous_get_and_csrf(chess):
+    member(chess, "alice")
+    assert Client().post(reverse("matchmaking:join", args=["chess"])).status_code == 302
+    assert Client().get(reverse("matchmaking:join", args=["chess"])).status_code == 405
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(member(chess, "bob"))
+    assert strict.post(reverse("matchmaking:join", args=["chess"]), **HTMX).status_code == 403
+    assert not QueueEntry.objects.exists()
+
+
+def test_paired_players_report_the_result_on_the_match_page(client, chess):
+    alice, bob = member(chess, "alice"), member(chess, "bob")
+    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]))
+    other = logged_in(Client(), bob)
+    other.post(reverse("matchmaking:join", args=["chess"]))
+    match = QueueEntry.objects.get(player=alice).match
+    page = client.get(match.get_absolute_url())
+    assert "How did it go?" in page.text
+
+    client.post(reverse("ladder:match_result", args=[match.pk]), {"outcome": "won"})
+    again = client.post(reverse("ladder:match_result", args=[match.pk]), {"outcome": "won"}, follow=True)
+    assert "This match already has a result." in again.text
+    other.post(reverse("ladder:match_confirm", args=[match.pk]))
+
+    match.refresh_from_db()
+    assert match.status == "confirmed" and match.rated_at is not None
+    from ratings.models import PlayerRating
+
+    assert PlayerRating.objects.get(player=alice).rating > 1500 > PlayerRating.objects.get(player=bob).rating
+
+
+def test_ladder_page_shows_the_queue_panel_or_the_team_note(client, chess):
+    alice = member(chess, "alice")
+    page = logged_in(client, alice).get(chess.get_absolute_url())
+    assert "Find a match" in page.text and 'id="queue-panel"' in page.text
+
+    teams = LadderFactory(name="Teams", slug="teams", allow_one_vs_one=False, allow_teams=True)
+    assert "free-for-all games are reported after play" in Client().get(teams.get_absolute_url()).text
