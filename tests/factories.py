@@ -35,9 +35,13 @@ class LadderFactory(factory.django.DjangoModelFactory):
 
 
 def member(ladder: Ladder, username: str, **fields) -> User:
-    """A user who has joined ``ladder``."""
+    """A user who joined ``ladder`` long ago, so games may be reported at any past time."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
     from ladder.services import ladder_join
 
     user = UserFactory(username=username, **fields)
-    ladder_join(ladder=ladder, player=user)
+    ladder_join(ladder=ladder, player=user, now=timezone.now() - timedelta(days=1000))
     return user

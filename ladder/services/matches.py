@@ -46,6 +46,7 @@ BAD_PLACEMENT = "Side %(side)d needs a placement of 1 or more."
 DRAWS_NOT_ALLOWED = "%(ladder)s does not allow draws: two sides cannot share a placement."
 FORMAT_NOT_ALLOWED = "%(ladder)s does not allow %(format)s games."
 PLAYED_IN_FUTURE = "The played-at time is in the future."
+PLAYED_BEFORE_JOINING = "%(player)s joined %(ladder)s after the played-at time."
 DUPLICATE_REPORT = "This match was already reported (match %(match)d)."
 ALREADY_REPORTED = "This match already has a result."
 NOT_PENDING = "This match is %(status)s, not awaiting confirmation."
@@ -146,19 +147,24 @@ def _lock_members(ladder: Ladder, players: Sequence[User]) -> dict[int, PlayerRa
 
 
 def _find_duplicate(ladder: Ladder, sides: Sequence[SideInput], played_at: datetime) -> Match | None:
+    """A live match of the same players within minutes of ``played_at`` (one indexed query)."""
     players = sorted(p.pk for side in sides for p in side.players)
     candidates = (
-        Match.objects.filter(
-            ladder=ladder,
-            played_at__range=(played_at - DUPLICATE_WINDOW, played_at + DUPLICATE_WINDOW),
-            participants__player_id=players[0],
+        Participant.objects.filter(
+            match__ladder=ladder,
+            match__played_at__range=(played_at - DUPLICATE_WINDOW, played_at + DUPLICATE_WINDOW),
+            match__in=Participant.objects.filter(player_id=players[0]).values("match_id"),
         )
-        .exclude(status__in=[MatchStatus.VOID, MatchStatus.SCHEDULED])
-        .prefetch_related("participants")
+        .exclude(match__status__in=[MatchStatus.VOID, MatchStatus.SCHEDULED])
+        .order_by()
+        .values_list("match_id", "player_id")
     )
-    for match in candidates:
-        if sorted(p.player_id for p in match.participants.all()) == players:
-            return match
+    found: dict[int, list[int]] = {}
+    for match_id, player_id in candidates:
+        found.setdefault(match_id, []).append(player_id)
+    for match_id, match_players in sorted(found.items()):
+        if sorted(match_players) == players:
+            return Match(pk=match_id)
     return None
 
 
@@ -184,6 +190,13 @@ def match_report(
         raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
     with transaction.atomic():
         rows = _lock_members(ladder, players)
+        for player in players:
+            if rows[player.pk].joined_at > played_at:
+                raise ValidationError(
+                    PLAYED_BEFORE_JOINING,
+                    code="played_before_joining",
+                    params={"player": player.username, "ladder": ladder.name},
+                )
         duplicate = _find_duplicate(ladder, sides, played_at)
         if duplicate is not None:
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate.pk})

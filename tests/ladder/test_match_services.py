@@ -207,7 +207,7 @@ def test_void_of_a_rated_match_replays_the_ladder_without_it(chess, alice, bob, 
     for user in (alice, carol):
         from ladder.services import ladder_join
 
-        ladder_join(ladder=alone, player=user)
+        ladder_join(ladder=alone, player=user, now=timezone.now() - timedelta(days=1000))
     reference = svc.match_report(
         ladder=alone,
         reporter=moderator,
@@ -232,3 +232,16 @@ def test_void_needs_a_reason(chess, alice, bob, moderator):
         svc.match_void(match=match, moderator=moderator, reason="  ")
     match.refresh_from_db()
     assert match.status == MatchStatus.PENDING
+
+
+def test_a_game_before_a_player_joined_is_refused():
+    ladder = LadderFactory(name="Fresh")
+    from ladder.services import ladder_join
+
+    old, new = member(ladder, "veteran"), UserFactory(username="newcomer")
+    ladder_join(ladder=ladder, player=new)
+
+    with pytest.raises(ValidationError, match="newcomer joined Fresh after the played-at time."):
+        svc.match_report(
+            ladder=ladder, reporter=old, sides=one_v_one(old, new), played_at=timezone.now() - timedelta(days=2)
+        )
