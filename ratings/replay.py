@@ -346,6 +346,19 @@ def _ts(value: datetime) -> str:
     return text
 
 
+_escapes: dict[str, str] = {}
+
+
+def _escaped(text: str) -> str:
+    """Text escaped for COPY, cached: every match row of a replay carries the same JSON."""
+    escaped = _escapes.get(text)
+    if escaped is None:
+        if len(_escapes) > 1_000:
+            _escapes.clear()
+        escaped = _escapes[text] = text.translate(_COPY_ESCAPES)
+    return escaped
+
+
 def _opt(value: float | int | None) -> str:
     return _NULL if value is None else repr(value)
 
@@ -354,7 +367,7 @@ def _copy_line(row: tuple[Any, ...]) -> str:
     """A history row (``CHANGE_COLUMNS`` order) as one line of COPY text, formatted in one go.
 
     Per-value adapters cost about twice as much; ``kind`` and ``engine`` are identifiers
-    and need no escaping, the JSON does.
+    and need no escaping, the JSON does (once per distinct text, ``_escaped``).
     """
     (
         event,
@@ -383,7 +396,7 @@ def _copy_line(row: tuple[Any, ...]) -> str:
         f"{event}\t{ladder}\t{player}\t{_opt(match)}\t{kind}\t{rating_before!r}\t{rd_before!r}\t"
         f"{volatility_before!r}\t{_ts(as_of_before)}\t{rd_at_event!r}\t{rating_after!r}\t{rd_after!r}\t"
         f"{volatility_after!r}\t{_ts(as_of_after)}\t{_opt(expected)}\t{_opt(score)}\t{delta!r}\t{engine}\t"
-        f"{params.translate(_COPY_ESCAPES)}\t{'t' if current else 'f'}\t{_ts(created)}\n"
+        f"{_escaped(params)}\t{'t' if current else 'f'}\t{_ts(created)}\n"
     )
 
 
