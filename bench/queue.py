@@ -2,9 +2,9 @@
 
 One ladder gets ``--waiting`` waiting searches, inserted directly with ``bulk_create`` (so
 nobody is paired while building), and ``queue_timeout_seconds`` raised to a day so no
-search expires during the run. Under the queue's rules two players within about ±300
-rating points are pairable (±450 with high RDs), so 10,000 searches in 800–2200 cannot
-all be unpairable with each other; the waiting searches are therefore of four kinds:
+search expires during the run. Under the queue's rules (15%–85%) two players are pairable
+within about ±300 rating points at RD 40, ±560 at RD 350, so 10,000 searches in 800–2200
+cannot all be unpairable with each other; the waiting searches are of four kinds instead:
 
 * the crowd: ratings uniform in 800–2200, RD 40–350 as of up to 30 days ago, no limit of
   their own. They could pair with each other, but nobody polls them: they are the
@@ -56,7 +56,7 @@ if __name__ == "__main__":
 else:
     # Found by ``import queue`` in another script of this folder (report.py, replay.py): load the
     # standard library's module and put it in this one's place (``import`` returns what
-    # ``sys.modules`` holds once this file has run).
+    # ``sys.modules`` holds once this file has run; the rest of it only defines things).
     import importlib.machinery
     import importlib.util
 
@@ -119,10 +119,6 @@ class Queue:
     probers: list = field(default_factory=list)  # (User, centre) for queue_try_pair alone
     joiners: Iterator = field(default_factory=lambda: iter(()))  # (User, nobody): the timed joins
     pools: dict = field(default_factory=dict)  # nobody -> iterator of (User, nobody): the samples
-
-    @property
-    def pollers(self) -> list:
-        return self.lonely + self.crowded
 
 
 def each_way() -> int:
@@ -540,6 +536,33 @@ def profile(title: str, run: Callable[[], object], top: int) -> None:
         print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
 
 
+def explain(queue: Queue) -> None:
+    """The plans of the poll's candidate search (a crowded poller's) and of the panel's count."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from matchmaking import services
+    from matchmaking.models import EntryStatus, QueueEntry
+
+    me = entries_of(queue, queue.crowded[:1])[0]
+    low, _ = services.rating_window(queue.ladder, me, timezone.now())
+    waiting = QueueEntry.objects.filter(ladder=queue.ladder, status=EntryStatus.WAITING)
+    below = waiting.exclude(player_id__in={me.player_id}).filter(rating__gte=low, rating__lte=me.rating)
+    print("\nEXPLAIN ANALYZE of a crowded poller's candidates below, built as queue_try_pair builds them:")
+    for line in below.order_by("-rating")[: each_way()].explain(analyze=True).splitlines():
+        print(f"  {line}")
+    table = QueueEntry._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'EXPLAIN ANALYZE SELECT COUNT(*) FROM "{table}" WHERE ladder_id = %s AND status = %s',
+            [queue.ladder.pk, EntryStatus.WAITING.value],
+        )
+        plan = [row[0] for row in cursor.fetchall()]
+    print("EXPLAIN ANALYZE of the panel's count of waiting searches:")
+    for line in plan:
+        print(f"  {line}")
+
+
 # CPU accounting ----------------------------------------------------------------------------
 
 
@@ -941,6 +964,7 @@ def bench(args: argparse.Namespace) -> None:
     print_cpu(cpu)
     for detail in details:
         detail()
+    explain(queue)
     if args.show_sql:
         for title, statements in (
             ("one join, partner found", paired_sql),

@@ -27,6 +27,7 @@ from ratings.models import PlayerRating
 from ratings.services import rating_reset_clock
 
 STALE_AFTER = timedelta(seconds=30)
+SEEN_EVERY = timedelta(seconds=10)
 CANDIDATES_EACH_WAY = 16
 
 ALREADY_SEARCHING = "You are already searching for a match in %(ladder)s."
@@ -103,11 +104,14 @@ def queue_poll(*, ladder: Ladder, player: User, now: datetime | None = None) -> 
     entry = current_entry(ladder=ladder, player=player)
     if entry is None or entry.status != EntryStatus.WAITING:
         return entry
+    entry.ladder = ladder
     if now - entry.joined_at >= timedelta(seconds=ladder.queue_timeout_seconds):
         _expire(entry.pk, now)
     else:
-        QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
-        queue_try_pair(entry=entry, now=now)
+        if now - entry.last_seen_at >= SEEN_EVERY:  # a write every few polls is enough to stay fresh
+            QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
+        if queue_try_pair(entry=entry, now=now) is None:
+            return entry
     entry.refresh_from_db()
     return entry
 

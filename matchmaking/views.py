@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,10 +22,19 @@ from matchmaking import services
 from matchmaking.models import EntryStatus, QueueEntry
 
 
+def searching_count(ladder: Ladder) -> int:
+    """How many are searching in the ladder, cached for two seconds: every poll shows it."""
+    key = f"queue:searching:{ladder.pk}"
+    count = cache.get(key)
+    if count is None:
+        count = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING).count()
+        cache.set(key, count, timeout=2)
+    return count
+
+
 def panel_context(ladder: Ladder, entry: QueueEntry | None, now: timezone.datetime) -> dict[str, object]:
     """Everything the panel shows: state, time waited, rating window, searchers, opponent."""
-    context: dict[str, object] = {"ladder": ladder, "entry": entry, "searching": 0}
-    context["searching"] = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING).count()
+    context: dict[str, object] = {"ladder": ladder, "entry": entry, "searching": searching_count(ladder)}
     if entry is not None and entry.status == EntryStatus.WAITING:
         low, high = services.rating_window(ladder, entry, now)
         context.update(
