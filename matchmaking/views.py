@@ -7,6 +7,8 @@ search ends: the final panel has no trigger and comes with HTTP 286.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
@@ -32,7 +34,7 @@ def searching_count(ladder: Ladder) -> int:
     return count
 
 
-def panel_context(ladder: Ladder, entry: QueueEntry | None, now: timezone.datetime) -> dict[str, object]:
+def panel_context(ladder: Ladder, entry: QueueEntry | None, now: datetime) -> dict[str, object]:
     """Everything the panel shows: state, time waited, rating window, searchers, opponent."""
     context: dict[str, object] = {"ladder": ladder, "entry": entry, "searching": searching_count(ladder)}
     if entry is not None and entry.status == EntryStatus.WAITING:

@@ -43,6 +43,7 @@ NOT_A_MEMBER = "%(player)s is not a member of %(ladder)s."
 ACCOUNT_INACTIVE = "%(player)s's account is deactivated."
 REPORTER_NOT_IN_MATCH = "You can only report matches you played in."
 BAD_PLACEMENT = "Side %(side)d needs a placement of 1 or more."
+PLACEMENTS_PER_SIDE = "Give one placement per side (%(sides)d)."
 DRAWS_NOT_ALLOWED = "%(ladder)s does not allow draws: two sides cannot share a placement."
 FORMAT_NOT_ALLOWED = "%(ladder)s does not allow %(format)s games."
 PLAYED_IN_FUTURE = "The played-at time is in the future."
@@ -102,8 +103,6 @@ def _check_sides(ladder: Ladder, sides: Sequence[SideInput]) -> None:
     for number, side in enumerate(sides, start=1):
         if not side.players:
             raise ValidationError(EMPTY_SIDE, code="empty_side", params={"side": number})
-        if isinstance(side.placement, bool) or not isinstance(side.placement, int) or side.placement < 1:
-            raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
         for player in side.players:
             if player.pk in seen:
                 raise ValidationError(PLAYER_TWICE, code="player_twice", params={"player": player.username})
@@ -122,7 +121,13 @@ def _check_sides(ladder: Ladder, sides: Sequence[SideInput]) -> None:
     _check_placements(ladder, [side.placement for side in sides])
 
 
-def _check_placements(ladder: Ladder, placements: Sequence[int]) -> None:
+def _check_placements(ladder: Ladder, placements: Sequence[int], *, sides: int | None = None) -> None:
+    """One whole-number placement of at least 1 per side, and no shared place without draws."""
+    if sides is not None and len(placements) != sides:
+        raise ValidationError(PLACEMENTS_PER_SIDE, code="bad_placements", params={"sides": sides})
+    for number, placement in enumerate(placements, start=1):
+        if isinstance(placement, bool) or not isinstance(placement, int) or placement < 1:
+            raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
     if not ladder.allow_draws and len(set(placements)) < len(placements):
         raise ValidationError(DRAWS_NOT_ALLOWED, code="draws_not_allowed", params={"ladder": ladder.name})
 
@@ -253,12 +258,7 @@ def match_report_result(
             raise ValidationError(ALREADY_REPORTED, code="already_reported")
         ladder = match.ladder
         sides = list(match.sides.order_by("index").prefetch_related("participants__player"))
-        if len(placements) != len(sides):
-            raise ValidationError(f"Give one placement per side ({len(sides)}).", code="bad_placements")
-        for number, placement in enumerate(placements, start=1):
-            if isinstance(placement, bool) or not isinstance(placement, int) or placement < 1:
-                raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
-        _check_placements(ladder, placements)
+        _check_placements(ladder, placements, sides=len(sides))
         trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
         players = [p.player for side in sides for p in side.participants.all()]
         reporter_side = next(
@@ -419,12 +419,7 @@ def match_correct(
         if match.status == MatchStatus.VOID:
             raise ValidationError(ALREADY_VOID, code="already_void")
         sides = list(match.sides.order_by("index"))
-        if len(placements) != len(sides):
-            raise ValidationError(f"Give one placement per side ({len(sides)}).", code="bad_placements")
-        for number, placement in enumerate(placements, start=1):
-            if isinstance(placement, bool) or not isinstance(placement, int) or placement < 1:
-                raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
-        _check_placements(match.ladder, placements)
+        _check_placements(match.ladder, placements, sides=len(sides))
         for side, placement in zip(sides, placements, strict=True):
             side.placement = placement
         MatchSide.objects.bulk_update(sides, ["placement"])
