@@ -6,6 +6,7 @@ Replays are in ``ratings.replay`` (re-exported here); both share ``ratings.histo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -154,6 +155,34 @@ def rating_apply_match(*, match: Match, now: datetime | None = None) -> RatingEv
     return event
 
 
+@dataclass(frozen=True, slots=True)
+class RatedMatch:
+    """A match rated from its players' locked standings, not yet written."""
+
+    result: GameResult
+    standings: dict[int, Standing]
+    after: dict[int, Standing]
+    settings: dict[str, object]
+
+
+def rating_compute(
+    *,
+    ladder: Ladder,
+    layout: list[list[int]],
+    placements: list[int],
+    played_at: datetime,
+    standings: dict[int, Standing],
+) -> RatedMatch:
+    """The ladder's engine applied to the players' ``standings`` (their locked rows) at ``played_at``."""
+    missing = {player for side in layout for player in side} - standings.keys()
+    if missing:
+        raise ValidationError(f"Players {sorted(missing)} have no rating in {ladder.name}.")
+    result, after = apply_match(
+        engine=ladder.get_engine(), layout=layout, placements=placements, played_at=played_at, standings=standings
+    )
+    return RatedMatch(result, standings, after, engine_settings(ladder))
+
+
 def rating_apply_locked(
     *, match: Match, layout: list[list[int]], placements: list[int], rows: dict[int, PlayerRating]
 ) -> RatingEvent:
@@ -163,26 +192,23 @@ def rating_apply_locked(
     knows the layout it just wrote; everyone else calls ``rating_apply_match``.
     """
     ladder = match.ladder
-    missing = {player for side in layout for player in side} - rows.keys()
-    if missing:
-        raise ValidationError(f"Players {sorted(missing)} have no rating in {ladder.name}.")
     standings = {player: Standing.of(row) for player, row in rows.items()}
-    event = RatingEvent.objects.create(ladder=ladder, kind=EventKind.MATCH, match=match, at=match.played_at)
-    result, after = apply_match(
-        engine=ladder.get_engine(), layout=layout, placements=placements, played_at=match.played_at, standings=standings
+    rated = rating_compute(
+        ladder=ladder, layout=layout, placements=placements, played_at=match.played_at, standings=standings
     )
+    event = RatingEvent.objects.create(ladder=ladder, kind=EventKind.MATCH, match=match, at=match.played_at)
     RatingChange.objects.bulk_create(
         _change_rows(
             event=event,
             kind=ChangeKind.MATCH,
             layout=layout,
-            result=result,
+            result=rated.result,
             standings=standings,
-            after=after,
-            settings=engine_settings(ladder),
+            after=rated.after,
+            settings=rated.settings,
         )
     )
-    _store(rows, after)
+    _store(rows, rated.after)
     return event
 
 
@@ -252,11 +278,13 @@ def rating_reset_clock(*, ladder: Ladder, player_id: int, now: datetime | None =
 
 __all__ = [
     "RATING_FIELDS",
+    "RatedMatch",
     "ReplayStats",
     "engine_settings",
     "ladder_replay",
     "rating_adjust",
     "rating_apply_locked",
     "rating_apply_match",
+    "rating_compute",
     "rating_reset_clock",
 ]

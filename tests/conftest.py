@@ -82,3 +82,16 @@ def ladder(db):
 def player_client(client, player):
     client.force_login(player)
     return client
+
+
+@pytest.fixture(params=["two statements", "ORM"])
+def report_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test through both ways ``match_report`` writes on PostgreSQL.
+
+    The two-statement path (``ladder.services.report_sql``) is what PostgreSQL uses; the
+    ORM path is what other databases use, so it is checked here too.
+    """
+    from ladder.services import matches
+
+    monkeypatch.setattr(matches, "SINGLE_STATEMENT_REPORTS", request.param == "two statements")
+    return request.param

@@ -8,13 +8,13 @@ transaction as the confirmation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import User
@@ -29,11 +29,16 @@ from ladder.models import (
     Participant,
     SideAnswer,
 )
+from ladder.services import report_sql
+from ladder.services.report_sql import LockedMember
 from ratings.models import PlayerRating, RatingEvent
-from ratings.services import ladder_replay, rating_apply_locked, rating_apply_match
+from ratings.services import ladder_replay, rating_apply_locked, rating_apply_match, rating_compute
 
 FUTURE_TOLERANCE = timedelta(minutes=1)
 DUPLICATE_WINDOW = timedelta(minutes=10)
+# Reports on PostgreSQL take two statements (``report_sql``); the tests also run the ORM
+# path, which other databases use, by turning this off.
+SINGLE_STATEMENT_REPORTS = True
 
 TOO_FEW_SIDES = "A match needs at least two sides."
 EMPTY_SIDE = "Side %(side)d has no players."
@@ -132,14 +137,27 @@ def _check_placements(ladder: Ladder, placements: Sequence[int], *, sides: int |
         raise ValidationError(DRAWS_NOT_ALLOWED, code="draws_not_allowed", params={"ladder": ladder.name})
 
 
-def _lock_members(ladder: Ladder, players: Sequence[User]) -> dict[int, PlayerRating]:
-    """Lock the players' ratings (pk order) and check each is an active member."""
+def _lock_members(
+    ladder: Ladder, players: Sequence[User], played_at: datetime | None = None
+) -> dict[int, PlayerRating]:
+    """Lock the players' ratings (pk order) and check each is an active member (``_check_members``)."""
     rows = {
         row.player_id: row
         for row in PlayerRating.objects.select_for_update()
         .filter(ladder=ladder, player__in=[p.pk for p in players])
         .order_by("pk")
     }
+    _check_members(ladder, players, rows, played_at)
+    return rows
+
+
+def _check_members(
+    ladder: Ladder,
+    players: Sequence[User],
+    rows: Mapping[int, PlayerRating | LockedMember],
+    played_at: datetime | None = None,
+) -> None:
+    """Every player is an active account and member, and (with ``played_at``) joined before it."""
     for player in players:
         if not player.is_active:
             raise ValidationError(ACCOUNT_INACTIVE, code="account_inactive", params={"player": player.username})
@@ -148,7 +166,15 @@ def _lock_members(ladder: Ladder, players: Sequence[User]) -> dict[int, PlayerRa
             raise ValidationError(
                 NOT_A_MEMBER, code="not_member", params={"player": player.username, "ladder": ladder.name}
             )
-    return rows
+    if played_at is None:
+        return
+    for player in players:
+        if rows[player.pk].joined_at > played_at:
+            raise ValidationError(
+                PLAYED_BEFORE_JOINING,
+                code="played_before_joining",
+                params={"player": player.username, "ladder": ladder.name},
+            )
 
 
 def _find_duplicate(ladder: Ladder, sides: Sequence[SideInput], played_at: datetime) -> Match | None:
@@ -189,19 +215,14 @@ def match_report(
     if played_at > now + FUTURE_TOLERANCE:
         raise ValidationError(PLAYED_IN_FUTURE, code="played_in_future")
     _check_sides(ladder, sides)
+    if connection.vendor == "postgresql" and SINGLE_STATEMENT_REPORTS:
+        return _report_in_two_statements(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
     players = [p for side in sides for p in side.players]
     trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
     if not trusted and reporter.pk not in {p.pk for p in players}:
         raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
     with transaction.atomic():
-        rows = _lock_members(ladder, players)
-        for player in players:
-            if rows[player.pk].joined_at > played_at:
-                raise ValidationError(
-                    PLAYED_BEFORE_JOINING,
-                    code="played_before_joining",
-                    params={"player": player.username, "ladder": ladder.name},
-                )
+        rows = _lock_members(ladder, players, played_at)
         duplicate = _find_duplicate(ladder, sides, played_at)
         if duplicate is not None:
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate.pk})
@@ -216,9 +237,7 @@ def match_report(
             confirmed_at=now if trusted else None,
             rated_at=now if trusted else None,
         )
-        reporter_side = next(
-            (index for index, side in enumerate(sides) if any(p.pk == reporter.pk for p in side.players)), None
-        )
+        reporter_side = _reporter_side(sides, reporter)
         match_sides = MatchSide.objects.bulk_create(
             MatchSide(
                 match=match,
@@ -243,6 +262,73 @@ def match_report(
                 rows={player.pk: rows[player.pk] for player in players},
             )
         return match
+
+
+def _reporter_side(sides: Sequence[SideInput], reporter: User) -> int | None:
+    return next((index for index, side in enumerate(sides) if any(p.pk == reporter.pk for p in side.players)), None)
+
+
+def _report_in_two_statements(
+    *, ladder: Ladder, reporter: User, sides: Sequence[SideInput], played_at: datetime, now: datetime
+) -> Match:
+    """``match_report`` on PostgreSQL: the same checks and rows in two statements (``report_sql``)."""
+    players = [p for side in sides for p in side.players]
+    moderator = is_moderator(reporter)
+    trusted = moderator or (reporter.is_active and reporter.has_perm("ladder.trusted_reporter"))
+    layout = [[player.pk for player in side.players] for side in sides]
+    with transaction.atomic():
+        members, listed = report_sql.lock_members(ladder, [p.pk for p in players], reporter.pk)
+        trusted = trusted or (reporter.is_active and listed)
+        if not trusted and reporter.pk not in {p.pk for p in players}:
+            raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
+        _check_members(ladder, players, members, played_at)
+        how = (Confirmation.MODERATOR if moderator else Confirmation.TRUSTED) if trusted else ""
+        reporter_side = _reporter_side(sides, reporter)
+        rated = None
+        if trusted:
+            rated = rating_compute(
+                ladder=ladder,
+                layout=layout,
+                placements=[side.placement for side in sides],
+                played_at=played_at,
+                standings={player: member.standing for player, member in members.items()},
+            )
+        status = MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING
+        match_id, duplicate_id = report_sql.record_match(
+            ladder=ladder,
+            status=status,
+            played_at=played_at,
+            reporter_id=reporter.pk,
+            now=now,
+            confirmation=how,
+            duplicate_window=(played_at - DUPLICATE_WINDOW, played_at + DUPLICATE_WINDOW),
+            layout=layout,
+            sides=[
+                report_sql.SideRow(
+                    side.placement,
+                    SideAnswer.REPORTED if index == reporter_side else "",
+                    reporter.pk if index == reporter_side else None,
+                    now if index == reporter_side else None,
+                )
+                for index, side in enumerate(sides)
+            ],
+            rated=rated,
+            members=members,
+        )
+        if duplicate_id is not None:
+            raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate_id})
+    return Match(
+        pk=match_id,
+        ladder=ladder,
+        status=status,
+        played_at=played_at,
+        reported_by=reporter,
+        reported_at=now,
+        confirmation=how,
+        confirmed_at=now if trusted else None,
+        rated_at=now if trusted else None,
+        created_at=now,
+    )
 
 
 def match_report_result(

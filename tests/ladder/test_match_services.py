@@ -15,7 +15,7 @@ from ladder.services.matches import SideInput
 from ratings.models import PlayerRating, RatingChange, RatingEvent
 from tests.factories import LadderFactory, UserFactory, member
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("report_path")]
 
 
 @pytest.fixture
@@ -245,3 +245,80 @@ def test_a_game_before_a_player_joined_is_refused():
         svc.match_report(
             ladder=ladder, reporter=old, sides=one_v_one(old, new), played_at=timezone.now() - timedelta(days=2)
         )
+
+
+def test_a_trusted_team_report_keeps_its_layout_and_rates_every_player(moderator):
+    """Sides, placements and member order come back as reported, and the history rows match."""
+    from ratings.history import match_layout
+
+    ladder = LadderFactory(allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True)
+    a1, a2, b1, b2, b3, c1 = (member(ladder, name) for name in ("a1", "a2", "b1", "b2", "b3", "c1"))
+    sides = [SideInput([a2, a1], 2), SideInput([b3, b1, b2], 1), SideInput([c1], 3)]
+
+    match = svc.match_report(ladder=ladder, reporter=moderator, sides=sides)
+
+    stored = Match.objects.get(pk=match.pk)
+    assert stored.status == MatchStatus.CONFIRMED and stored.confirmation == "moderator"
+    assert stored.rated_at is not None and stored.reported_by == moderator
+    layout, placements = match_layout(stored)
+    assert layout == [[a2.pk, a1.pk], [b3.pk, b1.pk, b2.pk], [c1.pk]]
+    assert placements == [2, 1, 3]
+    event = RatingEvent.objects.get(match=stored)
+    changes = {change.player_id: change for change in RatingChange.objects.filter(event=event)}
+    assert changes.keys() == {p.pk for side in sides for p in side.players}
+    for player in (a1, a2, b1, b2, b3, c1):
+        row, change = rating(ladder, player), changes[player.pk]
+        assert (row.rating, row.rd, row.rd_as_of, row.games) == (
+            change.rating_after,
+            change.rd_after,
+            change.rd_as_of_after,
+            1,
+        )
+        assert change.rating_before == 1500 and change.kind == "match" and change.is_current
+    assert changes[b1.pk].delta > 0 > changes[c1.pk].delta
+    assert rating(ladder, b2).wins == 1 and rating(ladder, c1).losses == 1
+
+
+def test_a_participant_report_marks_the_reporters_side(chess, alice, bob):
+    match = svc.match_report(ladder=chess, reporter=bob, sides=one_v_one(alice, bob))
+
+    sides = list(Match.objects.get(pk=match.pk).sides.order_by("index"))
+    assert [side.answer for side in sides] == ["", "reported"]
+    assert sides[1].answered_by == bob and sides[0].answered_by is None
+    assert not RatingEvent.objects.filter(match=match).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_result_reported_at_once_from_several_threads_is_recorded_once(report_path):
+    """Two game servers racing with one result: the rating locks serialise them, one wins."""
+    import threading
+
+    from django.db import connection
+
+    ladder = LadderFactory(name="Race", slug="race")
+    a, b = member(ladder, "racer_a"), member(ladder, "racer_b")
+    server = UserFactory(username="server", is_bot=True)
+    ladder.trusted_reporters.add(server)
+    played = timezone.now() - timedelta(hours=1)
+    barrier = threading.Barrier(6)
+    outcomes: list[str] = []
+
+    def report() -> None:
+        try:
+            barrier.wait()
+            svc.match_report(ladder=ladder, reporter=server, sides=one_v_one(a, b), played_at=played)
+            outcomes.append("recorded")
+        except ValidationError as error:
+            outcomes.append(error.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=report) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(outcomes) == ["duplicate"] * 5 + ["recorded"]
+    assert Match.objects.filter(ladder=ladder).count() == 1
+    assert rating(ladder, a).games == 1 and rating(ladder, b).games == 1

@@ -53,7 +53,7 @@ def random_sides(rng: random.Random, players: list, allow_draws: bool) -> list[S
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("engine", ["tgr", "glicko1", "glicko2", "elo"])
-def test_full_replay_gives_exactly_the_live_ratings(engine, moderator):
+def test_full_replay_gives_exactly_the_live_ratings(engine, moderator, report_path):
     ladder = LadderFactory(
         engine=engine, allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True, allow_draws=True
     )
@@ -118,10 +118,17 @@ def test_partial_replay_after_a_correction_equals_a_full_replay(moderator):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_reports_and_confirmations_rate_every_match_once():
-    """8 threads report and confirm 400 matches among 20 players; the result equals a replay."""
+@pytest.mark.parametrize("reporting", ["participants", "game server"])
+def test_concurrent_reports_and_confirmations_rate_every_match_once(reporting, report_path):
+    """8 threads report (and confirm) 400 matches among 20 players; the result equals a replay.
+
+    Players report and their opponents confirm, or a trusted game server reports results
+    that are rated at once.
+    """
     ladder = LadderFactory(allow_draws=True)
     players = [member(ladder, f"c{n:02d}") for n in range(20)]
+    server = member(ladder, "server")
+    ladder.trusted_reporters.add(server)
     base = timezone.now() - timedelta(days=30)
     errors: list[BaseException] = []
 
@@ -133,11 +140,12 @@ def test_concurrent_reports_and_confirmations_rate_every_match_once():
                 played = base + timedelta(minutes=11 * (seed * 50 + number))
                 match = svc.match_report(
                     ladder=ladder,
-                    reporter=a,
+                    reporter=a if reporting == "participants" else server,
                     sides=[SideInput([a], 1), SideInput([b], rng.choice([1, 2]))],
                     played_at=played,
                 )
-                svc.match_confirm(match=match, user=b)
+                if reporting == "participants":
+                    svc.match_confirm(match=match, user=b)
         except BaseException as exc:
             errors.append(exc)
         finally:
@@ -154,6 +162,7 @@ def test_concurrent_reports_and_confirmations_rate_every_match_once():
     assert RatingEvent.objects.filter(ladder=ladder).count() == 400
     assert RatingChange.objects.filter(ladder=ladder).count() == 800
     assert sum(row.games for row in PlayerRating.objects.filter(ladder=ladder)) == 800
+    assert RatingChange.objects.filter(ladder=ladder).values("event", "player").distinct().count() == 800
     live = snapshot(ladder)
 
     ladder_replay(ladder=ladder)
