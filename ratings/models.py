@@ -221,7 +221,6 @@ class RatingChange(models.Model):
         indexes = [
             models.Index(fields=["ladder", "player", "event"], name="change_ladder_player_event"),
             models.Index(fields=["match"], name="change_match"),
-            models.Index(fields=["player", "event"], name="change_player_event"),
         ]
 
     def __str__(self) -> str:

@@ -9,7 +9,9 @@ back through a temporary table in one ``UPDATE``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -47,6 +49,7 @@ CHANGE_COLUMNS = (
     "is_current",
     "created_at",
 )
+EVENTS_PER_BATCH = 50_000
 STANDING_COLUMNS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
 
 
@@ -111,83 +114,90 @@ def ladder_replay(
         settings_json = json.dumps(engine_settings(ladder))
         now = timezone.now()
         counts = {"matches": 0, "adjustments": 0, "changes": 0}
-        with _ChangeWriter() as writer:
-            for index, event in enumerate(_stream(ladder, first), start=1):
-                if event.kind == EventKind.MATCH:
-                    result, after = apply_match(
-                        engine=engine,
-                        layout=event.layout,
-                        placements=event.placements,
-                        played_at=event.at,
-                        standings=standings,
-                    )
-                    for side_players, side_results in zip(event.layout, result.sides, strict=True):
-                        for player, outcome in zip(side_players, side_results, strict=True):
-                            old, new = standings[player], after[player]
-                            writer.write(
-                                (
-                                    event.id,
-                                    ladder.pk,
-                                    player,
-                                    event.match_id,
-                                    ChangeKind.REPLAY.value,
-                                    old.rating,
-                                    old.rd,
-                                    old.volatility,
-                                    old.rd_as_of,
-                                    outcome.rd_at_game,
-                                    new.rating,
-                                    new.rd,
-                                    new.volatility,
-                                    new.rd_as_of,
-                                    outcome.expected,
-                                    outcome.score,
-                                    outcome.delta,
-                                    ladder.engine,
-                                    settings_json,
-                                    True,
-                                    now,
-                                )
-                            )
-                    standings.update(after)
-                    if not full:
-                        touched.update(after)
-                    counts["matches"] += 1
-                else:
-                    adjustment = event.adjustment
-                    old = standings[adjustment.player_id]
-                    new = apply_adjustment(adjustment, old)
-                    writer.write(
-                        (
-                            event.id,
-                            ladder.pk,
-                            adjustment.player_id,
-                            None,
-                            ChangeKind.REPLAY.value,
-                            old.rating,
-                            old.rd,
-                            old.volatility,
-                            old.rd_as_of,
-                            engine.rd_at(old.state(), event.at.timestamp()),
-                            new.rating,
-                            new.rd,
-                            new.volatility,
-                            new.rd_as_of,
-                            None,
-                            None,
-                            new.rating - old.rating,
-                            ladder.engine,
-                            json.dumps({"reason": adjustment.reason}),
-                            True,
-                            now,
+        writer = _ChangeWriter()
+        stream = _stream(ladder, first)
+        index = 0
+        # The log is read a batch at a time between COPYs: a connection cannot fetch while a COPY is open.
+        while batch := list(itertools.islice(stream, EVENTS_PER_BATCH)):
+            with writer:
+                for event in batch:
+                    index += 1
+                    if event.kind == EventKind.MATCH:
+                        result, after = apply_match(
+                            engine=engine,
+                            layout=event.layout,
+                            placements=event.placements,
+                            played_at=event.at,
+                            standings=standings,
                         )
-                    )
-                    standings[adjustment.player_id] = new
-                    touched.add(adjustment.player_id)
-                    counts["adjustments"] += 1
-                if progress is not None and (index % 10_000 == 0 or index == total):
-                    progress(index, total)
-            counts["changes"] = writer.count
+                        for side_players, side_results in zip(event.layout, result.sides, strict=True):
+                            for player, outcome in zip(side_players, side_results, strict=True):
+                                old, new = standings[player], after[player]
+                                writer.write(
+                                    (
+                                        event.id,
+                                        ladder.pk,
+                                        player,
+                                        event.match_id,
+                                        ChangeKind.REPLAY.value,
+                                        old.rating,
+                                        old.rd,
+                                        old.volatility,
+                                        old.rd_as_of,
+                                        outcome.rd_at_game,
+                                        new.rating,
+                                        new.rd,
+                                        new.volatility,
+                                        new.rd_as_of,
+                                        outcome.expected,
+                                        outcome.score,
+                                        outcome.delta,
+                                        ladder.engine,
+                                        settings_json,
+                                        True,
+                                        now,
+                                    )
+                                )
+                        standings.update(after)
+                        if not full:
+                            touched.update(after)
+                        counts["matches"] += 1
+                    else:
+                        adjustment = event.adjustment
+                        old = standings[adjustment.player_id]
+                        new = apply_adjustment(adjustment, old)
+                        writer.write(
+                            (
+                                event.id,
+                                ladder.pk,
+                                adjustment.player_id,
+                                None,
+                                ChangeKind.REPLAY.value,
+                                old.rating,
+                                old.rd,
+                                old.volatility,
+                                old.rd_as_of,
+                                engine.rd_at(old.state(), event.at.timestamp()),
+                                new.rating,
+                                new.rd,
+                                new.volatility,
+                                new.rd_as_of,
+                                None,
+                                None,
+                                new.rating - old.rating,
+                                ladder.engine,
+                                json.dumps({"reason": adjustment.reason}),
+                                True,
+                                now,
+                            )
+                        )
+                        standings[adjustment.player_id] = new
+                        touched.add(adjustment.player_id)
+                        counts["adjustments"] += 1
+                    if progress is not None and (index % 10_000 == 0 or index == total):
+                        progress(index, total)
+
+        counts["changes"] = writer.count
         if progress is not None and total == 0:
             progress(0, 0)
         _store_standings(ladder, {player: standings[player] for player in touched})
@@ -284,51 +294,63 @@ def _load_standings_before(ladder: Ladder, first: int, standings: dict[int, Stan
 
 
 class _ChangeWriter:
-    """Appends history rows in batches: ``COPY`` into PostgreSQL, ``bulk_create`` elsewhere.
+    """Appends history rows: a ``COPY`` open for each ``with`` block on PostgreSQL, ``bulk_create`` elsewhere.
 
-    Each batch is its own ``COPY`` so that the server-side cursor streaming the log can
-    fetch its next chunk in between (a connection cannot do both at once).
+    The rows go to the server in chunks while the replay computes the next ones, so
+    PostgreSQL stores and indexes them on another core meanwhile. The ``COPY`` ends with
+    the block, because the connection cannot fetch the next part of the log while it is
+    open.
     """
 
-    BATCH = 50_000
+    CHUNK = 2_000  # rows per write to the COPY (or per bulk_create)
 
     def __init__(self) -> None:
         self.count = 0
         self._postgres = connection.vendor == "postgresql"
-        self._batch: list[tuple[Any, ...]] = []
+        self._rows: list[tuple[Any, ...]] = []
+        self._stack: contextlib.ExitStack | None = None
+        self._copy: Any = None
 
     def __enter__(self) -> _ChangeWriter:
+        if self._postgres:
+            with contextlib.ExitStack() as stack:
+                cursor = stack.enter_context(connection.cursor())
+                table = RatingChange._meta.db_table
+                self._copy = stack.enter_context(
+                    cursor.cursor.copy(f"COPY {table} ({', '.join(CHANGE_COLUMNS)}) FROM STDIN")
+                )
+                self._stack = stack.pop_all()
         return self
 
     def write(self, row: tuple[Any, ...]) -> None:
         self.count += 1
-        self._batch.append(row)
-        if len(self._batch) >= self.BATCH:
-            self._flush()
+        self._rows.append(row)
+        if len(self._rows) >= self.CHUNK:
+            self._send()
 
-    def _flush(self) -> None:
-        if not self._batch:
+    def _send(self) -> None:
+        if not self._rows:
             return
         if self._postgres:
-            table = RatingChange._meta.db_table
-            text = "".join(_copy_line(row) for row in self._batch).encode()
-            with (
-                connection.cursor() as cursor,
-                cursor.cursor.copy(f"COPY {table} ({', '.join(CHANGE_COLUMNS)}) FROM STDIN") as copy,
-            ):
-                copy.write(text)
+            self._copy.write("".join(map(_copy_line, self._rows)).encode())
         else:
             objects = []
-            for row in self._batch:
+            for row in self._rows:
                 values = dict(zip(CHANGE_COLUMNS, row, strict=True))
                 values["engine_params"] = json.loads(values["engine_params"])
                 objects.append(RatingChange(**values))
             RatingChange.objects.bulk_create(objects)
-        self._batch.clear()
+        self._rows.clear()
 
-    def __exit__(self, *exc: object) -> None:
-        if not exc[0]:
-            self._flush()
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            if exc[0] is None:
+                self._send()
+        finally:
+            self._rows.clear()
+            if self._stack is not None:
+                stack, self._stack, self._copy = self._stack, None, None
+                stack.__exit__(*exc)
 
 
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
