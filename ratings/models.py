@@ -166,11 +166,15 @@ class RatingChange(models.Model):
     writes new ones of kind ``replay``, so what a player once saw stays on record.
     """
 
-    event = models.ForeignKey(RatingEvent, on_delete=models.PROTECT, related_name="changes", db_index=False)
-    # ``ladder`` and ``match`` repeat the event's, for queries, and ``player`` is one of the
-    # event's players; the event's foreign key guards the row, so these skip the per-row
-    # check at commit (most of a big replay's commit time) and their own single-column
-    # indexes (the composite ones below serve the queries). Deletion stays PROTECTed.
+    # History rows are written only by the rating services and replays, in the transaction
+    # that numbers their event, and events are never deleted. So no foreign key is checked
+    # per row at commit, which was most of a big replay's commit time (2M checks for 1M
+    # matches); deletion stays PROTECTed in Django. ``ladder`` and ``match`` repeat the
+    # event's, for queries, and ``player`` is one of the event's players; the composite
+    # indexes below serve the queries, so none of them has its own single-column index.
+    event = models.ForeignKey(
+        RatingEvent, on_delete=models.PROTECT, related_name="changes", db_index=False, db_constraint=False
+    )
     ladder = models.ForeignKey(
         "ladder.Ladder", on_delete=models.PROTECT, related_name="rating_changes", db_constraint=False, db_index=False
     )
