@@ -84,10 +84,8 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if isinstance(detail, dict):
         for key, value in detail.items():
-            if key == "non_field_errors" and prefix:
-                name = prefix  # an error about a nested object (or list) as a whole
-            else:
-                name = f"{prefix}.{key}" if prefix else str(key)
+            # "non_field_errors" of a nested object is about the object (or list) as a whole.
+            name = (prefix if key == "non_field_errors" else f"{prefix}.{key}") if prefix else str(key)
             out.update(_flatten(value, name))
     elif isinstance(detail, list):
         if all(not isinstance(item, dict | list) for item in detail):
