@@ -142,6 +142,9 @@ AXES_VERBOSE = False
 # The REST API (/api/v1/): JSON only, token or session auth, throttled per token and per
 # anonymous address ("N/second|minute|hour|day"; an empty value turns a limit off).
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
+# Ranking needs every member's RD now, so a leaderboard page reads the whole ladder: the
+# API keeps each page this long (0 turns the cache off).
+API_LEADERBOARD_CACHE_SECONDS = env_int("API_LEADERBOARD_CACHE_SECONDS", 5)
 API_THROTTLE_RATES = {
     scope: rate or None
     for scope, rate in (

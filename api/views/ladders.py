@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -73,34 +78,45 @@ class LeaderboardView(APIView):
         parameters=[LeaderboardFilterIn],
         responses={200: paginated(StandingOut), **errors()},
         description="Ranked players by rank, then the unranked ones (provisional, too few games, idle) with "
-        "their reasons. `rank_change` is null until leaderboard snapshots exist.",
+        "their reasons. `rank_change` is null until leaderboard snapshots exist. Pages are cached for "
+        "`API_LEADERBOARD_CACHE_SECONDS` (5 s by default).",
     )
     def get(self, request: Request, slug: str) -> Response:
         ladder = _ladder(slug)
         params = query(request, LeaderboardFilterIn)
-        per_page = params.get("page_size", ApiPagination.page_size)
-        board = selectors.ladder_leaderboard(
-            ladder=ladder,
-            now=timezone.now(),
-            page=params.get("page", 1),
-            per_page=per_page,
-            query=params.get("q", ""),
-            bots=params.get("bots", ""),
-        )
-        page = board.page
-        rows = [presenters.standing_dict(row) for row in (*board.ranked, *board.provisional)]
+        seconds = settings.API_LEADERBOARD_CACHE_SECONDS
+        key = "api:leaderboard:" + hashlib.sha256(f"{ladder.pk}|{sorted(params.items())}".encode()).hexdigest()
+        body = cache.get(key) if seconds else None
+        if body is None:
+            body = _leaderboard_page(request, ladder, params)
+            if seconds:
+                cache.set(key, body, timeout=seconds)
+        return Response(body)
 
-        def link(number: int) -> str:
-            return request.build_absolute_uri(f"{request.path}?{_with(request, page=number)}")
 
-        return Response(
-            {
-                "count": page.paginator.count,
-                "next": link(page.next_page_number()) if page.has_next() else None,
-                "previous": link(page.previous_page_number()) if page.has_previous() else None,
-                "results": rows,
-            }
-        )
+def _leaderboard_page(request: Request, ladder: Ladder, params: dict[str, Any]) -> dict[str, Any]:
+    """One page of the whole ladder's standings (every member is read to rank them by RD now)."""
+    board = selectors.ladder_leaderboard(
+        ladder=ladder,
+        now=timezone.now(),
+        page=params.get("page", 1),
+        per_page=params.get("page_size", ApiPagination.page_size),
+        query=params.get("q", ""),
+        bots=params.get("bots", ""),
+    )
+    page = board.page
+
+    def link(number: int) -> str:
+        return request.build_absolute_uri(f"{request.path}?{_with(request, page=number)}")
+
+    return {
+        "count": page.paginator.count,
+        "next": link(page.next_page_number()) if page.has_next() else None,
+        "previous": link(page.previous_page_number()) if page.has_previous() else None,
+        "results": StandingOut(
+            [presenters.standing_dict(row) for row in (*board.ranked, *board.provisional)], many=True
+        ).data,
+    }
 
 
 def _with(request: Request, **changes: object) -> str:
