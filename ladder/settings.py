@@ -43,10 +43,14 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "accounts",
     "ladder",
     "ratings",
     "matchmaking",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -134,6 +138,53 @@ AXES_USERNAME_CALLABLE = "accounts.throttling.axes_username"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+
+# The REST API (/api/v1/): JSON only, token or session auth, throttled per token and per
+# anonymous address ("N/second|minute|hour|day"; an empty value turns a limit off).
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
+# Ranking needs every member's RD now, so a leaderboard page reads the whole ladder: the
+# API keeps each page this long (0 turns the cache off).
+API_LEADERBOARD_CACHE_SECONDS = env_int("API_LEADERBOARD_CACHE_SECONDS", 5)
+API_THROTTLE_RATES = {
+    scope: rate or None
+    for scope, rate in (
+        ("anon", env_str("API_THROTTLE_ANON", "120/minute")),
+        ("user", env_str("API_THROTTLE_USER", "1200/minute")),
+        ("token", env_str("API_THROTTLE_TOKEN", "1200/minute")),
+    )
+}
+for _scope, _rate in API_THROTTLE_RATES.items():
+    if _rate is not None and (
+        _rate.count("/") != 1 or not _rate.split("/")[0].isdigit() or _rate.split("/")[1][:1] not in "smhd"
+    ):
+        raise ImproperlyConfigured(f"API_THROTTLE_{_scope.upper()} must look like 60/minute; got {_rate!r}")
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.TokenScope"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ApiRateThrottle"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.BoundedJSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
+    "URL_FORMAT_OVERRIDE": None,
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0) or None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Ladder API",
+    "DESCRIPTION": "Ratings, leaderboards, the matchmaking queue and match reports for bots and game servers. "
+    'Errors are always `{"error": {"code", "message", "fields"}}`.',
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")

@@ -2,7 +2,10 @@
 
 from django.contrib import admin
 from django.urls import include, path
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
+from api import web as api_web
+from api.errors import site_not_found, site_server_error
 from ladder import views
 
 ladder_patterns = [
@@ -24,8 +27,17 @@ urlpatterns = [
     path("ladders/", include((ladder_patterns, "ladder"))),
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),
+    path("accounts/tokens/", api_web.tokens, name="api_tokens"),
+    path("accounts/tokens/<int:pk>/revoke/", api_web.revoke, name="api_token_revoke"),
+    path("api/v1/", include("api.urls")),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="api_docs"),
+    path("api/docs/redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="api_redoc"),
     path("admin/", admin.site.urls),
 ]
+
+# JSON errors under /api/, the site's pages elsewhere.
+handler404 = site_not_found
+handler500 = site_server_error
 
 admin.site.site_header = "Ladder moderation"
 admin.site.site_title = "Ladder moderation"

@@ -1,0 +1,164 @@
+"""One error shape for every API response that is not a success.
+
+    {"error": {"code": "duplicate", "message": "This match was …", "fields": {"sides": ["…"]}}}
+
+``code`` is machine-readable and stable, ``message`` is for people, ``fields`` maps input
+fields to their messages (empty when the error is not about one field). Services raise
+Django's ``ValidationError`` with a code; ``SERVICE_STATUS`` maps those codes to HTTP
+statuses in this one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+# Service error codes that are not plain bad input.
+SERVICE_STATUS: dict[str, int] = {
+    # Conflicts with the current state: retrying the same request cannot succeed.
+    "duplicate": status.HTTP_409_CONFLICT,
+    "already_reported": status.HTTP_409_CONFLICT,
+    "already_answered": status.HTTP_409_CONFLICT,
+    "already_searching": status.HTTP_409_CONFLICT,
+    "already_member": status.HTTP_409_CONFLICT,
+    "already_void": status.HTTP_409_CONFLICT,
+    "not_pending": status.HTTP_409_CONFLICT,
+    "not_searching": status.HTTP_409_CONFLICT,
+    "cannot_confirm": status.HTTP_409_CONFLICT,
+    # Refusals about who is asking.
+    "not_participant": status.HTTP_403_FORBIDDEN,
+    "own_report": status.HTTP_403_FORBIDDEN,
+    "reporter_not_in_match": status.HTTP_403_FORBIDDEN,
+    "banned": status.HTTP_403_FORBIDDEN,
+    "inactive_account": status.HTTP_403_FORBIDDEN,
+}
+
+# DRF's default codes, renamed where ours read better.
+_DRF_CODES = {
+    "parse_error": "malformed_json",
+    "not_authenticated": "not_authenticated",
+    "authentication_failed": "invalid_token",
+    "permission_denied": "forbidden",
+    "not_found": "not_found",
+    "method_not_allowed": "method_not_allowed",
+    "not_acceptable": "not_acceptable",
+    "unsupported_media_type": "unsupported_media_type",
+    "throttled": "throttled",
+}
+
+
+class ApiError(exceptions.APIException):
+    """An error with our own code and status, raised by views."""
+
+    def __init__(self, status_code: int, code: str, message: str, fields: dict[str, list[str]] | None = None) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status_code
+        self.error_code = code
+        self.fields = fields or {}
+
+
+def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+def from_service_error(exc: DjangoValidationError) -> ApiError:
+    """A service's refusal as an API error; the first error's code picks the status."""
+    errors = exc.error_list if hasattr(exc, "error_list") else [exc]
+    code = next((e.code for e in errors if e.code), None) or "invalid"
+    fields: dict[str, list[str]] = {}
+    if hasattr(exc, "error_dict"):
+        fields = {name: [m for e in errs for m in e.messages] for name, errs in exc.error_dict.items()}
+        code = next((e.code for errs in exc.error_dict.values() for e in errs if e.code), None) or "invalid"
+    message = " ".join(exc.messages)
+    return ApiError(SERVICE_STATUS.get(code, status.HTTP_400_BAD_REQUEST), code, message, fields)
+
+
+def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's nested validation detail as ``{"sides.0.players": ["…"]}``."""
+    out: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            # "non_field_errors" of a nested object is about the object (or list) as a whole.
+            name = (prefix if key == "non_field_errors" else f"{prefix}.{key}") if prefix else str(key)
+            out.update(_flatten(value, name))
+    elif isinstance(detail, list):
+        if all(not isinstance(item, dict | list) for item in detail):
+            out.setdefault(prefix or "non_field_errors", []).extend(str(item) for item in detail)
+        else:
+            for index, item in enumerate(detail):
+                if item:
+                    out.update(_flatten(item, f"{prefix}.{index}" if prefix else str(index)))
+    else:
+        out.setdefault(prefix or "non_field_errors", []).append(str(detail))
+    return out
+
+
+def _first_code(detail: Any) -> str:
+    if isinstance(detail, dict):
+        for value in detail.values():
+            return _first_code(value)
+    if isinstance(detail, list) and detail:
+        return _first_code(detail[0])
+    return getattr(detail, "code", "invalid") or "invalid"
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler (which sets ``WWW-Authenticate`` and ``Retry-After``), then our shape."""
+    if isinstance(exc, DjangoValidationError):
+        exc = from_service_error(exc)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, ApiError):
+        response.data = error_body(exc.error_code, str(exc.detail), exc.fields)
+    elif isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        code = _first_code(exc.detail)
+        code = {"required": "missing_field", "invalid": "invalid"}.get(code, code)
+        if "non_field_errors" in fields and len(fields) == 1:
+            message = " ".join(fields["non_field_errors"])
+        else:
+            message = "Some fields are invalid: " + ", ".join(sorted(fields)) + "."
+        response.data = error_body(code, message, fields)
+    else:
+        code = exc.get_codes() if isinstance(exc, exceptions.APIException) else "error"
+        code = code if isinstance(code, str) else "error"
+        message = str(exc.detail) if isinstance(exc, exceptions.APIException) else "Error."
+        response.data = error_body(_DRF_CODES.get(code, code), message)
+    return response
+
+
+def json_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """Unknown addresses under ``/api/`` (no view, so no DRF): the same shape, in JSON."""
+    return JsonResponse(error_body("not_found", "No such API endpoint."), status=404)
+
+
+def json_server_error(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(error_body("server_error", "Something went wrong on our side; it has been logged."), status=500)
+
+
+def site_not_found(request: HttpRequest, exception: Exception | None = None):
+    """``handler404``: JSON under ``/api/``, Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return json_not_found(request, exception)
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)
+
+
+def site_server_error(request: HttpRequest):
+    if request.path.startswith("/api/"):
+        return json_server_error(request)
+    from django.views.defaults import server_error
+
+    return server_error(request)

@@ -1,0 +1,71 @@
+"""Personal API tokens and the idempotency keys of reports."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def live(self) -> ApiTokenQuerySet:
+        return self.filter(revoked_at__isnull=True)
+
+
+class ApiToken(models.Model):
+    """A personal API token, stored as the SHA-256 of its secret.
+
+    The secret is 32 random bytes (``secrets.token_urlsafe``), so a fast hash is enough:
+    nobody can guess a preimage, and a slow password hasher would cost every request.
+    The plain secret is shown once, at creation; ``prefix`` (its first characters) lets
+    the owner tell tokens apart. Revoking sets ``revoked_at``; authentication reads the
+    row on every request, so a revocation takes effect at once.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=80, help_text="What this token is for, e.g. “my bot on the VPS”.")
+    prefix = models.CharField(max_length=12, help_text="The first characters of the token, to recognise it.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    read_only = models.BooleanField(default=False, help_text="Read-only tokens can read but never write.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "API token"
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+class IdempotencyKey(models.Model):
+    """The response a report with an ``Idempotency-Key`` got, replayed for retries.
+
+    Keys are per user. ``request_hash`` is the SHA-256 of the canonical JSON body, so the
+    same key with another body is told apart (409). The row is inserted in the report's
+    transaction before the match, so two concurrent retries serialise on the unique
+    constraint and the second one replays the first one's response.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_once_per_user"),
+            models.CheckConstraint(condition=~Q(key=""), name="idempotency_key_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} of {self.user_id}"

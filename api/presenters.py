@@ -1,0 +1,177 @@
+"""Plain dicts for the output serializers, built from models and the selectors' view-models.
+
+Everything a response shows is computed here at one instant (``now``), from rows loaded
+in a fixed number of queries, so the views stay thin and the numbers agree with the pages.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.urls import reverse
+
+from api.serializers import LadderSettingsOut
+from ladder.models import Ladder, Match
+from ladder.selectors import LeaderboardRow, MatchSummary, match_summaries, matches_with_details
+from ladder.services.matches import match_format
+from matchmaking.models import EntryStatus, QueueEntry
+from matchmaking.services import rating_window
+from ratings.models import PlayerRating, RatingChange
+
+SETTINGS_FIELDS = tuple(LadderSettingsOut().fields)
+
+
+def ladder_dict(ladder: Ladder) -> dict[str, Any]:
+    return {
+        "slug": ladder.slug,
+        "name": ladder.name,
+        "game": ladder.game,
+        "description": ladder.description,
+        "engine": ladder.engine,
+        "leaderboard_scale": ladder.leaderboard_scale,
+        "formats": ladder.format_labels,
+        "url": reverse("api:ladder", kwargs={"slug": ladder.slug}),
+    }
+
+
+def ladder_detail_dict(ladder: Ladder, member_count: int) -> dict[str, Any]:
+    return {
+        **ladder_dict(ladder),
+        "member_count": member_count,
+        "settings": {name: getattr(ladder, name) for name in SETTINGS_FIELDS},
+    }
+
+
+def standing_dict(row: LeaderboardRow, *, rank_change: int | None = None) -> dict[str, Any]:
+    """A leaderboard row. ``rank_change`` comes from leaderboard snapshots (issue #6) once they exist."""
+    rating = row.rating
+    return {
+        "rank": row.rank,
+        "rank_change": rank_change,
+        "player": {"username": rating.player.username, "is_bot": rating.player.is_bot},
+        "rating": rating.rating,
+        "rd": row.rd_now,
+        "gxe": row.shown.gxe,
+        "tr": row.shown.tr,
+        "conservative": row.shown.conservative,
+        "provisional": row.shown.provisional,
+        "games": rating.games,
+        "wins": rating.wins,
+        "losses": rating.losses,
+        "draws": rating.draws,
+        "last_played_at": rating.last_played_at,
+        "unranked_reasons": list(row.reasons),
+    }
+
+
+def standing_of(rating: PlayerRating, now: datetime) -> LeaderboardRow:
+    """A row for one rating without the whole ladder's ranks (win probability, player pages)."""
+    from ladder.selectors import _scale_value, unranked_reasons
+
+    rd_now = rating.rd_at(now)
+    shown = rating.display_at(now)
+    reasons = unranked_reasons(ladder=rating.ladder, rating=rating, rd_now=rd_now, now=now)
+    if not rating.is_active:
+        reasons = ("left the ladder", *reasons)
+    return LeaderboardRow(
+        rank=None,
+        rating=rating,
+        rd_now=rd_now,
+        shown=shown,
+        score=_scale_value(rating.ladder.leaderboard_scale, shown),
+        reasons=reasons,
+    )
+
+
+def change_dict(change: RatingChange) -> dict[str, Any]:
+    return {
+        "event": change.event_id,
+        "kind": change.kind,
+        "match": change.match_id,
+        "at": change.event.at,
+        "rating_before": change.rating_before,
+        "rating_after": change.rating_after,
+        "rd_before": change.rd_before,
+        "rd_after": change.rd_after,
+        "delta": change.delta,
+        "expected": change.expected,
+        "score": change.score,
+    }
+
+
+def match_dict(summary: MatchSummary) -> dict[str, Any]:
+    match = summary.match
+    return {
+        "id": match.pk,
+        "ladder": match.ladder.slug,
+        "status": match.status,
+        "format": match_format([len(side.players) for side in summary.sides]).value if len(summary.sides) >= 2 else "",
+        "played_at": match.played_at,
+        "reported_by": match.reported_by.username if match.reported_by else None,
+        "reported_at": match.reported_at,
+        "confirmed_at": match.confirmed_at,
+        "confirmation": match.confirmation,
+        "confirms_at": summary.confirms_at,
+        "rated": summary.is_rated,
+        "sides": [
+            {
+                "index": line.side.index,
+                "placement": line.side.placement,
+                "outcome": line.outcome,
+                "answer": line.side.answer,
+                "dispute_reason": line.side.dispute_reason,
+                "players": [
+                    {
+                        "username": p.player.username,
+                        "is_bot": p.player.is_bot,
+                        "rating_before": p.change.rating_before if p.change else None,
+                        "rating_after": p.change.rating_after if p.change else None,
+                        "rd_after": p.change.rd_after if p.change else None,
+                        "delta": p.change.delta if p.change else None,
+                    }
+                    for p in line.players
+                ],
+            }
+            for line in summary.sides
+        ],
+        "url": reverse("api:match", kwargs={"pk": match.pk}),
+    }
+
+
+def matches_dicts(matches: list[Match] | Any) -> list[dict[str, Any]]:
+    return [match_dict(summary) for summary in match_summaries(matches)]
+
+
+def match_by_id(pk: int) -> dict[str, Any]:
+    """A match just written, re-read with everything its response shows."""
+    match = matches_with_details(Match.objects.filter(pk=pk)).get()
+    return match_dict(match_summaries([match])[0])
+
+
+def queue_dict(ladder: Ladder, entry: QueueEntry | None, searching: int, now: datetime) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "status": entry.status if entry else "idle",
+        "joined_at": entry.joined_at if entry else None,
+        "waited_seconds": None,
+        "timeout_seconds": ladder.queue_timeout_seconds,
+        "window_low": None,
+        "window_high": None,
+        "searching": searching,
+        "match": None,
+        "opponent": None,
+        "win_probability": None,
+    }
+    if entry is None:
+        return data
+    if entry.status == EntryStatus.WAITING:
+        low, high = rating_window(ladder, entry, now)
+        data.update(waited_seconds=int((now - entry.joined_at).total_seconds()), window_low=low, window_high=high)
+    elif entry.status == EntryStatus.MATCHED:
+        opponent = entry.opponent
+        data.update(
+            match=entry.match_id,
+            opponent={"username": opponent.username, "is_bot": opponent.is_bot} if opponent else None,
+            win_probability=entry.win_probability,
+        )
+    return data

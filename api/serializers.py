@@ -1,0 +1,315 @@
+"""Input and output serializers: one pair per operation, with explicit fields.
+
+Inputs reject unknown fields, so a typo ("placment") is a 400 naming it instead of a
+silently ignored value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from ladder.models import MAX_PLAYERS_PER_MATCH, MatchStatus
+
+UNKNOWN_FIELD = "Unknown field."
+
+
+class StrictSerializer(serializers.Serializer):
+    """A serializer that refuses fields it does not declare."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: [UNKNOWN_FIELD] for name in unknown}, code="unknown_field")
+        return super().to_internal_value(data)
+
+
+# Inputs ------------------------------------------------------------------------------------
+
+
+class SideIn(StrictSerializer):
+    players = serializers.ListField(
+        child=serializers.CharField(max_length=30),
+        min_length=1,
+        max_length=MAX_PLAYERS_PER_MATCH,
+        help_text="Usernames (any case).",
+    )
+    placement = serializers.IntegerField(
+        min_value=1, max_value=MAX_PLAYERS_PER_MATCH, help_text="1 is best; equal placements draw."
+    )
+
+
+class ReportIn(StrictSerializer):
+    ladder = serializers.SlugField(max_length=80)
+    sides = SideIn(many=True, min_length=2, max_length=MAX_PLAYERS_PER_MATCH)
+    played_at = serializers.DateTimeField(required=False, help_text="When the game was played; default now.")
+
+
+class ResultIn(StrictSerializer):
+    placements = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_PLAYERS_PER_MATCH),
+        min_length=2,
+        max_length=MAX_PLAYERS_PER_MATCH,
+    )
+
+
+class DisputeIn(StrictSerializer):
+    reason = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+
+class VoidIn(StrictSerializer):
+    reason = serializers.CharField(max_length=2000)
+
+
+class CorrectIn(ResultIn):
+    reason = serializers.CharField(max_length=2000)
+
+
+class LadderFilterIn(StrictSerializer):
+    page = serializers.IntegerField(min_value=1, required=False)
+    page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
+
+
+class EmptyIn(StrictSerializer):
+    pass
+
+
+class QueueJoinIn(StrictSerializer):
+    max_rating_gap = serializers.IntegerField(
+        min_value=1,
+        max_value=10_000,
+        required=False,
+        allow_null=True,
+        help_text="Only opponents within ± this many rating points.",
+    )
+
+
+class MatchFilterIn(StrictSerializer):
+    ladder = serializers.SlugField(max_length=80, required=False)
+    player = serializers.CharField(max_length=30, required=False)
+    status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+    since = serializers.DateTimeField(required=False, help_text="Played at or after this instant.")
+    page = serializers.IntegerField(min_value=1, required=False)
+    page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
+
+
+class HistoryFilterIn(StrictSerializer):
+    since = serializers.DateTimeField(required=False)
+    until = serializers.DateTimeField(required=False)
+    page = serializers.IntegerField(min_value=1, required=False)
+    page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
+
+
+class LeaderboardFilterIn(StrictSerializer):
+    q = serializers.CharField(max_length=30, required=False, allow_blank=True, help_text="Part of a username.")
+    bots = serializers.ChoiceField(choices=["hide", "only"], required=False, help_text="Hide bots or show only bots.")
+    page = serializers.IntegerField(min_value=1, required=False)
+    page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
+
+
+class PageIn(StrictSerializer):
+    page = serializers.IntegerField(min_value=1, required=False)
+    page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
+
+
+class WinProbabilityIn(StrictSerializer):
+    a = serializers.CharField(max_length=30, help_text="Username of the first player.")
+    b = serializers.CharField(max_length=30, help_text="Username of the second player.")
+
+
+# Outputs -----------------------------------------------------------------------------------
+
+
+class PlayerRefOut(serializers.Serializer):
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class LadderOut(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    game = serializers.CharField()
+    description = serializers.CharField()
+    engine = serializers.CharField()
+    leaderboard_scale = serializers.CharField()
+    formats = serializers.ListField(child=serializers.CharField())
+    url = serializers.CharField()
+
+
+class LadderSettingsOut(serializers.Serializer):
+    initial_rating = serializers.FloatField()
+    initial_rd = serializers.FloatField()
+    rd_max = serializers.FloatField()
+    rd_growth_per_day = serializers.FloatField()
+    luck_p = serializers.FloatField()
+    glicko_c = serializers.FloatField()
+    rating_period_days = serializers.FloatField()
+    initial_volatility = serializers.FloatField()
+    tau = serializers.FloatField()
+    elo_k = serializers.FloatField()
+    team_update = serializers.CharField()
+    provisional_rd = serializers.FloatField()
+    show_provisional = serializers.BooleanField()
+    time_zone = serializers.CharField()
+    queue_min_win_probability = serializers.FloatField()
+    queue_widening_per_minute = serializers.FloatField()
+    queue_widest_min_win_probability = serializers.FloatField()
+    queue_timeout_seconds = serializers.IntegerField()
+    rematch_cooldown_minutes = serializers.IntegerField()
+    confirmation_hours = serializers.IntegerField()
+    ranked_min_games = serializers.IntegerField()
+    ranked_max_idle_days = serializers.IntegerField()
+    allow_draws = serializers.BooleanField()
+    allow_one_vs_one = serializers.BooleanField()
+    allow_teams = serializers.BooleanField()
+    allow_uneven_teams = serializers.BooleanField()
+    allow_free_for_all = serializers.BooleanField()
+    max_players = serializers.IntegerField()
+
+
+class LadderDetailOut(LadderOut):
+    member_count = serializers.IntegerField()
+    settings = LadderSettingsOut()
+
+
+class StandingOut(serializers.Serializer):
+    """A rating as leaderboards show it: numbers at the moment of the request."""
+
+    rank = serializers.IntegerField(allow_null=True, help_text="Null when not ranked (see unranked_reasons).")
+    rank_change = serializers.IntegerField(
+        allow_null=True, help_text="Places gained since the last leaderboard snapshot; null until snapshots exist."
+    )
+    player = PlayerRefOut()
+    rating = serializers.FloatField()
+    rd = serializers.FloatField(help_text="The RD now (grown with idle time).")
+    gxe = serializers.FloatField()
+    tr = serializers.FloatField()
+    conservative = serializers.FloatField()
+    provisional = serializers.BooleanField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    last_played_at = serializers.DateTimeField(allow_null=True)
+    unranked_reasons = serializers.ListField(child=serializers.CharField())
+
+
+class PlayerLadderOut(StandingOut):
+    ladder = serializers.SlugField()
+    is_member = serializers.BooleanField()
+
+
+class PlayerOut(serializers.Serializer):
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    about = serializers.CharField()
+    date_joined = serializers.DateTimeField()
+    ratings = PlayerLadderOut(many=True)
+
+
+class RatingChangeOut(serializers.Serializer):
+    event = serializers.IntegerField()
+    kind = serializers.CharField()
+    match = serializers.IntegerField(allow_null=True)
+    at = serializers.DateTimeField(help_text="The instant the change was computed for.")
+    rating_before = serializers.FloatField()
+    rating_after = serializers.FloatField()
+    rd_before = serializers.FloatField()
+    rd_after = serializers.FloatField()
+    delta = serializers.FloatField()
+    expected = serializers.FloatField(allow_null=True)
+    score = serializers.FloatField(allow_null=True)
+
+
+class MatchPlayerOut(serializers.Serializer):
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    rating_before = serializers.FloatField(allow_null=True)
+    rating_after = serializers.FloatField(allow_null=True)
+    rd_after = serializers.FloatField(allow_null=True)
+    delta = serializers.FloatField(allow_null=True, help_text="Null until the match is rated.")
+
+
+class MatchSideOut(serializers.Serializer):
+    index = serializers.IntegerField()
+    placement = serializers.IntegerField(allow_null=True)
+    outcome = serializers.CharField(help_text="Won, Lost, Draw, or a place such as “2nd”.")
+    answer = serializers.CharField(help_text="reported, confirmed, disputed or empty.")
+    dispute_reason = serializers.CharField()
+    players = MatchPlayerOut(many=True)
+
+
+class MatchOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    ladder = serializers.SlugField()
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    format = serializers.CharField()
+    played_at = serializers.DateTimeField()
+    reported_by = serializers.CharField(allow_null=True)
+    reported_at = serializers.DateTimeField(allow_null=True)
+    confirmed_at = serializers.DateTimeField(allow_null=True)
+    confirmation = serializers.CharField()
+    confirms_at = serializers.DateTimeField(allow_null=True, help_text="A pending match confirms itself then.")
+    rated = serializers.BooleanField()
+    sides = MatchSideOut(many=True)
+    url = serializers.CharField()
+
+
+class QueueOut(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=["idle", "waiting", "matched", "expired", "left"],
+        help_text="idle: no search yet in this ladder.",
+    )
+    joined_at = serializers.DateTimeField(allow_null=True)
+    waited_seconds = serializers.IntegerField(allow_null=True)
+    timeout_seconds = serializers.IntegerField()
+    window_low = serializers.FloatField(allow_null=True, help_text="Lowest opponent rating acceptable now.")
+    window_high = serializers.FloatField(allow_null=True)
+    searching = serializers.IntegerField(help_text="Players searching in this ladder.")
+    match = serializers.IntegerField(allow_null=True)
+    opponent = PlayerRefOut(allow_null=True)
+    win_probability = serializers.FloatField(allow_null=True, help_text="Your chance against the opponent.")
+
+
+class WinProbabilityOut(serializers.Serializer):
+    ladder = serializers.SlugField()
+    a = StandingOut()
+    b = StandingOut()
+    probability_a = serializers.FloatField(help_text="P(a beats b), both RDs at now (SPEC §2).")
+    probability_b = serializers.FloatField()
+
+
+class MembershipOut(serializers.Serializer):
+    ladder = serializers.SlugField()
+    is_member = serializers.BooleanField()
+    joined_at = serializers.DateTimeField()
+
+
+class SnapshotDateOut(serializers.Serializer):
+    date = serializers.DateField()
+    url = serializers.CharField()
+
+
+class SnapshotOut(serializers.Serializer):
+    date = serializers.DateField()
+    rows = StandingOut(many=True)
+
+
+class MeOut(serializers.Serializer):
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    is_moderator = serializers.BooleanField()
+    token = serializers.CharField(allow_null=True, help_text="The name of the token used, if any.")
+    read_only = serializers.BooleanField()
+
+
+class ErrorDetailOut(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class ErrorOut(serializers.Serializer):
+    error = ErrorDetailOut()

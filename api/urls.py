@@ -1,0 +1,57 @@
+"""``/api/v1/``: the versioned API, its OpenAPI schema and (outside the version) the docs."""
+
+from __future__ import annotations
+
+from django.urls import path, register_converter
+from drf_spectacular.views import SpectacularJSONAPIView
+
+from api.views import ladders, matches, players
+
+app_name = "api"
+
+
+class UsernameConverter:
+    """Usernames are ASCII letters, digits, "_" and "-" (``accounts.validators``); anything else is a 404."""
+
+    regex = r"[A-Za-z0-9_-]{1,30}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class DateConverter(UsernameConverter):
+    regex = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+
+
+register_converter(UsernameConverter, "username")
+register_converter(DateConverter, "isodate")
+
+urlpatterns = [
+    path("schema/", SpectacularJSONAPIView.as_view(), name="schema"),
+    path("me/", players.MeView.as_view(), name="me"),
+    path("ladders/", ladders.LadderListView.as_view(), name="ladders"),
+    path("ladders/<slug:slug>/", ladders.LadderDetailView.as_view(), name="ladder"),
+    path("ladders/<slug:slug>/leaderboard/", ladders.LeaderboardView.as_view(), name="leaderboard"),
+    path("ladders/<slug:slug>/snapshots/", ladders.SnapshotListView.as_view(), name="snapshots"),
+    path("ladders/<slug:slug>/snapshots/<isodate:date>/", ladders.SnapshotDetailView.as_view(), name="snapshot"),
+    path("ladders/<slug:slug>/membership/", ladders.MembershipView.as_view(), name="membership"),
+    path("ladders/<slug:slug>/win-probability/", ladders.WinProbabilityView.as_view(), name="win_probability"),
+    path("ladders/<slug:slug>/queue/", ladders.QueueView.as_view(), name="queue"),
+    path("players/<username:username>/", players.PlayerDetailView.as_view(), name="player"),
+    path("players/<username:username>/matches/", players.PlayerMatchesView.as_view(), name="player_matches"),
+    path(
+        "players/<username:username>/ladders/<slug:slug>/history/",
+        players.PlayerHistoryView.as_view(),
+        name="player_history",
+    ),
+    path("matches/", matches.MatchListView.as_view(), name="matches"),
+    path("matches/<int:pk>/", matches.MatchDetailView.as_view(), name="match"),
+    path("matches/<int:pk>/result/", matches.MatchResultView.as_view(), name="match_result"),
+    path("matches/<int:pk>/confirm/", matches.MatchConfirmView.as_view(), name="match_confirm"),
+    path("matches/<int:pk>/dispute/", matches.MatchDisputeView.as_view(), name="match_dispute"),
+    path("matches/<int:pk>/void/", matches.MatchVoidView.as_view(), name="match_void"),
+    path("matches/<int:pk>/correct/", matches.MatchCorrectView.as_view(), name="match_correct"),
+]

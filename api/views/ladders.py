@@ -1,0 +1,236 @@
+"""Ladders, leaderboards, snapshots, membership, win probability and the queue."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import User
+from api import presenters
+from api.errors import ApiError
+from api.pagination import ApiPagination
+from api.serializers import (
+    EmptyIn,
+    LadderDetailOut,
+    LadderFilterIn,
+    LadderOut,
+    LeaderboardFilterIn,
+    MembershipOut,
+    PageIn,
+    QueueJoinIn,
+    QueueOut,
+    SnapshotDateOut,
+    SnapshotOut,
+    StandingOut,
+    WinProbabilityIn,
+    WinProbabilityOut,
+)
+from api.views.base import errors, paginated, parse, query
+from ladder import selectors
+from ladder.models import Ladder
+from ladder.services import membership
+from matchmaking import services as queue_services
+from matchmaking.views import searching_count
+from ratings.engines import win_probability
+from ratings.models import PlayerRating
+
+NO_SNAPSHOT = "No leaderboard snapshot for that date."
+NO_RATING = "%(player)s has no rating in %(ladder)s."
+SAME_PLAYER = "Give two different players."
+
+
+def _ladder(slug: str) -> Ladder:
+    return get_object_or_404(Ladder, slug=slug)
+
+
+class LadderListView(APIView):
+    @extend_schema(operation_id="ladders_list", parameters=[PageIn], responses={200: paginated(LadderOut), **errors()})
+    def get(self, request: Request) -> Response:
+        query(request, LadderFilterIn)
+        paginator = ApiPagination()
+        page = paginator.paginate_queryset(Ladder.objects.listed().order_by("name"), request, view=self)
+        return paginator.get_paginated_response([presenters.ladder_dict(ladder) for ladder in page])
+
+
+class LadderDetailView(APIView):
+    @extend_schema(operation_id="ladders_retrieve", responses={200: LadderDetailOut, **errors()})
+    def get(self, request: Request, slug: str) -> Response:
+        ladder = get_object_or_404(
+            Ladder.objects.annotate(member_count=Count("ratings", filter=Q(ratings__is_active=True))), slug=slug
+        )
+        return Response(presenters.ladder_detail_dict(ladder, ladder.member_count))
+
+
+class LeaderboardView(APIView):
+    @extend_schema(
+        operation_id="ladders_leaderboard",
+        parameters=[LeaderboardFilterIn],
+        responses={200: paginated(StandingOut), **errors()},
+        description="Ranked players by rank, then the unranked ones (provisional, too few games, idle) with "
+        "their reasons. `rank_change` is null until leaderboard snapshots exist. Pages are cached for "
+        "`API_LEADERBOARD_CACHE_SECONDS` (5 s by default).",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        ladder = _ladder(slug)
+        params = query(request, LeaderboardFilterIn)
+        seconds = settings.API_LEADERBOARD_CACHE_SECONDS
+        key = "api:leaderboard:" + hashlib.sha256(f"{ladder.pk}|{sorted(params.items())}".encode()).hexdigest()
+        body = cache.get(key) if seconds else None
+        if body is None:
+            body = _leaderboard_page(request, ladder, params)
+            if seconds:
+                cache.set(key, body, timeout=seconds)
+        return Response(body)
+
+
+def _leaderboard_page(request: Request, ladder: Ladder, params: dict[str, Any]) -> dict[str, Any]:
+    """One page of the whole ladder's standings (every member is read to rank them by RD now)."""
+    board = selectors.ladder_leaderboard(
+        ladder=ladder,
+        now=timezone.now(),
+        page=params.get("page", 1),
+        per_page=params.get("page_size", ApiPagination.page_size),
+        query=params.get("q", ""),
+        bots=params.get("bots", ""),
+    )
+    page = board.page
+
+    def link(number: int) -> str:
+        return request.build_absolute_uri(f"{request.path}?{_with(request, page=number)}")
+
+    return {
+        "count": page.paginator.count,
+        "next": link(page.next_page_number()) if page.has_next() else None,
+        "previous": link(page.previous_page_number()) if page.has_previous() else None,
+        "results": StandingOut(
+            [presenters.standing_dict(row) for row in (*board.ranked, *board.provisional)], many=True
+        ).data,
+    }
+
+
+def _with(request: Request, **changes: object) -> str:
+    params = request.query_params.copy()
+    for key, value in changes.items():
+        params[key] = str(value)
+    return params.urlencode()
+
+
+class SnapshotListView(APIView):
+    @extend_schema(
+        operation_id="ladders_snapshots_list",
+        parameters=[PageIn],
+        responses={200: paginated(SnapshotDateOut), **errors()},
+        description="Dates with a leaderboard snapshot, newest first. Empty until the nightly snapshots "
+        "(issue #6) are in place.",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        _ladder(slug)
+        query(request, PageIn)
+        return Response({"count": 0, "next": None, "previous": None, "results": []})
+
+
+class SnapshotDetailView(APIView):
+    @extend_schema(operation_id="ladders_snapshots_retrieve", responses={200: SnapshotOut, **errors()})
+    def get(self, request: Request, slug: str, date: str) -> Response:
+        _ladder(slug)
+        raise ApiError(status.HTTP_404_NOT_FOUND, "not_found", NO_SNAPSHOT)
+
+
+class MembershipView(APIView):
+    @extend_schema(operation_id="ladders_join", request=EmptyIn, responses={201: MembershipOut, **errors(403, 409)})
+    def post(self, request: Request, slug: str) -> Response:
+        ladder = _ladder(slug)
+        parse(EmptyIn, request.data or {})
+        rating = membership.ladder_join(ladder=ladder, player=request.user)
+        return Response(_membership(ladder, rating), status=status.HTTP_201_CREATED)
+
+    @extend_schema(operation_id="ladders_leave", responses={200: MembershipOut, **errors(403, 409)})
+    def delete(self, request: Request, slug: str) -> Response:
+        ladder = _ladder(slug)
+        rating = membership.ladder_leave(ladder=ladder, player=request.user)
+        return Response(_membership(ladder, rating))
+
+
+def _membership(ladder: Ladder, rating: PlayerRating) -> dict[str, object]:
+    return {"ladder": ladder.slug, "is_member": rating.is_active, "joined_at": rating.joined_at}
+
+
+class WinProbabilityView(APIView):
+    @extend_schema(
+        operation_id="ladders_win_probability",
+        parameters=[WinProbabilityIn],
+        responses={200: WinProbabilityOut, **errors()},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        ladder = _ladder(slug)
+        params = query(request, WinProbabilityIn)
+        if params["a"].casefold() == params["b"].casefold():
+            raise ApiError(status.HTTP_400_BAD_REQUEST, "same_player", SAME_PLAYER, {"b": [SAME_PLAYER]})
+        now = timezone.now()
+        rows = {}
+        for field in ("a", "b"):
+            rating = (
+                PlayerRating.objects.select_related("player")
+                .filter(ladder=ladder, player__username__iexact=params[field])
+                .first()
+            )
+            if rating is None:
+                message = NO_RATING % {"player": params[field], "ladder": ladder.name}
+                raise ApiError(status.HTTP_400_BAD_REQUEST, "no_rating", message, {field: [message]})
+            rating.ladder = ladder
+            rows[field] = presenters.standing_of(rating, now)
+        a, b = rows["a"], rows["b"]
+        p = win_probability(a.rating.rating, a.rd_now, b.rating.rating, b.rd_now)
+        return Response(
+            {
+                "ladder": ladder.slug,
+                "a": presenters.standing_dict(a),
+                "b": presenters.standing_dict(b),
+                "probability_a": p,
+                "probability_b": 1.0 - p,
+            }
+        )
+
+
+class QueueView(APIView):
+    """``POST`` joins, ``GET`` polls (keeps the search alive, pairs or expires it), ``DELETE`` leaves."""
+
+    @extend_schema(operation_id="queue_poll", responses={200: QueueOut, **errors(403)})
+    def get(self, request: Request, slug: str) -> Response:
+        ladder = _ladder(slug)
+        if not request.user.is_authenticated:
+            self.permission_denied(request)
+        entry = queue_services.queue_poll(ladder=ladder, player=request.user)
+        return Response(_queue(ladder, entry))
+
+    @extend_schema(operation_id="queue_join", request=QueueJoinIn, responses={201: QueueOut, **errors(403, 409)})
+    def post(self, request: Request, slug: str) -> Response:
+        ladder = _ladder(slug)
+        params = parse(QueueJoinIn, request.data or {})
+        entry = queue_services.queue_join(
+            ladder=ladder, player=request.user, max_rating_gap=params.get("max_rating_gap")
+        )
+        return Response(_queue(ladder, entry), status=status.HTTP_201_CREATED)
+
+    @extend_schema(operation_id="queue_leave", responses={200: QueueOut, **errors(403, 409)})
+    def delete(self, request: Request, slug: str) -> Response:
+        ladder = _ladder(slug)
+        entry = queue_services.queue_leave(ladder=ladder, player=request.user)
+        return Response(_queue(ladder, entry))
+
+
+def _queue(ladder: Ladder, entry: object) -> dict[str, object]:
+    if entry is not None and getattr(entry, "opponent_id", None):
+        entry.opponent = User.objects.only("username", "is_bot").get(pk=entry.opponent_id)
+    return presenters.queue_dict(ladder, entry, searching_count(ladder), timezone.now())

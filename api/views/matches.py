@@ -1,0 +1,212 @@
+"""Matches: report (with ``Idempotency-Key``), list, fetch, result, confirm, dispute, void, correct."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models.functions import Lower
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import User
+from api import presenters
+from api.errors import ApiError
+from api.models import IdempotencyKey
+from api.pagination import ApiPagination
+from api.permissions import IsModerator, TokenScope
+from api.serializers import CorrectIn, DisputeIn, EmptyIn, MatchFilterIn, MatchOut, ReportIn, ResultIn, VoidIn
+from api.views.base import errors, paginated, parse, query
+from ladder.models import Ladder, Match
+from ladder.selectors import matches_with_details
+from ladder.services import matches as match_services
+from ladder.services.matches import SideInput
+
+NO_SUCH_PLAYER = "No player named %(username)s."
+NO_SUCH_LADDER = "No ladder %(slug)s."
+KEY_REUSED = "This Idempotency-Key was used with a different request body."
+BAD_KEY = "An Idempotency-Key has 1 to 255 printable ASCII characters."
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Retrying with the same key and body returns the first response and changes nothing; "
+    "the same key with another body is a 409.",
+)
+
+
+def match_list_response(request: Request, view: APIView, *, player: User | None = None) -> Response:
+    """Matches newest first, filtered by ladder, player, status and played-at time."""
+    params = query(request, MatchFilterIn)
+    matches = Match.objects.all()
+    if "ladder" in params:
+        matches = matches.filter(ladder__slug=params["ladder"])
+    if player is None and "player" in params:
+        player = User.objects.filter(username__iexact=params["player"]).first()
+        if player is None:
+            message = NO_SUCH_PLAYER % {"username": params["player"]}
+            raise ApiError(status.HTTP_400_BAD_REQUEST, "no_such_player", message, {"player": [message]})
+    if player is not None:
+        matches = matches.filter(participants__player=player)
+    if "status" in params:
+        matches = matches.filter(status=params["status"])
+    if "since" in params:
+        matches = matches.filter(played_at__gte=params["since"])
+    paginator = ApiPagination()
+    page = paginator.paginate_queryset(matches_with_details(matches.order_by("-played_at", "-id")), request, view=view)
+    return paginator.get_paginated_response(presenters.matches_dicts(page))
+
+
+def _players(sides: list[dict[str, Any]]) -> list[SideInput]:
+    """Usernames (any case) to users, in one query; unknown ones are field errors."""
+    wanted = {name.casefold() for side in sides for name in side["players"]}
+    found = {user.lower: user for user in User.objects.annotate(lower=Lower("username")).filter(lower__in=wanted)}
+    fields: dict[str, list[str]] = {}
+    for index, side in enumerate(sides):
+        for name in side["players"]:
+            if name.casefold() not in found:
+                fields.setdefault(f"sides.{index}.players", []).append(NO_SUCH_PLAYER % {"username": name})
+    if fields:
+        raise ApiError(
+            status.HTTP_400_BAD_REQUEST, "no_such_player", " ".join(m for ms in fields.values() for m in ms), fields
+        )
+    return [
+        SideInput(players=[found[name.casefold()] for name in side["players"]], placement=side["placement"])
+        for side in sides
+    ]
+
+
+def _body_hash(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
+
+
+class MatchListView(APIView):
+    @extend_schema(
+        operation_id="matches_list", parameters=[MatchFilterIn], responses={200: paginated(MatchOut), **errors()}
+    )
+    def get(self, request: Request) -> Response:
+        return match_list_response(request, self)
+
+    @extend_schema(
+        operation_id="matches_report",
+        request=ReportIn,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={201: MatchOut, **errors(403, 409)},
+        description="Report a result: 1 v 1, teams or a free-for-all with placements (1 is best, equal "
+        "placements draw). A participant's report awaits the other side; a trusted reporter's or a "
+        "moderator's is confirmed and rated at once.",
+    )
+    def post(self, request: Request) -> Response:
+        params = parse(ReportIn, request.data)
+        ladder = Ladder.objects.filter(slug=params["ladder"]).first()
+        if ladder is None:
+            message = NO_SUCH_LADDER % {"slug": params["ladder"]}
+            raise ApiError(status.HTTP_400_BAD_REQUEST, "no_such_ladder", message, {"ladder": [message]})
+        sides = _players(params["sides"])
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            return Response(self._report(request, ladder, sides, params), status=status.HTTP_201_CREATED)
+        if not 1 <= len(key) <= 255 or not key.isascii() or not key.isprintable():
+            raise ApiError(status.HTTP_400_BAD_REQUEST, "bad_idempotency_key", BAD_KEY)
+        digest = _body_hash(request.data)
+        with transaction.atomic():
+            try:
+                with transaction.atomic():
+                    record = IdempotencyKey.objects.create(
+                        user=request.user, key=key, request_hash=digest, response_status=0, response_body={}
+                    )
+            except IntegrityError:
+                # Another request with this key committed first (the insert waited for it).
+                record = IdempotencyKey.objects.get(user=request.user, key=key)
+                if record.request_hash != digest:
+                    raise ApiError(status.HTTP_409_CONFLICT, "idempotency_key_reused", KEY_REUSED) from None
+                return Response(
+                    record.response_body, status=record.response_status, headers={"Idempotent-Replayed": "true"}
+                )
+            body = self._report(request, ladder, sides, params)
+            record.response_status = status.HTTP_201_CREATED
+            record.response_body = json.loads(json.dumps(body, default=str))
+            record.save(update_fields=["response_status", "response_body"])
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    def _report(
+        self, request: Request, ladder: Ladder, sides: list[SideInput], params: dict[str, Any]
+    ) -> dict[str, Any]:
+        match = match_services.match_report(
+            ladder=ladder, reporter=request.user, sides=sides, played_at=params.get("played_at")
+        )
+        return MatchOut(presenters.match_by_id(match.pk)).data
+
+
+class MatchDetailView(APIView):
+    @extend_schema(operation_id="matches_retrieve", responses={200: MatchOut, **errors()})
+    def get(self, request: Request, pk: int) -> Response:
+        get_object_or_404(Match.objects.only("pk"), pk=pk)
+        return Response(presenters.match_by_id(pk))
+
+
+def _action_response(match: Match) -> Response:
+    return Response(presenters.match_by_id(match.pk))
+
+
+class MatchResultView(APIView):
+    @extend_schema(
+        operation_id="matches_result",
+        request=ResultIn,
+        responses={200: MatchOut, **errors(403, 409)},
+        description="The result of a match the queue scheduled: one placement per side, in side order.",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        match = get_object_or_404(Match, pk=pk)
+        params = parse(ResultIn, request.data)
+        return _action_response(
+            match_services.match_report_result(match=match, reporter=request.user, placements=params["placements"])
+        )
+
+
+class MatchConfirmView(APIView):
+    @extend_schema(operation_id="matches_confirm", request=EmptyIn, responses={200: MatchOut, **errors(403, 409)})
+    def post(self, request: Request, pk: int) -> Response:
+        match = get_object_or_404(Match, pk=pk)
+        parse(EmptyIn, request.data or {})
+        return _action_response(match_services.match_confirm(match=match, user=request.user))
+
+
+class MatchDisputeView(APIView):
+    @extend_schema(operation_id="matches_dispute", request=DisputeIn, responses={200: MatchOut, **errors(403, 409)})
+    def post(self, request: Request, pk: int) -> Response:
+        match = get_object_or_404(Match, pk=pk)
+        params = parse(DisputeIn, request.data or {})
+        return _action_response(match_services.match_dispute(match=match, user=request.user, reason=params["reason"]))
+
+
+class MatchVoidView(APIView):
+    permission_classes = [TokenScope, IsModerator]
+
+    @extend_schema(operation_id="matches_void", request=VoidIn, responses={200: MatchOut, **errors(403, 409)})
+    def post(self, request: Request, pk: int) -> Response:
+        match = get_object_or_404(Match, pk=pk)
+        params = parse(VoidIn, request.data)
+        return _action_response(match_services.match_void(match=match, moderator=request.user, reason=params["reason"]))
+
+
+class MatchCorrectView(APIView):
+    permission_classes = [TokenScope, IsModerator]
+
+    @extend_schema(operation_id="matches_correct", request=CorrectIn, responses={200: MatchOut, **errors(403, 409)})
+    def post(self, request: Request, pk: int) -> Response:
+        match = get_object_or_404(Match, pk=pk)
+        params = parse(CorrectIn, request.data)
+        return _action_response(
+            match_services.match_correct(
+                match=match, moderator=request.user, placements=params["placements"], reason=params["reason"]
+            )
+        )

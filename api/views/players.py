@@ -1,0 +1,102 @@
+"""Players: who am I, a player's ratings in every ladder, their history in one, their matches."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import User
+from api import presenters
+from api.models import ApiToken
+from api.pagination import ApiPagination
+from api.serializers import HistoryFilterIn, MatchFilterIn, MatchOut, MeOut, PlayerOut, RatingChangeOut
+from api.views.base import errors, paginated, query
+from api.views.matches import match_list_response
+from ladder.models import Ladder
+from ladder.services.matches import is_moderator
+from ratings.models import PlayerRating, RatingChange
+
+
+def _player(username: str) -> User:
+    return get_object_or_404(User, username__iexact=username, is_active=True)
+
+
+class MeView(APIView):
+    @extend_schema(operation_id="me", responses={200: MeOut, **errors(403)})
+    def get(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            self.permission_denied(request)
+        token = request.auth if isinstance(request.auth, ApiToken) else None
+        return Response(
+            {
+                "username": request.user.username,
+                "is_bot": request.user.is_bot,
+                "is_moderator": is_moderator(request.user),
+                "token": token.name if token else None,
+                "read_only": bool(token and token.read_only),
+            }
+        )
+
+
+class PlayerDetailView(APIView):
+    @extend_schema(operation_id="players_retrieve", responses={200: PlayerOut, **errors()})
+    def get(self, request: Request, username: str) -> Response:
+        player = _player(username)
+        now = timezone.now()
+        ratings = PlayerRating.objects.filter(player=player).select_related("ladder").order_by("ladder__name")
+        rows = []
+        for rating in ratings:
+            rating.player = player
+            row = presenters.standing_dict(presenters.standing_of(rating, now))
+            rows.append({**row, "ladder": rating.ladder.slug, "is_member": rating.is_active})
+        return Response(
+            {
+                "username": player.username,
+                "is_bot": player.is_bot,
+                "about": player.about,
+                "date_joined": player.date_joined,
+                "ratings": rows,
+            }
+        )
+
+
+class PlayerHistoryView(APIView):
+    @extend_schema(
+        operation_id="players_history",
+        parameters=[HistoryFilterIn],
+        responses={200: paginated(RatingChangeOut), **errors()},
+        description="The player's current rating changes in the ladder, oldest first; `since`/`until` "
+        "filter by the instant each change was computed for.",
+    )
+    def get(self, request: Request, username: str, slug: str) -> Response:
+        player = _player(username)
+        ladder = get_object_or_404(Ladder, slug=slug)
+        params = query(request, HistoryFilterIn)
+        changes = (
+            RatingChange.objects.current()
+            .filter(ladder=ladder, player=player)
+            .select_related("event")
+            .order_by("event_id", "id")
+        )
+        if "since" in params:
+            changes = changes.filter(event__at__gte=params["since"])
+        if "until" in params:
+            changes = changes.filter(event__at__lt=params["until"])
+        paginator = ApiPagination()
+        page = paginator.paginate_queryset(changes, request, view=self)
+        return paginator.get_paginated_response([presenters.change_dict(change) for change in page])
+
+
+class PlayerMatchesView(APIView):
+    @extend_schema(
+        operation_id="players_matches",
+        parameters=[MatchFilterIn],
+        responses={200: paginated(MatchOut), **errors()},
+    )
+    def get(self, request: Request, username: str) -> Response:
+        player = _player(username)
+        return match_list_response(request, self, player=player)

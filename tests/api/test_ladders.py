@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from ladder.services.matches import SideInput, match_report
+from matchmaking.models import EntryStatus
+from tests.api.conftest import error_of
+from tests.factories import LadderFactory, UserFactory, member
+
+pytestmark = pytest.mark.django_db
+
+
+def play(ladder, winner, loser, *, days_ago: float = 1.0, reporter=None):
+    moderator = reporter or UserFactory(username="referee", is_superuser=True)
+    return match_report(
+        ladder=ladder,
+        reporter=moderator,
+        sides=[SideInput([winner], 1), SideInput([loser], 2)],
+        played_at=timezone.now() - timedelta(days=days_ago),
+    )
+
+
+def test_ladders_list_and_detail_with_settings(api, ladder):
+    LadderFactory(is_listed=False)
+    listing = api.get("/api/v1/ladders/").json()
+    assert [item["slug"] for item in listing["results"]] == [ladder.slug]
+    detail = api.get(f"/api/v1/ladders/{ladder.slug}/").json()
+    assert detail["settings"]["rd_growth_per_day"] == 20.0
+    assert detail["member_count"] == 0 and detail["formats"] == ["1 v 1"]
+
+
+def test_leaderboard_ranked_then_provisional_with_display_values(api, ladder):
+    ladder.ranked_min_games = 1
+    ladder.provisional_rd = 350
+    ladder.save()
+    alice, bob = member(ladder, "alice"), member(ladder, "bob", is_bot=True)
+    member(ladder, "carol")
+    play(ladder, alice, bob)
+    body = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/").json()
+    assert body["count"] == 3
+    rows = body["results"]
+    assert [(r["rank"], r["player"]["username"]) for r in rows] == [(1, "alice"), (2, "bob"), (None, "carol")]
+    assert rows[1]["player"]["is_bot"] is True
+    assert rows[0]["rank_change"] is None  # filled from leaderboard snapshots (issue #6)
+    assert rows[2]["unranked_reasons"] == ["0 of 1 games"]
+    assert {"rating", "rd", "gxe", "tr", "conservative", "games"} <= set(rows[0])
+    assert api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/", {"bots": "only"}).json()["count"] == 1
+    page = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/", {"page_size": 2}).json()
+    assert len(page["results"]) == 2 and "page=2" in page["next"]
+
+
+def test_snapshots_are_empty_until_issue_6(api, ladder):
+    assert api.get(f"/api/v1/ladders/{ladder.slug}/snapshots/").json()["results"] == []
+    assert api.get(f"/api/v1/ladders/{ladder.slug}/snapshots/2026-01-01/").status_code == 404
+
+
+def test_join_and_leave(client_for, player, ladder):
+    client = client_for(player)
+    url = f"/api/v1/ladders/{ladder.slug}/membership/"
+    assert client.post(url, {}, format="json").status_code == 201
+    again = client.post(url, {}, format="json")
+    assert again.status_code == 409 and error_of(again)["code"] == "already_member"
+    assert client.delete(url).json()["is_member"] is False
+    assert error_of(client.delete(url))["code"] == "not_member"
+
+
+def test_win_probability_now(api, ladder):
+    alice, bob = member(ladder, "alice"), member(ladder, "bob")
+    play(ladder, alice, bob)
+    body = api.get(f"/api/v1/ladders/{ladder.slug}/win-probability/", {"a": "alice", "b": "BOB"}).json()
+    assert 0.5 < body["probability_a"] < 1
+    assert body["probability_a"] + body["probability_b"] == pytest.approx(1)
+    assert body["a"]["player"]["username"] == "alice"
+
+
+@pytest.mark.parametrize(("a", "b", "field"), [("alice", "alice", "b"), ("alice", "ghost", "b"), ("", "bob", "a")])
+def test_win_probability_bad_players(api, ladder, a, b, field):
+    member(ladder, "alice"), member(ladder, "bob")
+    response = api.get(f"/api/v1/ladders/{ladder.slug}/win-probability/", {"a": a, "b": b})
+    assert response.status_code == 400
+    assert field in error_of(response)["fields"]
+
+
+def test_player_ratings_everywhere_and_history(api, ladder):
+    other = LadderFactory()
+    alice, bob = member(ladder, "alice"), member(ladder, "bob")
+    member(other, "alice")
+    play(ladder, alice, bob, days_ago=3)
+    play(ladder, bob, alice, days_ago=1)
+    player = api.get("/api/v1/players/ALICE/").json()
+    assert player["username"] == "alice"
+    assert {r["ladder"] for r in player["ratings"]} == {ladder.slug, other.slug}
+    history = api.get(f"/api/v1/players/alice/ladders/{ladder.slug}/history/").json()
+    assert history["count"] == 2
+    assert history["results"][0]["delta"] > 0 > history["results"][1]["delta"]
+    since = (timezone.now() - timedelta(days=2)).isoformat()
+    recent = api.get(f"/api/v1/players/alice/ladders/{ladder.slug}/history/", {"since": since}).json()
+    assert recent["count"] == 1
+    assert api.get(f"/api/v1/players/alice/ladders/{ladder.slug}/history/", {"until": since}).json()["count"] == 1
+    assert api.get("/api/v1/players/ghost/").status_code == 404
+    assert api.get("/api/v1/players/alice/ladders/nope/history/").status_code == 404
+
+
+def test_queue_join_poll_match_and_leave(client_for, ladder):
+    alice, bob = member(ladder, "alice"), member(ladder, "bob")
+    a, b = client_for(alice), client_for(bob)
+    url = f"/api/v1/ladders/{ladder.slug}/queue/"
+    assert a.get(url).json()["status"] == "idle"
+    joined = a.post(url, {}, format="json")
+    assert joined.status_code == 201
+    assert joined.json()["status"] == EntryStatus.WAITING and joined.json()["window_low"] < 1500
+    again = a.post(url, {}, format="json")
+    assert again.status_code == 409 and error_of(again)["code"] == "already_searching"
+    b.post(url, {"max_rating_gap": 400}, format="json")
+    polled = a.get(url).json()
+    assert polled["status"] == "matched" and polled["opponent"]["username"] == "bob"
+    match_id = polled["match"]
+    result = a.post(f"/api/v1/matches/{match_id}/result/", {"placements": [1, 2]}, format="json")
+    assert result.status_code == 200
+    assert result.json()["status"] == "pending"
+    assert a.post(f"/api/v1/matches/{match_id}/result/", {"placements": [1, 2]}, format="json").status_code == 409
+    assert b.post(f"/api/v1/matches/{match_id}/confirm/", {}, format="json").json()["rated"]
+    a.post(url, {}, format="json")
+    left = a.delete(url)
+    assert left.status_code == 200 and left.json()["status"] == "left"
+    assert a.delete(url).status_code == 409
+
+
+def test_queue_refusals(client_for, api, ladder, outsider):
+    url = f"/api/v1/ladders/{ladder.slug}/queue/"
+    assert api.get(url).status_code == 401
+    assert api.post(url, {}, format="json").status_code == 401
+    response = client_for(outsider).post(url, {}, format="json")
+    assert response.status_code == 400 and error_of(response)["code"] == "not_member"
+    response = client_for(outsider).post(url, {"max_rating_gap": 0}, format="json")
+    assert response.status_code == 400 and "max_rating_gap" in error_of(response)["fields"]
+    assert client_for(outsider, read_only=True).post(url, {}, format="json").status_code == 403

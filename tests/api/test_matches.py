@@ -1,0 +1,296 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from api.models import IdempotencyKey
+from ladder.models import Match, MatchStatus
+from ladder.services.matches import DUPLICATE_REPORT, OWN_REPORT
+from ratings.models import PlayerRating
+from tests.api.conftest import error_of
+from tests.factories import member
+
+pytestmark = pytest.mark.django_db
+
+
+def report_body(ladder, a="alice", b="bob", **extra):
+    return {
+        "ladder": ladder.slug,
+        "sides": [{"players": [a], "placement": 1}, {"players": [b], "placement": 2}],
+        **extra,
+    }
+
+
+def test_player_reports_and_opponent_confirms(client_for, ladder, members):
+    alice, bob = members
+    response = client_for(alice).post("/api/v1/matches/", report_body(ladder), format="json")
+    assert response.status_code == 201, response.json()
+    match = response.json()
+    assert match["status"] == "pending" and match["format"] == "1v1" and not match["rated"]
+    assert [s["players"][0]["username"] for s in match["sides"]] == ["alice", "bob"]
+    assert match["sides"][0]["outcome"] == "Won"
+
+    confirmed = client_for(bob).post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
+    assert confirmed.status_code == 200
+    body = confirmed.json()
+    assert body["status"] == "confirmed" and body["rated"]
+    assert body["sides"][0]["players"][0]["delta"] > 0 > body["sides"][1]["players"][0]["delta"]
+
+
+def test_reporter_cannot_confirm_own_report(client_for, ladder, members):
+    alice, _ = members
+    client = client_for(alice)
+    match = client.post("/api/v1/matches/", report_body(ladder), format="json").json()
+    response = client.post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
+    assert response.status_code == 403
+    assert error_of(response) == {"code": "own_report", "message": OWN_REPORT, "fields": {}}
+
+
+def test_outsider_cannot_report_or_confirm(client_for, ladder, members, outsider):
+    member(ladder, "mallory")
+    response = client_for(outsider).post("/api/v1/matches/", report_body(ladder), format="json")
+    assert response.status_code == 403
+    assert error_of(response)["code"] == "reporter_not_in_match"
+    match = client_for(members[0]).post("/api/v1/matches/", report_body(ladder), format="json").json()
+    response = client_for(outsider).post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
+    assert response.status_code == 403
+    assert error_of(response)["code"] == "not_participant"
+
+
+def test_opponent_disputes_then_cannot_answer_again(client_for, ladder, members):
+    alice, bob = members
+    match = client_for(alice).post("/api/v1/matches/", report_body(ladder), format="json").json()
+    client = client_for(bob)
+    response = client.post(f"/api/v1/matches/{match['id']}/dispute/", {"reason": "I won"}, format="json")
+    assert response.status_code == 200
+    assert response.json()["status"] == "disputed"
+    assert response.json()["sides"][1]["dispute_reason"] == "I won"
+    again = client.post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
+    assert again.status_code == 409
+    assert error_of(again)["code"] == "not_pending"
+
+
+def test_duplicate_report_is_409(client_for, ladder, members):
+    client = client_for(members[0])
+    first = client.post("/api/v1/matches/", report_body(ladder), format="json").json()
+    response = client.post("/api/v1/matches/", report_body(ladder), format="json")
+    assert response.status_code == 409
+    assert error_of(response)["message"] == DUPLICATE_REPORT % {"match": first["id"]}
+
+
+def test_trusted_reporter_reports_are_rated_at_once(client_for, ladder, members, trusted):
+    response = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json")
+    assert response.status_code == 201
+    assert response.json()["status"] == "confirmed" and response.json()["rated"]
+    assert response.json()["confirmation"] == "trusted"
+
+
+def test_free_for_all_and_teams_with_placements(client_for, ladder, members, trusted):
+    ladder.allow_free_for_all = ladder.allow_teams = True
+    ladder.save()
+    for name in ("carol", "dave"):
+        member(ladder, name)
+    client = client_for(trusted)
+    ffa = {
+        "ladder": ladder.slug,
+        "sides": [
+            {"players": ["alice"], "placement": 2},
+            {"players": ["BOB"], "placement": 1},
+            {"players": ["carol"], "placement": 3},
+        ],
+    }
+    response = client.post("/api/v1/matches/", ffa, format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["format"] == "ffa"
+    assert [s["outcome"] for s in response.json()["sides"]] == ["2nd", "1st", "3rd"]
+    teams = {
+        "ladder": ladder.slug,
+        "sides": [{"players": ["alice", "bob"], "placement": 1}, {"players": ["carol", "dave"], "placement": 1}],
+        "played_at": (timezone.now() - timedelta(hours=2)).isoformat(),
+    }
+    response = client.post("/api/v1/matches/", teams, format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["format"] == "teams"
+    assert [s["outcome"] for s in response.json()["sides"]] == ["Draw", "Draw"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "code"),
+    [
+        ({"sides": []}, "ladder", "missing_field"),
+        ({"extra": 1}, "extra", "unknown_field"),
+        ({"sides": [{"players": ["alice"], "placement": 1}]}, "sides", "min_length"),
+        (
+            {"sides": [{"players": ["alice"], "placement": "first"}, {"players": ["bob"], "placement": 2}]},
+            "sides.0.placement",
+            "invalid",
+        ),
+        (
+            {"sides": [{"players": ["alice"], "placement": 0}, {"players": ["bob"], "placement": 2}]},
+            "sides.0.placement",
+            "min_value",
+        ),
+        (
+            {"sides": [{"players": ["alice"], "placement": 1}, {"players": ["nobody"], "placement": 2}]},
+            "sides.1.players",
+            "no_such_player",
+        ),
+        (
+            {"sides": [{"players": "alice", "placement": 1}, {"players": ["bob"], "placement": 2}]},
+            "sides.0.players",
+            "not_a_list",
+        ),
+        ({"played_at": "yesterday"}, "played_at", "invalid"),
+    ],
+)
+def test_bad_report_bodies_are_400_naming_the_field(client_for, ladder, members, body, field, code):
+    payload = {**report_body(ladder), **body}
+    if field == "ladder":
+        payload.pop("ladder")
+    response = client_for(members[0]).post("/api/v1/matches/", payload, format="json")
+    assert response.status_code == 400, response.json()
+    error = error_of(response)
+    assert field in error["fields"], error
+    assert error["code"] == code, error
+
+
+def test_service_refusals_are_400_with_message(client_for, ladder, members):
+    future = (timezone.now() + timedelta(days=1)).isoformat()
+    response = client_for(members[0]).post("/api/v1/matches/", report_body(ladder, played_at=future), format="json")
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "played_in_future"
+
+
+def test_unknown_ladder_is_400(client_for, members, ladder):
+    response = client_for(members[0]).post("/api/v1/matches/", {**report_body(ladder), "ladder": "nope"}, format="json")
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "no_such_ladder"
+
+
+def test_anonymous_cannot_report(api, ladder, members):
+    response = api.post("/api/v1/matches/", report_body(ladder), format="json")
+    assert response.status_code == 401
+
+
+def test_read_only_token_cannot_report(client_for, ladder, members):
+    response = client_for(members[0], read_only=True).post("/api/v1/matches/", report_body(ladder), format="json")
+    assert response.status_code == 403
+    assert not Match.objects.exists()
+
+
+# Idempotency ----------------------------------------------------------------------------
+
+
+def test_same_idempotency_key_and_body_returns_the_original(client_for, ladder, members):
+    client = client_for(members[0])
+    first = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    again = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()
+    assert again["Idempotent-Replayed"] == "true"
+    assert Match.objects.count() == 1
+
+
+def test_same_idempotency_key_with_another_body_is_409(client_for, ladder, members):
+    client = client_for(members[0])
+    client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    other = report_body(ladder, played_at=(timezone.now() - timedelta(hours=1)).isoformat())
+    response = client.post("/api/v1/matches/", other, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    assert response.status_code == 409
+    assert error_of(response)["code"] == "idempotency_key_reused"
+    assert Match.objects.count() == 1
+
+
+def test_idempotency_keys_are_per_user(client_for, ladder, members, trusted):
+    client_for(members[0]).post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k")
+    other = report_body(ladder, played_at=(timezone.now() - timedelta(hours=1)).isoformat())
+    response = client_for(trusted).post("/api/v1/matches/", other, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert response.status_code == 201
+
+
+def test_a_refused_report_does_not_use_up_its_key(client_for, ladder, members):
+    client = client_for(members[0])
+    future = report_body(ladder, played_at=(timezone.now() + timedelta(days=1)).isoformat())
+    assert client.post("/api/v1/matches/", future, format="json", HTTP_IDEMPOTENCY_KEY="k").status_code == 400
+    assert not IdempotencyKey.objects.exists()
+    assert (
+        client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k").status_code == 201
+    )
+
+
+def test_bad_idempotency_key_is_400(client_for, ladder, members):
+    response = client_for(members[0]).post(
+        "/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="x" * 256
+    )
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "bad_idempotency_key"
+
+
+# Reading ---------------------------------------------------------------------------------
+
+
+def test_fetch_and_list_with_filters(client_for, api, ladder, members, trusted):
+    client = client_for(trusted)
+    first = client.post("/api/v1/matches/", report_body(ladder), format="json").json()
+    earlier = (timezone.now() - timedelta(days=3)).isoformat()
+    client_for(members[0]).post("/api/v1/matches/", report_body(ladder, played_at=earlier), format="json")
+    assert api.get(f"/api/v1/matches/{first['id']}/").json() == first
+    assert api.get("/api/v1/matches/").json()["count"] == 2
+    assert api.get("/api/v1/matches/", {"status": "pending"}).json()["count"] == 1
+    since = (timezone.now() - timedelta(days=1)).isoformat()
+    assert [m["id"] for m in api.get("/api/v1/matches/", {"since": since}).json()["results"]] == [first["id"]]
+    assert api.get("/api/v1/matches/", {"ladder": "nope"}).json()["count"] == 0
+    assert api.get("/api/v1/matches/", {"player": "ALICE"}).json()["count"] == 2
+    assert api.get("/api/v1/players/bob/matches/", {"status": "confirmed"}).json()["count"] == 1
+    assert api.get("/api/v1/matches/", {"status": "won"}).status_code == 400
+    assert api.get("/api/v1/matches/", {"player": "ghost"}).status_code == 400
+    assert api.get("/api/v1/matches/999999/").status_code == 404
+
+
+def test_match_list_query_count_is_constant(api, client_for, ladder, members, trusted, django_assert_max_num_queries):
+    client = client_for(trusted)
+    for hours in range(5):
+        played = (timezone.now() - timedelta(hours=hours * 2)).isoformat()
+        client.post("/api/v1/matches/", report_body(ladder, played_at=played), format="json")
+    with django_assert_max_num_queries(8):
+        assert api.get("/api/v1/matches/").json()["count"] == 5
+
+
+# Moderation ------------------------------------------------------------------------------
+
+
+def test_moderator_voids_and_corrects(client_for, ladder, members, trusted, moderator):
+    match = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json").json()
+    mod = client_for(moderator)
+    corrected = mod.post(
+        f"/api/v1/matches/{match['id']}/correct/", {"placements": [2, 1], "reason": "swapped"}, format="json"
+    )
+    assert corrected.status_code == 200, corrected.json()
+    assert [s["outcome"] for s in corrected.json()["sides"]] == ["Lost", "Won"]
+    voided = mod.post(f"/api/v1/matches/{match['id']}/void/", {"reason": "cheating"}, format="json")
+    assert voided.status_code == 200
+    assert voided.json()["status"] == MatchStatus.VOID
+    again = mod.post(f"/api/v1/matches/{match['id']}/void/", {"reason": "twice"}, format="json")
+    assert again.status_code == 409
+    assert PlayerRating.objects.get(player=members[0], ladder=ladder).games == 0
+
+
+@pytest.mark.parametrize("who", ["alice", "bob", "gameserver"])
+def test_non_moderators_cannot_void_or_correct(client_for, ladder, members, trusted, who):
+    from accounts.models import User
+
+    match = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json").json()
+    client = client_for(User.objects.get(username=who))
+    for action, body in (("void", {"reason": "x"}), ("correct", {"placements": [2, 1], "reason": "x"})):
+        response = client.post(f"/api/v1/matches/{match['id']}/{action}/", body, format="json")
+        assert response.status_code == 403
+        assert error_of(response)["code"] == "not_moderator"
+
+
+def test_void_needs_a_reason(client_for, ladder, members, trusted, moderator):
+    match = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json").json()
+    response = client_for(moderator).post(f"/api/v1/matches/{match['id']}/void/", {}, format="json")
+    assert response.status_code == 400
+    assert "reason" in error_of(response)["fields"]
