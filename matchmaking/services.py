@@ -45,8 +45,9 @@ def window_min_probability(ladder: Ladder, waited: timedelta) -> float:
 
 
 def _rd_now(ladder: Ladder, entry: QueueEntry, now: datetime) -> float:
+    """The search's RD inflated to ``now`` with its own volatility (Glicko-2's growth depends on it)."""
     return ladder.get_engine().rd_at(
-        RatingState(entry.rating, entry.rd, 0.06, entry.rd_as_of.timestamp()), now.timestamp()
+        RatingState(entry.rating, entry.rd, entry.volatility, entry.rd_as_of.timestamp()), now.timestamp()
     )
 
 

@@ -113,6 +113,19 @@ def test_rds_inflated_to_now_are_used(ladder):
     assert entry.status == EntryStatus.MATCHED  # with RD 350 now, the game is fair enough
 
 
+def test_rds_grow_with_each_search_s_own_volatility_on_glicko2():
+    ladder = LadderFactory(name="Go", engine="glicko2")
+    now = timezone.now()
+    month_ago = now - timedelta(days=30)
+    calm, wild = player(ladder, "calm", 1500, now=month_ago), player(ladder, "wild", 1500, now=month_ago)
+    PlayerRating.objects.filter(player=wild).update(volatility=0.2)
+
+    calm_low, _ = q.rating_window(ladder, waiting(ladder, calm, now), now)
+    wild_low, _ = q.rating_window(ladder, waiting(ladder, wild, now), now)
+
+    assert wild_low < calm_low  # a larger RD now flattens the curve: a wider rating range
+
+
 def test_own_rating_limit_is_respected_and_widening_never_passes_it(ladder):
     ladder.queue_widening_per_minute = 1.0
     ladder.save()
