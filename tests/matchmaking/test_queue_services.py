@@ -1,4 +1,8 @@
-"""The queue's rules (SPEC §6) on hand-built queues."""
+"""The queue's rules (SPEC §6) on hand-built queues.
+
+Each rule is checked on both ways of running the queue's hot statements: the
+hand-written SQL used on PostgreSQL and the ORM used on other databases (SQLite).
+"""
 
 from __future__ import annotations
 
@@ -20,7 +24,14 @@ from ratings.models import PlayerRating, RatingAdjustment
 from ratings.services import ladder_replay
 from tests.factories import LadderFactory, member
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("search")]
+
+
+@pytest.fixture(params=["sql", "orm"])
+def search(request, monkeypatch):
+    if request.param == "orm":
+        monkeypatch.setattr(q, "_postgresql", lambda: False)
+    return request.param
 
 
 @pytest.fixture
@@ -139,6 +150,18 @@ def test_own_rating_limit_is_respected_and_widening_never_passes_it(ladder):
     assert q.queue_poll(ladder=ladder, player=picky, now=now + timedelta(minutes=4)).status == EntryStatus.WAITING
 
 
+def test_searches_whose_own_limit_refuses_do_not_crowd_out_others(ladder, monkeypatch):
+    monkeypatch.setattr(q, "CANDIDATES_EACH_WAY", 2)
+    now = timezone.now()
+    for number, rating in enumerate((1505, 1510, 1515)):
+        join(ladder, player(ladder, f"picky{number}", rating), now, max_rating_gap=1)
+    join(ladder, player(ladder, "farther", 1560), now)
+
+    entry = join(ladder, player(ladder, "me", 1500), now)
+
+    assert entry.status == EntryStatus.MATCHED and entry.opponent.username == "farther"
+
+
 def test_no_immediate_rematch_and_blocks(ladder):
     now = timezone.now()
     alice, bob, carol = (player(ladder, name) for name in ("alice", "bob", "carol"))
@@ -240,6 +263,7 @@ def test_leave_and_scheduled_match_takes_the_result(ladder):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("search", ["sql"], indirect=True)  # the claim is the same on both
 def test_concurrent_joins_never_pair_anyone_twice():
     """200 players join one ladder from 8 threads at once."""
     ladder = LadderFactory(name="Rush", rematch_cooldown_minutes=0)
