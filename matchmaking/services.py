@@ -148,8 +148,12 @@ def current_entry(*, ladder: Ladder, player: User) -> QueueEntry | None:
 
 def queue_poll(*, ladder: Ladder, player: User, now: datetime | None = None) -> QueueEntry | None:
     """A poll from the player's page: keeps the search alive, expires it, or pairs it."""
+    return queue_poll_entry(ladder=ladder, entry=current_entry(ladder=ladder, player=player), now=now)
+
+
+def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime | None = None) -> QueueEntry | None:
+    """``queue_poll`` of the player's latest search in ``ladder`` (or None), as the caller read it."""
     now = now or timezone.now()
-    entry = current_entry(ladder=ladder, player=player)
     if entry is None or entry.status != EntryStatus.WAITING:
         return entry
     entry.ladder = ladder
