@@ -93,6 +93,13 @@ if _database_url:
         }
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Statements run through server-side binding cursors (the queue's hot reads, see
+        # matchmaking/db.py) are prepared after five runs on a connection; Django's own
+        # client-side binding statements never are. Turn it off behind a pooler that cannot
+        # keep prepared statements (PgBouncer before 1.21 in transaction mode).
+        _prepare = env_bool("DATABASE_PREPARED_STATEMENTS", True)
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5 if _prepare else None
 else:
     DATABASES = {
         "default": {

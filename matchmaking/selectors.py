@@ -8,12 +8,8 @@ from django.db import connection
 
 from accounts.models import User
 from ladder.models import Ladder
+from matchmaking import db
 from matchmaking.models import QueueEntry
-
-
-def _postgresql() -> bool:
-    """Whether the panel's reads run as hand-written SQL (PostgreSQL) or through the ORM."""
-    return connection.vendor == "postgresql"
 
 
 @cache
@@ -35,14 +31,14 @@ def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEn
     One statement on PostgreSQL, whose values need no conversion for these models'
     fields (a test compares the result with the ORM's). Elsewhere, two ORM queries.
     """
-    if not _postgresql():
+    if not db.postgresql():
         ladder = Ladder.objects.filter(slug=slug).first()
         if ladder is None:
             return None, None
         entry = QueueEntry.objects.filter(ladder=ladder, player=player).order_by("-pk").first()
     else:
         sql, ladder_names, entry_names = _ladder_and_entry_sql()
-        with connection.cursor() as cursor:
+        with db.prepared_cursor() as cursor:
             cursor.execute(sql, [player.pk, slug])
             row = cursor.fetchone()
         if row is None:

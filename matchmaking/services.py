@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
+from matchmaking import db
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
 from ratings.models import PlayerRating
@@ -50,19 +51,22 @@ def window_min_probability(ladder: Ladder, waited: timedelta) -> float:
 
 
 class Candidate(NamedTuple):
-    """A waiting search as the pairing reads it: what the exact check and the claim need."""
+    """A waiting search as the pairing reads it: what the exact check and the claim need.
+
+    ``rd_as_of`` and ``joined_at`` are POSIX times in seconds, as the engines take them.
+    """
 
     pk: int
     player_id: int
     rating: float
     rd: float
     volatility: float
-    rd_as_of: datetime
-    joined_at: datetime
+    rd_as_of: float
+    joined_at: float
     max_rating_gap: int | None
 
 
-def _rd_now(engine: Engine, entry: QueueEntry | Candidate, at: float) -> float:
+def _rd_now(engine: Engine, entry: QueueEntry, at: float) -> float:
     """The search's RD inflated to POSIX time ``at`` with its own volatility (Glicko-2's growth depends on it)."""
     return engine.rd_at(RatingState(entry.rating, entry.rd, entry.volatility, entry.rd_as_of.timestamp()), at)
 
@@ -78,11 +82,6 @@ def rating_window(ladder: Ladder, entry: QueueEntry, now: datetime) -> tuple[flo
     """The ratings an opponent may have (for display and for the indexed search)."""
     rd_now = _rd_now(ladder.get_engine(), entry, now.timestamp())
     return _window(ladder, entry, rd_now, window_min_probability(ladder, now - entry.joined_at))
-
-
-def _postgresql() -> bool:
-    """Whether the queue's hot statements run as hand-written SQL (PostgreSQL) or through the ORM."""
-    return connection.vendor == "postgresql"
 
 
 def queue_join(
@@ -114,7 +113,7 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
     second waiting search of the player in the ladder raises ``IntegrityError``.
     """
     fields = {"ladder": ladder, "player": player, "max_rating_gap": max_rating_gap, "joined_at": now}
-    if not _postgresql():
+    if not db.postgresql():
         rating = PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).first()
         if rating is None:
             return None
@@ -254,7 +253,8 @@ def _candidates_sql(*, cooldown: bool) -> str:
             " WHERE mine.player_id = %(player)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
         )
     waiting = (
-        "SELECT id, player_id, rating, rd, volatility, rd_as_of, joined_at, max_rating_gap"
+        "SELECT id, player_id, rating, rd, volatility, EXTRACT(EPOCH FROM rd_as_of)::float8,"
+        " EXTRACT(EPOCH FROM joined_at)::float8, max_rating_gap"
         f" FROM {entries} WHERE ladder_id = %(ladder)s AND status = '{EntryStatus.WAITING.value}'"
         " AND player_id <> %(player)s AND player_id NOT IN (SELECT player_id FROM excluded)"
         " AND (max_rating_gap IS NULL OR max_rating_gap >= ABS(rating - %(rating)s))"
@@ -277,7 +277,7 @@ def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now:
     """
     cooldown = ladder.rematch_cooldown_minutes
     since = now - timedelta(minutes=cooldown)
-    if _postgresql():
+    if db.postgresql():
         params = {
             "ladder": ladder.pk,
             "player": entry.player_id,
@@ -287,7 +287,7 @@ def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now:
             "high": high,
             "each_way": CANDIDATES_EACH_WAY,
         }
-        with connection.cursor() as cursor:
+        with db.prepared_cursor() as cursor:
             cursor.execute(_candidates_sql(cooldown=bool(cooldown)), params)
             return [Candidate(*row) for row in cursor.fetchall()]
     excluded = _excluded_players(ladder, entry.player_id, now)
@@ -299,7 +299,10 @@ def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now:
     )
     below = waiting.filter(rating__gte=low, rating__lte=entry.rating).order_by("-rating")[:CANDIDATES_EACH_WAY]
     above = waiting.filter(rating__gt=entry.rating, rating__lte=high).order_by("rating")[:CANDIDATES_EACH_WAY]
-    return [Candidate(*row) for row in chain(below, above)]
+    return [
+        Candidate(pk, player, rating, rd, volatility, as_of.timestamp(), joined.timestamp(), gap)
+        for pk, player, rating, rd, volatility, as_of, joined, gap in chain(below, above)
+    ]
 
 
 def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match | None:
@@ -319,8 +322,9 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
     low, high = _window(ladder, entry, my_rd, my_p_min)
     choices = []
     for other in _candidates(ladder, entry, low, high, now):
-        p = win_probability(entry.rating, my_rd, other.rating, _rd_now(engine, other, at))
-        p_min = max(my_p_min, window_min_probability(ladder, now - other.joined_at))
+        other_rd = engine.rd_at(RatingState(other.rating, other.rd, other.volatility, other.rd_as_of), at)
+        p = win_probability(entry.rating, my_rd, other.rating, other_rd)
+        p_min = max(my_p_min, window_min_probability(ladder, timedelta(seconds=at - other.joined_at)))
         gap = abs(entry.rating - other.rating)
         if not p_min <= p <= 1.0 - p_min:
             continue

@@ -86,6 +86,19 @@ def test_urls_switch_to_postgresql_and_redis(tmp_path):
     ]
 
 
+@pytest.mark.parametrize(("value", "threshold"), [(None, "5"), ("0", "None")])
+def test_prepared_statements_on_postgresql_can_be_turned_off(tmp_path, value, threshold):
+    env = {"DATABASE_URL": "postgres://u:p@127.0.0.1:5432/ladder", "LADDER_VAR_DIR": str(tmp_path)}
+    if value is not None:
+        env["DATABASE_PREPARED_STATEMENTS"] = value
+    code = PRINT.split("print(")[0] + "print(s.DATABASES['default']['OPTIONS']['prepare_threshold'])"
+
+    result = run(["-c", code], env)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [threshold]
+
+
 @pytest.mark.django_db
 def test_suite_runs_on_postgresql_through_psycopg3():
     from django.db import connection

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
-from matchmaking import selectors, services
+from matchmaking import db, selectors, services
 from matchmaking.models import EntryStatus, QueueEntry
 from tests.factories import LadderFactory, member
 
@@ -17,7 +18,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reads")]
 @pytest.fixture(params=["sql", "orm"])
 def reads(request, monkeypatch):
     if request.param == "orm":
-        monkeypatch.setattr(selectors, "_postgresql", lambda: False)
+        monkeypatch.setattr(db, "postgresql", lambda: False)
     return request.param
 
 
@@ -51,3 +52,22 @@ def test_ladder_without_a_search_and_unknown_ladder():
 
     assert selectors.ladder_and_entry(slug="chess", player=alice) == (ladder, None)
     assert selectors.ladder_and_entry(slug="nowhere", player=alice) == (None, None)
+
+
+def prepared_panel_statements():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", ["%FROM ladder_ladder AS l%"]
+        )
+        return cursor.fetchone()[0]
+
+
+def test_the_panel_statement_is_prepared_on_the_connection(reads):
+    ladder = LadderFactory(slug="chess")
+    alice = member(ladder, "alice")
+    before = prepared_panel_statements()
+
+    for _ in range(6):  # prepared after five runs on a connection (DATABASE_PREPARED_STATEMENTS)
+        assert selectors.ladder_and_entry(slug="chess", player=alice) == (ladder, None)
+
+    assert prepared_panel_statements() == (1 if reads == "sql" else before)

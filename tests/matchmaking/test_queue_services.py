@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from ladder.models import Match, MatchStatus
 from ladder.services.matches import SideInput, match_report
+from matchmaking import db
 from matchmaking import services as q
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import win_probability
@@ -30,7 +31,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("search")]
 @pytest.fixture(params=["sql", "orm"])
 def search(request, monkeypatch):
     if request.param == "orm":
-        monkeypatch.setattr(q, "_postgresql", lambda: False)
+        monkeypatch.setattr(db, "postgresql", lambda: False)
     return request.param
 
 
