@@ -6,8 +6,10 @@ anew, and for these two the planning costs several times the execution.
 ``prepared_cursor`` binds on the server instead, so psycopg prepares a statement once it
 has run ``prepare_threshold`` times on a connection (the ``DATABASE_PREPARED_STATEMENTS``
 setting; off, nothing is prepared) and PostgreSQL soon keeps a generic plan. It still
-goes through Django's cursor wrapper: query logging, execute wrappers and error
-translation apply as to any other query. Other databases run the ORM versions.
+goes through Django's cursor wrapper, so execute wrappers and error translation apply
+as to any other query. While queries are logged (DEBUG, ``assertNumQueries``) it is a
+plain Django cursor: a prepared statement's cursor does not keep the SQL the log shows.
+Other databases run the ORM versions.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
     """A server-side binding cursor on Django's PostgreSQL connection (see the module docstring)."""
     import psycopg
 
+    if connection.queries_logged:
+        with connection.cursor() as cursor:
+            yield cursor
+        return
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     connection.validate_thread_sharing()

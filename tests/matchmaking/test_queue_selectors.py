@@ -34,7 +34,7 @@ def test_ladder_and_latest_entry_match_the_orm(reads, django_assert_num_queries)
     services.queue_leave(ladder=ladder, player=alice, now=now)
     services.queue_join(ladder=ladder, player=alice, now=now)
 
-    with django_assert_num_queries(1 if reads == "sql" else 2):
+    with django_assert_num_queries(1 if reads == "sql" else 2) as captured:
         found, entry = selectors.ladder_and_entry(slug="chess", player=alice)
 
     latest = QueueEntry.objects.filter(player=alice).latest("pk")
@@ -42,6 +42,7 @@ def test_ladder_and_latest_entry_match_the_orm(reads, django_assert_num_queries)
     assert values(entry) == values(latest) and entry.status == EntryStatus.WAITING
     assert entry.ladder is found
     assert not found._state.adding and not entry._state.adding
+    assert "'chess'" in captured.captured_queries[0]["sql"]  # logged with its parameters
 
 
 def test_ladder_without_a_search_and_unknown_ladder():
