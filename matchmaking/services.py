@@ -95,42 +95,52 @@ def queue_join(
         raise ValidationError(TEAM_LADDER, code="team_ladder", params={"ladder": ladder.name})
     if max_rating_gap is not None and (isinstance(max_rating_gap, bool) or max_rating_gap < 1):
         raise ValidationError(BAD_GAP, code="bad_gap")
-    try:
-        with transaction.atomic():
-            entry = _entry_create(ladder=ladder, player=player, max_rating_gap=max_rating_gap, now=now)
-    except IntegrityError:
-        raise ValidationError(ALREADY_SEARCHING, code="already_searching", params={"ladder": ladder.name}) from None
-    if entry is None:
-        raise ValidationError(NOT_A_MEMBER, code="not_member", params={"ladder": ladder.name})
+    entry = _entry_create(ladder=ladder, player=player, max_rating_gap=max_rating_gap, now=now)
     queue_try_pair(entry=entry, now=now)
     return entry
 
 
-def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, now: datetime) -> QueueEntry | None:
-    """A waiting search holding a copy of the player's rating, or None if the player is not a member.
+def _not_a_member(ladder: Ladder) -> ValidationError:
+    return ValidationError(NOT_A_MEMBER, code="not_member", params={"ladder": ladder.name})
 
-    On PostgreSQL the rating is read and copied by the ``INSERT … SELECT`` itself. A
-    second waiting search of the player in the ladder raises ``IntegrityError``.
+
+def _already_searching(ladder: Ladder) -> ValidationError:
+    return ValidationError(ALREADY_SEARCHING, code="already_searching", params={"ladder": ladder.name})
+
+
+def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, now: datetime) -> QueueEntry:
+    """A waiting search holding a copy of the player's rating; refuses non-members and a second search.
+
+    On PostgreSQL one ``INSERT … SELECT … ON CONFLICT DO NOTHING`` reads and copies the
+    rating; only when it inserts nothing does a second query tell the two refusals apart.
     """
     fields = {"ladder": ladder, "player": player, "max_rating_gap": max_rating_gap, "joined_at": now}
     if not db.postgresql():
         rating = PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).first()
         if rating is None:
-            return None
+            raise _not_a_member(ladder)
         copied = {name: getattr(rating, name) for name in ("rating", "rd", "volatility", "rd_as_of")}
-        return QueueEntry.objects.create(**fields, **copied, last_seen_at=now)
+        try:
+            with transaction.atomic():
+                return QueueEntry.objects.create(**fields, **copied, last_seen_at=now)
+        except IntegrityError:
+            raise _already_searching(ladder) from None
+    waiting = EntryStatus.WAITING.value
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {QueueEntry._meta.db_table} (ladder_id, player_id, status, rating, rd, volatility,"
             " rd_as_of, max_rating_gap, joined_at, last_seen_at)"
             " SELECT ladder_id, player_id, %s, rating, rd, volatility, rd_as_of, %s, %s, %s"
             f" FROM {PlayerRating._meta.db_table} WHERE ladder_id = %s AND player_id = %s AND is_active"
+            f" ON CONFLICT (ladder_id, player_id) WHERE status = '{waiting}' DO NOTHING"
             " RETURNING id, rating, rd, volatility, rd_as_of",
-            [EntryStatus.WAITING.value, max_rating_gap, now, now, ladder.pk, player.pk],
+            [waiting, max_rating_gap, now, now, ladder.pk, player.pk],
         )
         row = cursor.fetchone()
     if row is None:
-        return None
+        if PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).exists():
+            raise _already_searching(ladder)
+        raise _not_a_member(ladder)
     pk, rating, rd, volatility, rd_as_of = row
     entry = QueueEntry(
         pk=pk, rating=rating, rd=rd, volatility=volatility, rd_as_of=rd_as_of, last_seen_at=now, **fields
@@ -338,16 +348,30 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
     choices.sort(key=lambda choice: choice[:3])
     with transaction.atomic():
         for _, _, _, p, other in choices:
-            claimed = set(
-                QueueEntry.objects.select_for_update(skip_locked=True)
-                .filter(pk__in=(entry.pk, other.pk), status=EntryStatus.WAITING)
-                .values_list("pk", flat=True)
-            )
+            claimed = _claim(entry.pk, other.pk)
             if entry.pk not in claimed:  # already paired, or being paired by someone else right now
                 return None
             if other.pk in claimed:
                 return _pair(ladder, entry, other, p, now)
     return None
+
+
+def _claim(*pks: int) -> set[int]:
+    """Lock those of the searches that are still waiting and not being paired by someone else.
+
+    ``SKIP LOCKED``: a search locked by another pairing is left out, never waited for.
+    Call inside the pairing's transaction, which holds the locks to its end.
+    """
+    if not db.postgresql():
+        claimed = QueueEntry.objects.select_for_update(skip_locked=True).filter(pk__in=pks, status=EntryStatus.WAITING)
+        return set(claimed.values_list("pk", flat=True))
+    with db.prepared_cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {QueueEntry._meta.db_table} WHERE id IN ({', '.join(['%s'] * len(pks))})"
+            f" AND status = '{EntryStatus.WAITING.value}' FOR UPDATE SKIP LOCKED",
+            pks,
+        )
+        return {pk for (pk,) in cursor.fetchall()}
 
 
 def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datetime) -> Match:
@@ -361,8 +385,27 @@ def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datet
         ]
     )
     ended = {"status": EntryStatus.MATCHED, "match": match, "ended_at": now}
-    QueueEntry.objects.filter(pk=me.pk).update(**ended, opponent_id=other.player_id, win_probability=p)
-    QueueEntry.objects.filter(pk=other.pk).update(**ended, opponent_id=me.player_id, win_probability=1.0 - p)
+    if db.postgresql():  # both in one statement
+        with db.prepared_cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {QueueEntry._meta.db_table} SET status = %(matched)s, match_id = %(match)s,"
+                " ended_at = %(now)s, opponent_id = CASE id WHEN %(me)s THEN %(their_player)s ELSE %(my_player)s END,"
+                " win_probability = CASE id WHEN %(me)s THEN %(p)s ELSE %(q)s END WHERE id IN (%(me)s, %(other)s)",
+                {
+                    "matched": EntryStatus.MATCHED.value,
+                    "match": match.pk,
+                    "now": now,
+                    "me": me.pk,
+                    "other": other.pk,
+                    "my_player": me.player_id,
+                    "their_player": other.player_id,
+                    "p": p,
+                    "q": 1.0 - p,
+                },
+            )
+    else:
+        QueueEntry.objects.filter(pk=me.pk).update(**ended, opponent_id=other.player_id, win_probability=p)
+        QueueEntry.objects.filter(pk=other.pk).update(**ended, opponent_id=me.player_id, win_probability=1.0 - p)
     for name, value in ended.items():
         setattr(me, name, value)
     me.opponent_id = other.player_id
