@@ -114,6 +114,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 _cache_url = env_str("CACHE_URL")
 if _cache_url:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}
+    # Sessions are read from the shared cache and written through to the database: a
+    # request (a queue poll every 2 s) then reads its session without a query. Not with
+    # the in-memory cache, which each web process would hold its own copy of.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -54,7 +54,8 @@ def test_bad_boolean_is_named(tmp_path):
 PRINT = (
     "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'ladder.settings'); django.setup(); "
     "from django.conf import settings as s; "
-    "print(s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.CACHES['default']['BACKEND'])"
+    "print(s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.CACHES['default']['BACKEND'], "
+    "s.SESSION_ENGINE)"
 )
 
 
@@ -66,6 +67,7 @@ def test_embedded_default_is_sqlite_and_eager_celery(tmp_path):
         "django.db.backends.sqlite3",
         "True",
         "django.core.cache.backends.locmem.LocMemCache",
+        "django.contrib.sessions.backends.db",
     ]
 
 
@@ -83,6 +85,7 @@ def test_urls_switch_to_postgresql_and_redis(tmp_path):
         "django.db.backends.postgresql",
         "False",
         "django.core.cache.backends.redis.RedisCache",
+        "django.contrib.sessions.backends.cached_db",
     ]
 
 
