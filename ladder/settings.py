@@ -113,7 +113,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Cache: Redis when CACHE_URL is set (needed to share login throttles between processes).
 _cache_url = env_str("CACHE_URL")
 if _cache_url:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}
+    CACHES = {"default": {"BACKEND": "ladder.cache.RedisCache", "LOCATION": _cache_url}}  # Django's, one client
     # Sessions are read from the shared cache and written through to the database: a
     # request (a queue poll every 2 s) then reads its session without a query. Not with
     # the in-memory cache, which each web process would hold its own copy of.

@@ -84,7 +84,7 @@ def test_urls_switch_to_postgresql_and_redis(tmp_path):
     assert result.stdout.split() == [
         "django.db.backends.postgresql",
         "False",
-        "django.core.cache.backends.redis.RedisCache",
+        "ladder.cache.RedisCache",
         "django.contrib.sessions.backends.cached_db",
     ]
 
