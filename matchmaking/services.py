@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from itertools import chain
 from typing import NamedTuple
 
@@ -247,6 +248,7 @@ def _excluded_players(ladder: Ladder, player_id: int, now: datetime) -> set[int]
     return excluded
 
 
+@cache
 def _candidates_sql(*, cooldown: bool) -> str:
     """``_candidates`` on PostgreSQL: both index-ordered range reads and the exclusions, one statement."""
     entries, blocks = QueueEntry._meta.db_table, Block._meta.db_table
