@@ -545,12 +545,13 @@ def explain(queue: Queue) -> None:
     from matchmaking.models import EntryStatus, QueueEntry
 
     me = entries_of(queue, queue.crowded[:1])[0]
-    low, _ = services.rating_window(queue.ladder, me, timezone.now())
-    waiting = QueueEntry.objects.filter(ladder=queue.ladder, status=EntryStatus.WAITING)
-    below = waiting.exclude(player_id__in={me.player_id}).filter(rating__gte=low, rating__lte=me.rating)
-    print("\nEXPLAIN ANALYZE of a crowded poller's candidates below, built as queue_try_pair builds them:")
-    for line in below.order_by("-rating")[: each_way()].explain(analyze=True).splitlines():
-        print(f"  {line}")
+    # The search is the first statement queue_try_pair sends (nobody fits a crowded poller).
+    search = statements_of(lambda: services.queue_try_pair(entry=me, now=timezone.now()))[0]
+    print("\nEXPLAIN ANALYZE of a crowded poller's candidate search, as queue_try_pair sends it:")
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN ANALYZE {search}")
+        for (line,) in cursor.fetchall():
+            print(f"  {line}")
     table = QueueEntry._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(

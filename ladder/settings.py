@@ -97,6 +97,13 @@ if _database_url:
         }
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Statements run through server-side binding cursors (the queue's hot reads, see
+        # matchmaking/db.py) are prepared after five runs on a connection; Django's own
+        # client-side binding statements never are. Turn it off behind a pooler that cannot
+        # keep prepared statements (PgBouncer before 1.21 in transaction mode).
+        _prepare = env_bool("DATABASE_PREPARED_STATEMENTS", True)
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5 if _prepare else None
 else:
     DATABASES = {
         "default": {
@@ -110,7 +117,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Cache: Redis when CACHE_URL is set (needed to share login throttles between processes).
 _cache_url = env_str("CACHE_URL")
 if _cache_url:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}
+    CACHES = {"default": {"BACKEND": "ladder.cache.RedisCache", "LOCATION": _cache_url}}  # Django's, one client
+    # Sessions are read from the shared cache and written through to the database: a
+    # request (a queue poll every 2 s) then reads its session without a query. Not with
+    # the in-memory cache, which each web process would hold its own copy of.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

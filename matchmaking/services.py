@@ -3,26 +3,33 @@
 Pairing runs when a player joins and on every poll. It turns the ladder's win-probability
 window into a rating range with the engines' inverse win probability (using the largest
 RD an opponent can have, so the range never misses anyone), reads the nearest waiting
-entries in that range from an index, checks each exactly with both RDs inflated to now,
-and claims the best with ``SELECT … FOR UPDATE SKIP LOCKED``: an entry being paired by
-another process is skipped, never waited for, so nobody is paired twice and two
-searches never deadlock.
+entries in that range from an index, and checks each exactly with both RDs inflated to
+now. The search takes no locks (on PostgreSQL it is one statement); only when someone
+fits are both entries claimed with ``SELECT … FOR UPDATE SKIP LOCKED`` and re-checked as
+still waiting, inside the transaction that pairs them: an entry being paired by another
+process is skipped, never waited for, so nobody is paired twice and two searches never
+deadlock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
+from itertools import chain
+from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Q
+from django.db.models.functions import Abs
 from django.utils import timezone
 
 from accounts.models import User
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
+from matchmaking import db
 from matchmaking.models import Block, EntryStatus, QueueEntry
-from ratings.engines import RatingState, rating_difference_for_probability, win_probability
+from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
 from ratings.models import PlayerRating
 from ratings.services import rating_reset_clock
 
@@ -44,19 +51,38 @@ def window_min_probability(ladder: Ladder, waited: timedelta) -> float:
     return max(widened, ladder.queue_widest_min_win_probability)
 
 
-def _rd_now(ladder: Ladder, entry: QueueEntry, now: datetime) -> float:
-    return ladder.get_engine().rd_at(
-        RatingState(entry.rating, entry.rd, 0.06, entry.rd_as_of.timestamp()), now.timestamp()
-    )
+class Candidate(NamedTuple):
+    """A waiting search as the pairing reads it: what the exact check and the claim need.
+
+    ``rd_as_of`` and ``joined_at`` are POSIX times in seconds, as the engines take them.
+    """
+
+    pk: int
+    player_id: int
+    rating: float
+    rd: float
+    volatility: float
+    rd_as_of: float
+    joined_at: float
+    max_rating_gap: int | None
+
+
+def _rd_now(engine: Engine, entry: QueueEntry, at: float) -> float:
+    """The search's RD inflated to POSIX time ``at`` with its own volatility (Glicko-2's growth depends on it)."""
+    return engine.rd_at(RatingState(entry.rating, entry.rd, entry.volatility, entry.rd_as_of.timestamp()), at)
+
+
+def _window(ladder: Ladder, entry: QueueEntry, rd_now: float, p_min: float) -> tuple[float, float]:
+    gap = abs(rating_difference_for_probability(p_min, rd_now, ladder.rd_max))
+    if entry.max_rating_gap is not None:
+        gap = min(gap, float(entry.max_rating_gap))
+    return entry.rating - gap, entry.rating + gap
 
 
 def rating_window(ladder: Ladder, entry: QueueEntry, now: datetime) -> tuple[float, float]:
     """The ratings an opponent may have (for display and for the indexed search)."""
-    p_min = window_min_probability(ladder, now - entry.joined_at)
-    gap = abs(rating_difference_for_probability(p_min, _rd_now(ladder, entry, now), ladder.rd_max))
-    if entry.max_rating_gap is not None:
-        gap = min(gap, float(entry.max_rating_gap))
-    return entry.rating - gap, entry.rating + gap
+    rd_now = _rd_now(ladder.get_engine(), entry, now.timestamp())
+    return _window(ladder, entry, rd_now, window_min_probability(ladder, now - entry.joined_at))
 
 
 def queue_join(
@@ -70,26 +96,58 @@ def queue_join(
         raise ValidationError(TEAM_LADDER, code="team_ladder", params={"ladder": ladder.name})
     if max_rating_gap is not None and (isinstance(max_rating_gap, bool) or max_rating_gap < 1):
         raise ValidationError(BAD_GAP, code="bad_gap")
-    rating = PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).first()
-    if rating is None:
-        raise ValidationError(NOT_A_MEMBER, code="not_member", params={"ladder": ladder.name})
-    try:
-        with transaction.atomic():
-            entry = QueueEntry.objects.create(
-                ladder=ladder,
-                player=player,
-                rating=rating.rating,
-                rd=rating.rd,
-                volatility=rating.volatility,
-                rd_as_of=rating.rd_as_of,
-                max_rating_gap=max_rating_gap,
-                joined_at=now,
-                last_seen_at=now,
-            )
-    except IntegrityError:
-        raise ValidationError(ALREADY_SEARCHING, code="already_searching", params={"ladder": ladder.name}) from None
+    entry = _entry_create(ladder=ladder, player=player, max_rating_gap=max_rating_gap, now=now)
     queue_try_pair(entry=entry, now=now)
-    entry.refresh_from_db()
+    return entry
+
+
+def _not_a_member(ladder: Ladder) -> ValidationError:
+    return ValidationError(NOT_A_MEMBER, code="not_member", params={"ladder": ladder.name})
+
+
+def _already_searching(ladder: Ladder) -> ValidationError:
+    return ValidationError(ALREADY_SEARCHING, code="already_searching", params={"ladder": ladder.name})
+
+
+def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, now: datetime) -> QueueEntry:
+    """A waiting search holding a copy of the player's rating; refuses non-members and a second search.
+
+    On PostgreSQL one ``INSERT … SELECT … ON CONFLICT DO NOTHING`` reads and copies the
+    rating; only when it inserts nothing does a second query tell the two refusals apart.
+    """
+    fields = {"ladder": ladder, "player": player, "max_rating_gap": max_rating_gap, "joined_at": now}
+    if not db.postgresql():
+        rating = PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).first()
+        if rating is None:
+            raise _not_a_member(ladder)
+        copied = {name: getattr(rating, name) for name in ("rating", "rd", "volatility", "rd_as_of")}
+        try:
+            with transaction.atomic():
+                return QueueEntry.objects.create(**fields, **copied, last_seen_at=now)
+        except IntegrityError:
+            raise _already_searching(ladder) from None
+    waiting = EntryStatus.WAITING.value
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {QueueEntry._meta.db_table} (ladder_id, player_id, status, rating, rd, volatility,"
+            " rd_as_of, max_rating_gap, joined_at, last_seen_at)"
+            " SELECT ladder_id, player_id, %s, rating, rd, volatility, rd_as_of, %s, %s, %s"
+            f" FROM {PlayerRating._meta.db_table} WHERE ladder_id = %s AND player_id = %s AND is_active"
+            f" ON CONFLICT (ladder_id, player_id) WHERE status = '{waiting}' DO NOTHING"
+            " RETURNING id, rating, rd, volatility, rd_as_of",
+            [waiting, max_rating_gap, now, now, ladder.pk, player.pk],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        if PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).exists():
+            raise _already_searching(ladder)
+        raise _not_a_member(ladder)
+    pk, rating, rd, volatility, rd_as_of = row
+    entry = QueueEntry(
+        pk=pk, rating=rating, rd=rd, volatility=volatility, rd_as_of=rd_as_of, last_seen_at=now, **fields
+    )
+    entry._state.adding = False  # as loaded from the database: it is stored
+    entry._state.db = connection.alias
     return entry
 
 
@@ -100,19 +158,23 @@ def current_entry(*, ladder: Ladder, player: User) -> QueueEntry | None:
 
 def queue_poll(*, ladder: Ladder, player: User, now: datetime | None = None) -> QueueEntry | None:
     """A poll from the player's page: keeps the search alive, expires it, or pairs it."""
+    return queue_poll_entry(ladder=ladder, entry=current_entry(ladder=ladder, player=player), now=now)
+
+
+def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime | None = None) -> QueueEntry | None:
+    """``queue_poll`` of the player's latest search in ``ladder`` (or None), as the caller read it."""
     now = now or timezone.now()
-    entry = current_entry(ladder=ladder, player=player)
     if entry is None or entry.status != EntryStatus.WAITING:
         return entry
     entry.ladder = ladder
     if now - entry.joined_at >= timedelta(seconds=ladder.queue_timeout_seconds):
         _expire(entry.pk, now)
-    else:
-        if now - entry.last_seen_at >= SEEN_EVERY:  # a write every few polls is enough to stay fresh
-            QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
-        if queue_try_pair(entry=entry, now=now) is None:
-            return entry
-    entry.refresh_from_db()
+        entry.refresh_from_db()
+        return entry
+    if now - entry.last_seen_at >= SEEN_EVERY:  # a write every few polls is enough to stay fresh
+        QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
+        entry.last_seen_at = now
+    queue_try_pair(entry=entry, now=now)
     return entry
 
 
@@ -186,49 +248,136 @@ def _excluded_players(ladder: Ladder, player_id: int, now: datetime) -> set[int]
     return excluded
 
 
+@cache
+def _candidates_sql(*, cooldown: bool) -> str:
+    """``_candidates`` on PostgreSQL: both index-ordered range reads and the exclusions, one statement."""
+    entries, blocks = QueueEntry._meta.db_table, Block._meta.db_table
+    matches, participants = Match._meta.db_table, Participant._meta.db_table
+    excluded = (
+        f"SELECT blocked_id FROM {blocks} WHERE blocker_id = %(player)s"
+        f" UNION ALL SELECT blocker_id FROM {blocks} WHERE blocked_id = %(player)s"
+    )
+    if cooldown:
+        excluded += (
+            f" UNION ALL SELECT theirs.player_id FROM {participants} AS mine"
+            f" JOIN {matches} AS m ON m.id = mine.match_id"
+            f" JOIN {participants} AS theirs ON theirs.match_id = mine.match_id"
+            " WHERE mine.player_id = %(player)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
+        )
+    waiting = (
+        "SELECT id, player_id, rating, rd, volatility, EXTRACT(EPOCH FROM rd_as_of)::float8,"
+        " EXTRACT(EPOCH FROM joined_at)::float8, max_rating_gap"
+        f" FROM {entries} WHERE ladder_id = %(ladder)s AND status = '{EntryStatus.WAITING.value}'"
+        " AND player_id <> %(player)s AND player_id NOT IN (SELECT player_id FROM excluded)"
+        " AND (max_rating_gap IS NULL OR max_rating_gap >= ABS(rating - %(rating)s))"
+    )
+    return (
+        f"WITH excluded (player_id) AS ({excluded})"
+        f" SELECT * FROM ({waiting} AND rating >= %(low)s AND rating <= %(rating)s"
+        " ORDER BY rating DESC LIMIT %(each_way)s) AS below"
+        f" UNION ALL SELECT * FROM ({waiting} AND rating > %(rating)s AND rating <= %(high)s"
+        " ORDER BY rating LIMIT %(each_way)s) AS above"
+    )
+
+
+def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now: datetime) -> list[Candidate]:
+    """The waiting searches nearest ``entry``'s rating in ``[low, high]``, up to ``CANDIDATES_EACH_WAY`` each way.
+
+    Left out: the player's own search, recent opponents (rematch cooldown), blocks in
+    either direction, and searches whose own ±N limit refuses the gap (so they do not
+    crowd out those who would accept).
+    """
+    cooldown = ladder.rematch_cooldown_minutes
+    since = now - timedelta(minutes=cooldown)
+    if db.postgresql():
+        params = {
+            "ladder": ladder.pk,
+            "player": entry.player_id,
+            "since": since,
+            "rating": entry.rating,
+            "low": low,
+            "high": high,
+            "each_way": CANDIDATES_EACH_WAY,
+        }
+        with db.prepared_cursor() as cursor:
+            cursor.execute(_candidates_sql(cooldown=bool(cooldown)), params)
+            return [Candidate(*row) for row in cursor.fetchall()]
+    excluded = _excluded_players(ladder, entry.player_id, now)
+    accepts = Q(max_rating_gap__isnull=True) | Q(max_rating_gap__gte=Abs(F("rating") - entry.rating))
+    waiting = (
+        QueueEntry.objects.filter(accepts, ladder=ladder, status=EntryStatus.WAITING)
+        .exclude(player_id__in=excluded)
+        .values_list(*Candidate._fields)
+    )
+    below = waiting.filter(rating__gte=low, rating__lte=entry.rating).order_by("-rating")[:CANDIDATES_EACH_WAY]
+    above = waiting.filter(rating__gt=entry.rating, rating__lte=high).order_by("rating")[:CANDIDATES_EACH_WAY]
+    return [
+        Candidate(pk, player, rating, rd, volatility, as_of.timestamp(), joined.timestamp(), gap)
+        for pk, player, rating, rd, volatility, as_of, joined, gap in chain(below, above)
+    ]
+
+
 def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match | None:
-    """Pair ``entry`` with the waiting player whose win chance is closest to 50%, if any."""
+    """Pair ``entry`` with the waiting player whose win chance is closest to 50%, if any.
+
+    The search reads without locks; only a candidate that fits is claimed, with both
+    searches locked (``SKIP LOCKED``) and re-checked as waiting in the pairing's
+    transaction. On a pairing ``entry`` is updated in place (status, match, opponent,
+    win chance), so callers need not read it again.
+    """
     now = now or timezone.now()
     ladder = entry.ladder
-    with transaction.atomic():
-        me = (
-            QueueEntry.objects.select_for_update(skip_locked=True)
-            .filter(pk=entry.pk, status=EntryStatus.WAITING)
-            .first()
-        )
-        if me is None:  # already paired, or being paired by someone else right now
-            return None
-        low, high = rating_window(ladder, me, now)
-        excluded = _excluded_players(ladder, me.player_id, now)
-        waiting = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING).exclude(player_id__in=excluded)
-        below = list(waiting.filter(rating__gte=low, rating__lte=me.rating).order_by("-rating")[:CANDIDATES_EACH_WAY])
-        above = list(waiting.filter(rating__gt=me.rating, rating__lte=high).order_by("rating")[:CANDIDATES_EACH_WAY])
-        my_rd = _rd_now(ladder, me, now)
-        my_p_min = window_min_probability(ladder, now - me.joined_at)
-        choices = []
-        for other in below + above:
-            p = win_probability(me.rating, my_rd, other.rating, _rd_now(ladder, other, now))
-            p_min = max(my_p_min, window_min_probability(ladder, now - other.joined_at))
-            gap = abs(me.rating - other.rating)
-            if not p_min <= p <= 1.0 - p_min:
-                continue
-            if (me.max_rating_gap is not None and gap > me.max_rating_gap) or (
-                other.max_rating_gap is not None and gap > other.max_rating_gap
-            ):
-                continue
-            choices.append((abs(p - 0.5), other.joined_at, other.pk, p))
-        for _, _, other_pk, p in sorted(choices):
-            other = (
-                QueueEntry.objects.select_for_update(skip_locked=True)
-                .filter(pk=other_pk, status=EntryStatus.WAITING)
-                .first()
-            )
-            if other is not None:
-                return _pair(ladder, me, other, p, now)
+    engine = ladder.get_engine()
+    at = now.timestamp()
+    my_rd = _rd_now(engine, entry, at)
+    my_p_min = window_min_probability(ladder, now - entry.joined_at)
+    low, high = _window(ladder, entry, my_rd, my_p_min)
+    choices = []
+    for other in _candidates(ladder, entry, low, high, now):
+        other_rd = engine.rd_at(RatingState(other.rating, other.rd, other.volatility, other.rd_as_of), at)
+        p = win_probability(entry.rating, my_rd, other.rating, other_rd)
+        p_min = max(my_p_min, window_min_probability(ladder, timedelta(seconds=at - other.joined_at)))
+        gap = abs(entry.rating - other.rating)
+        if not p_min <= p <= 1.0 - p_min:
+            continue
+        if (entry.max_rating_gap is not None and gap > entry.max_rating_gap) or (
+            other.max_rating_gap is not None and gap > other.max_rating_gap
+        ):
+            continue
+        choices.append((abs(p - 0.5), other.joined_at, other.pk, p, other))
+    if not choices:
         return None
+    choices.sort(key=lambda choice: choice[:3])
+    with transaction.atomic():
+        for _, _, _, p, other in choices:
+            claimed = _claim(entry.pk, other.pk)
+            if entry.pk not in claimed:  # already paired, or being paired by someone else right now
+                return None
+            if other.pk in claimed:
+                return _pair(ladder, entry, other, p, now)
+    return None
 
 
-def _pair(ladder: Ladder, me: QueueEntry, other: QueueEntry, p: float, now: datetime) -> Match:
+def _claim(*pks: int) -> set[int]:
+    """Lock those of the searches that are still waiting and not being paired by someone else.
+
+    ``SKIP LOCKED``: a search locked by another pairing is left out, never waited for.
+    Call inside the pairing's transaction, which holds the locks to its end.
+    """
+    if not db.postgresql():
+        claimed = QueueEntry.objects.select_for_update(skip_locked=True).filter(pk__in=pks, status=EntryStatus.WAITING)
+        return set(claimed.values_list("pk", flat=True))
+    with db.prepared_cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {QueueEntry._meta.db_table} WHERE id IN ({', '.join(['%s'] * len(pks))})"
+            f" AND status = '{EntryStatus.WAITING.value}' FOR UPDATE SKIP LOCKED",
+            pks,
+        )
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datetime) -> Match:
+    """Create the scheduled match and mark both claimed searches matched; ``me`` is updated in place."""
     match = Match.objects.create(ladder=ladder, status=MatchStatus.SCHEDULED, played_at=now)
     sides = MatchSide.objects.bulk_create([MatchSide(match=match, index=0), MatchSide(match=match, index=1)])
     Participant.objects.bulk_create(
@@ -237,11 +386,30 @@ def _pair(ladder: Ladder, me: QueueEntry, other: QueueEntry, p: float, now: date
             Participant(match=match, side=sides[1], player_id=other.player_id),
         ]
     )
-    for entry, opponent, chance in ((me, other, p), (other, me, 1.0 - p)):
-        entry.status = EntryStatus.MATCHED
-        entry.match = match
-        entry.opponent_id = opponent.player_id
-        entry.win_probability = chance
-        entry.ended_at = now
-        entry.save(update_fields=["status", "match", "opponent", "win_probability", "ended_at"])
+    ended = {"status": EntryStatus.MATCHED, "match": match, "ended_at": now}
+    if db.postgresql():  # both in one statement
+        with db.prepared_cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {QueueEntry._meta.db_table} SET status = %(matched)s, match_id = %(match)s,"
+                " ended_at = %(now)s, opponent_id = CASE id WHEN %(me)s THEN %(their_player)s ELSE %(my_player)s END,"
+                " win_probability = CASE id WHEN %(me)s THEN %(p)s ELSE %(q)s END WHERE id IN (%(me)s, %(other)s)",
+                {
+                    "matched": EntryStatus.MATCHED.value,
+                    "match": match.pk,
+                    "now": now,
+                    "me": me.pk,
+                    "other": other.pk,
+                    "my_player": me.player_id,
+                    "their_player": other.player_id,
+                    "p": p,
+                    "q": 1.0 - p,
+                },
+            )
+    else:
+        QueueEntry.objects.filter(pk=me.pk).update(**ended, opponent_id=other.player_id, win_probability=p)
+        QueueEntry.objects.filter(pk=other.pk).update(**ended, opponent_id=me.player_id, win_probability=1.0 - p)
+    for name, value in ended.items():
+        setattr(me, name, value)
+    me.opponent_id = other.player_id
+    me.win_probability = p
     return match

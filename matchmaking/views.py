@@ -13,14 +13,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from ladder.models import Ladder
-from matchmaking import services
+from matchmaking import selectors, services
 from matchmaking.models import EntryStatus, QueueEntry
 
 
@@ -62,8 +62,10 @@ def _render(request: HttpRequest, ladder: Ladder, entry: QueueEntry | None) -> H
 @login_required
 def queue_status(request: HttpRequest, slug: str) -> HttpResponse:
     """The poll: keeps the search alive, pairs it or expires it, and shows where it stands."""
-    ladder = get_object_or_404(Ladder, slug=slug)
-    entry = services.queue_poll(ladder=ladder, player=request.user)
+    ladder, entry = selectors.ladder_and_entry(slug=slug, player=request.user)
+    if ladder is None:
+        raise Http404("No ladder at this address.")
+    entry = services.queue_poll_entry(ladder=ladder, entry=entry)
     return _render(request, ladder, entry)
 
 

@@ -54,7 +54,8 @@ def test_bad_boolean_is_named(tmp_path):
 PRINT = (
     "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'ladder.settings'); django.setup(); "
     "from django.conf import settings as s; "
-    "print(s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.CACHES['default']['BACKEND'])"
+    "print(s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.CACHES['default']['BACKEND'], "
+    "s.SESSION_ENGINE)"
 )
 
 
@@ -66,6 +67,7 @@ def test_embedded_default_is_sqlite_and_eager_celery(tmp_path):
         "django.db.backends.sqlite3",
         "True",
         "django.core.cache.backends.locmem.LocMemCache",
+        "django.contrib.sessions.backends.db",
     ]
 
 
@@ -82,8 +84,22 @@ def test_urls_switch_to_postgresql_and_redis(tmp_path):
     assert result.stdout.split() == [
         "django.db.backends.postgresql",
         "False",
-        "django.core.cache.backends.redis.RedisCache",
+        "ladder.cache.RedisCache",
+        "django.contrib.sessions.backends.cached_db",
     ]
+
+
+@pytest.mark.parametrize(("value", "threshold"), [(None, "5"), ("0", "None")])
+def test_prepared_statements_on_postgresql_can_be_turned_off(tmp_path, value, threshold):
+    env = {"DATABASE_URL": "postgres://u:p@127.0.0.1:5432/ladder", "LADDER_VAR_DIR": str(tmp_path)}
+    if value is not None:
+        env["DATABASE_PREPARED_STATEMENTS"] = value
+    code = PRINT.split("print(")[0] + "print(s.DATABASES['default']['OPTIONS']['prepare_threshold'])"
+
+    result = run(["-c", code], env)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [threshold]
 
 
 @pytest.mark.django_db

@@ -55,6 +55,24 @@ def test_poll_pairs_and_stops_polling_with_286(client, chess):
     assert "Go to the match" in poll.text
 
 
+def test_a_waiting_poll_costs_three_queries(client, chess, django_assert_num_queries):
+    alice = member(chess, "alice")
+    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+    client.get(reverse("matchmaking:status", args=["chess"]), **HTMX)  # the searcher count is cached now
+
+    # The user, the ladder with the latest search, the search for a partner (the session is cached).
+    with django_assert_num_queries(3):
+        poll = client.get(reverse("matchmaking:status", args=["chess"]), **HTMX)
+
+    assert poll.status_code == 200 and "Searching for an opponent" in poll.text
+
+
+def test_poll_of_an_unknown_ladder_is_404(client, chess):
+    logged_in(client, member(chess, "alice"))
+
+    assert client.get(reverse("matchmaking:status", args=["nowhere"]), **HTMX).status_code == 404
+
+
 def test_full_page_load_renders_the_same_state(client, chess):
     alice = member(chess, "alice")
     logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]))

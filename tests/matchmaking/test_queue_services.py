@@ -1,4 +1,8 @@
-"""The queue's rules (SPEC §6) on hand-built queues."""
+"""The queue's rules (SPEC §6) on hand-built queues.
+
+Each rule is checked on both ways of running the queue's hot statements: the
+hand-written SQL used on PostgreSQL and the ORM used on other databases (SQLite).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from django.utils import timezone
 
 from ladder.models import Match, MatchStatus
 from ladder.services.matches import SideInput, match_report
+from matchmaking import db
 from matchmaking import services as q
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import win_probability
@@ -20,7 +25,14 @@ from ratings.models import PlayerRating, RatingAdjustment
 from ratings.services import ladder_replay
 from tests.factories import LadderFactory, member
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("search")]
+
+
+@pytest.fixture(params=["sql", "orm"])
+def search(request, monkeypatch):
+    if request.param == "orm":
+        monkeypatch.setattr(db, "postgresql", lambda: False)
+    return request.param
 
 
 @pytest.fixture
@@ -113,6 +125,19 @@ def test_rds_inflated_to_now_are_used(ladder):
     assert entry.status == EntryStatus.MATCHED  # with RD 350 now, the game is fair enough
 
 
+def test_rds_grow_with_each_search_s_own_volatility_on_glicko2():
+    ladder = LadderFactory(name="Go", engine="glicko2")
+    now = timezone.now()
+    month_ago = now - timedelta(days=30)
+    calm, wild = player(ladder, "calm", 1500, now=month_ago), player(ladder, "wild", 1500, now=month_ago)
+    PlayerRating.objects.filter(player=wild).update(volatility=0.2)
+
+    calm_low, _ = q.rating_window(ladder, waiting(ladder, calm, now), now)
+    wild_low, _ = q.rating_window(ladder, waiting(ladder, wild, now), now)
+
+    assert wild_low < calm_low  # a larger RD now flattens the curve: a wider rating range
+
+
 def test_own_rating_limit_is_respected_and_widening_never_passes_it(ladder):
     ladder.queue_widening_per_minute = 1.0
     ladder.save()
@@ -124,6 +149,18 @@ def test_own_rating_limit_is_respected_and_widening_never_passes_it(ladder):
     assert entry.status == EntryStatus.WAITING
     assert q.rating_window(ladder, entry, now + timedelta(minutes=10)) == (1450, 1550)
     assert q.queue_poll(ladder=ladder, player=picky, now=now + timedelta(minutes=4)).status == EntryStatus.WAITING
+
+
+def test_searches_whose_own_limit_refuses_do_not_crowd_out_others(ladder, monkeypatch):
+    monkeypatch.setattr(q, "CANDIDATES_EACH_WAY", 2)
+    now = timezone.now()
+    for number, rating in enumerate((1505, 1510, 1515)):
+        join(ladder, player(ladder, f"picky{number}", rating), now, max_rating_gap=1)
+    join(ladder, player(ladder, "farther", 1560), now)
+
+    entry = join(ladder, player(ladder, "me", 1500), now)
+
+    assert entry.status == EntryStatus.MATCHED and entry.opponent.username == "farther"
 
 
 def test_no_immediate_rematch_and_blocks(ladder):
@@ -227,6 +264,7 @@ def test_leave_and_scheduled_match_takes_the_result(ladder):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("search", ["sql"], indirect=True)  # the claim is the same on both
 def test_concurrent_joins_never_pair_anyone_twice():
     """200 players join one ladder from 8 threads at once."""
     ladder = LadderFactory(name="Rush", rematch_cooldown_minutes=0)
