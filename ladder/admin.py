@@ -72,7 +72,7 @@ class LadderAdmin(admin.ModelAdmin):
         ),
         (
             "Leaderboard",
-            {"fields": ("leaderboard_scale", "provisional_rd", "show_provisional", "time_zone")},
+            {"fields": ("leaderboard_scale", "provisional_rd", "show_provisional", "time_zone", "snapshot_size")},
         ),
         (
             "Matchmaking queue",

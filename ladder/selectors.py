@@ -17,6 +17,7 @@ from django.db.models.functions import Coalesce, Greatest
 
 from accounts.models import User
 from ladder.models import Ladder, LeaderboardScale, Match, MatchSide, MatchStatus, Participant, SideAnswer
+from ladder.ranking import rank_key
 from ratings.engines import Display
 from ratings.models import PlayerRating, RatingChange
 
@@ -120,7 +121,8 @@ def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], 
         reasons = unranked_reasons(ladder=ladder, rating=membership, rd_now=rd_now, now=now)
         row = LeaderboardRow(rank=None, rating=membership, rd_now=rd_now, shown=shown, score=value, reasons=reasons)
         (unranked if reasons else ranked).append(row)
-    ranked.sort(key=lambda row: (-row.score, -row.rating.rating, row.rating.pk))
+    scale = ladder.leaderboard_scale
+    ranked.sort(key=lambda row: rank_key(scale, row.rating.rating, row.rd_now, row.rating.pk))
     numbered = [
         LeaderboardRow(rank=index, rating=row.rating, rd_now=row.rd_now, shown=row.shown, score=row.score)
         for index, row in enumerate(ranked, start=1)
