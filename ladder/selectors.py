@@ -143,6 +143,11 @@ def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], 
     return numbered, unranked
 
 
+def ladder_standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], list[LeaderboardRow]]:
+    """Every member of ``ladder`` at ``now``: the ranked ones numbered, then the others with reasons."""
+    return _standings(ladder=ladder, now=now)
+
+
 BOT_FILTERS = ("hide", "only")
 
 

@@ -86,6 +86,8 @@ def ratings_materialise(*, ladder: Ladder, at: datetime) -> int:
     members are included: their RD keeps growing while they are away. Returns the
     number of ratings written.
     """
+    if connection.vendor != "postgresql":
+        return _materialise_in_python(ladder, at)
     table = PlayerRating._meta.db_table
     growth, params = growth_sql(ladder, "r")
     sql = f"""
@@ -103,6 +105,17 @@ def ratings_materialise(*, ladder: Ladder, at: datetime) -> int:
     with connection.cursor() as cursor:
         cursor.execute(sql, {**params, "ladder": ladder.pk, "at_ts": at, "at": at.timestamp(), "rd_max": ladder.rd_max})
         return cursor.rowcount
+
+
+def _materialise_in_python(ladder: Ladder, at: datetime) -> int:
+    """The embedded default (SQLite, one writer at a time): the same values through the engine, row by row."""
+    engine = ladder.get_engine()
+    rows = list(PlayerRating.objects.filter(ladder=ladder, rd_as_of__lt=at).order_by("pk"))
+    for row in rows:
+        row.rd = engine.rd_at(row.state(), at.timestamp())
+        row.rd_as_of = at
+    PlayerRating.objects.bulk_update(rows, ["rd", "rd_as_of"], batch_size=500)
+    return len(rows)
 
 
 class NightlyTimeline:

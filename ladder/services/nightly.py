@@ -195,28 +195,14 @@ def leaderboard_snapshot(*, ladder: Ladder, midnight: datetime, now: datetime | 
     (a top-N sort, no row leaves the server but the N kept) and one counts members,
     ranked and provisional players; the N entries get their display values from the
     engines' ``display`` and go in with one insert. A snapshot of the same local date is
-    replaced.
+    replaced. Other databases (the embedded SQLite default) rank in Python, as the live
+    leaderboard does.
     """
     now = now or timezone.now()
-    table = PlayerRating._meta.db_table
-    rd, params = rd_at_sql(ladder, midnight, "r")
-    ranked, ranked_params = ranked_sql(ladder, midnight, "m.rd", "r")
-    order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
-    params = {**params, **ranked_params, **order_params, "ladder": ladder.pk, "size": ladder.snapshot_size}
-    source = f"FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd) AS m WHERE r.ladder_id = %(ladder)s"
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT r.player_id, r.rating, m.rd {source} AND {ranked} "
-            f"ORDER BY {order} DESC, r.rating DESC, r.id LIMIT %(size)s",
-            params,
-        )
-        top = cursor.fetchall()
-        cursor.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE {ranked}), count(*) FILTER (WHERE m.rd > %(provisional_rd)s) "
-            f"{source} AND r.is_active",
-            params,
-        )
-        members, ranked_count, provisional_count = cursor.fetchone()
+    if connection.vendor == "postgresql":
+        top, members, ranked_count, provisional_count = _rank_in_sql(ladder, midnight)
+    else:
+        top, members, ranked_count, provisional_count = _rank_in_python(ladder, midnight)
     day = local_date(ladder=ladder, midnight=midnight)
     LeaderboardSnapshot.objects.filter(ladder=ladder, date=day).delete()
     snapshot = LeaderboardSnapshot.objects.create(
@@ -245,6 +231,42 @@ def leaderboard_snapshot(*, ladder: Ladder, midnight: datetime, now: datetime | 
         batch_size=5_000,
     )
     return snapshot
+
+
+Ranking = tuple[list[tuple[int, float, float]], int, int, int]  # top (player, rating, RD), members, ranked, provisional
+
+
+def _rank_in_sql(ladder: Ladder, midnight: datetime) -> Ranking:
+    table = PlayerRating._meta.db_table
+    rd, params = rd_at_sql(ladder, midnight, "r")
+    ranked, ranked_params = ranked_sql(ladder, midnight, "m.rd", "r")
+    order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
+    params = {**params, **ranked_params, **order_params, "ladder": ladder.pk, "size": ladder.snapshot_size}
+    source = f"FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd) AS m WHERE r.ladder_id = %(ladder)s"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT r.player_id, r.rating, m.rd {source} AND {ranked} "
+            f"ORDER BY {order} DESC, r.rating DESC, r.id LIMIT %(size)s",
+            params,
+        )
+        top = cursor.fetchall()
+        cursor.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE {ranked}), count(*) FILTER (WHERE m.rd > %(provisional_rd)s) "
+            f"{source} AND r.is_active",
+            params,
+        )
+        members, ranked_count, provisional_count = cursor.fetchone()
+    return top, members, ranked_count, provisional_count
+
+
+def _rank_in_python(ladder: Ladder, midnight: datetime) -> Ranking:
+    """The embedded default (SQLite): the live leaderboard's own ranking, at the midnight."""
+    from ladder.selectors import ladder_standings
+
+    ranked, unranked = ladder_standings(ladder=ladder, now=midnight)
+    top = [(row.rating.player_id, row.rating.rating, row.rd_now) for row in ranked[: ladder.snapshot_size]]
+    provisional = sum(1 for row in ranked + unranked if row.rd_now > ladder.provisional_rd)
+    return top, len(ranked) + len(unranked), len(ranked), provisional
 
 
 def _scale_value(scale: str, rating: float, rd: float) -> float:
