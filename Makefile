@@ -1,5 +1,6 @@
 # The two commands: `make run` serves the site with demo data, `make test` runs every check.
-.PHONY: run test lint format migrate shell clean
+# `make stack` runs it production-like: PostgreSQL, Redis, gunicorn, a Celery worker and beat.
+.PHONY: run stack test lint format migrate shell clean
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -12,6 +13,9 @@ run:
 	@echo "  Ladder is running at http://$(HOST):$(PORT)/   (moderation: http://$(HOST):$(PORT)/admin/)"
 	@echo ""
 	@.venv/bin/python manage.py runserver $(HOST):$(PORT)
+
+stack:
+	@HOST=$(HOST) PORT=$(PORT) bash scripts/stack.sh
 
 test:
 	@bash scripts/ensure-venv.sh requirements-dev.txt

@@ -5,12 +5,16 @@ import zoneinfo
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
 
-from ladder.models import Ladder, Match, MatchSide, Participant
+from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
 from ladder.services.matches import match_correct, match_moderate_confirm, match_void
+from ladder.services.nightly import ladder_nightly, local_midnight
 from ratings.services import ladder_replay
 
 
@@ -27,12 +31,13 @@ class LadderAdminForm(forms.ModelForm):
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
     form = LadderAdminForm
-    list_display = ("name", "game", "engine", "member_count", "is_listed", "created_at")
+    list_display = ("name", "game", "engine", "member_count", "is_listed", "last_nightly", "created_at")
     list_filter = ("engine", "is_listed", "allow_teams", "allow_free_for_all")
     search_fields = ("name", "slug", "game")
     prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("trusted_reporters",)
-    readonly_fields = ("created_at", "updated_at")
+    readonly_fields = ("created_at", "updated_at", "last_nightly")
+    actions = ("run_nightly",)
     fieldsets = (
         (None, {"fields": ("name", "slug", "game", "description", "is_listed")}),
         (
@@ -72,7 +77,16 @@ class LadderAdmin(admin.ModelAdmin):
         ),
         (
             "Leaderboard",
-            {"fields": ("leaderboard_scale", "provisional_rd", "show_provisional", "time_zone")},
+            {
+                "fields": (
+                    "leaderboard_scale",
+                    "provisional_rd",
+                    "show_provisional",
+                    "time_zone",
+                    "snapshot_size",
+                    "last_nightly",
+                )
+            },
         ),
         (
             "Matchmaking queue",
@@ -95,11 +109,115 @@ class LadderAdmin(admin.ModelAdmin):
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Ladder]:
-        return super().get_queryset(request).annotate(_members=Count("ratings", filter=Q(ratings__is_active=True)))
+        last_run = NightlyRun.objects.filter(ladder=OuterRef("pk")).order_by("-midnight")
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                _members=Count("ratings", filter=Q(ratings__is_active=True)),
+                _last_night=Subquery(last_run.values("date")[:1]),
+                _last_night_at=Subquery(last_run.values("started_at")[:1]),
+            )
+        )
 
     @admin.display(description="members", ordering="_members")
     def member_count(self, obj: Ladder) -> int:
         return obj._members
+
+    @admin.display(description="last nightly job", ordering="_last_night")
+    def last_nightly(self, obj: Ladder) -> str:
+        day = getattr(obj, "_last_night", None)
+        if obj.pk is None or day is None:
+            return "not run yet"
+        started = timezone.localtime(obj._last_night_at)
+        return f"midnight of {day:%Y-%m-%d} (ran {started:%Y-%m-%d %H:%M})"
+
+    @admin.action(description="Run the nightly job now (for each ladder's latest midnight)", permissions=["change"])
+    def run_nightly(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        now = timezone.now()
+        for ladder in queryset:
+            try:
+                result = ladder_nightly(ladder=ladder, midnight=local_midnight(ladder=ladder, at=now), now=now)
+            except ValidationError as exc:
+                self.message_user(request, f"{ladder.name}: {' '.join(exc.messages)}", messages.ERROR)
+                continue
+            if not result.ran:
+                self.message_user(request, f"{ladder.name}: already done for {result.date:%Y-%m-%d}.", messages.INFO)
+                continue
+            self.log_change(request, ladder, f"Ran the nightly job for {result.date:%Y-%m-%d}.")
+            self.message_user(
+                request,
+                f"{ladder.name}: {result.materialised} RDs written back at the midnight of {result.date:%Y-%m-%d}, "
+                f"{result.snapshot_rows} ranked players in the snapshot ({result.duration_seconds:.2f} s).",
+                messages.SUCCESS,
+            )
+
+
+@admin.register(NightlyRun)
+class NightlyRunAdmin(admin.ModelAdmin):
+    """When each ladder's nightly job ran and what it did; written by the job only."""
+
+    list_display = ("ladder", "date", "midnight", "started_at", "materialised", "snapshot_rows", "duration")
+    list_filter = ("ladder",)
+    list_select_related = ("ladder",)
+    date_hierarchy = "midnight"
+    readonly_fields = [field.name for field in NightlyRun._meta.fields]
+
+    @admin.display(description="duration", ordering="duration_seconds")
+    def duration(self, obj: NightlyRun) -> str:
+        return f"{obj.duration_seconds:.2f} s"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: NightlyRun | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: NightlyRun | None = None) -> bool:
+        return False
+
+
+@admin.register(LeaderboardSnapshot)
+class LeaderboardSnapshotAdmin(admin.ModelAdmin):
+    """The nightly leaderboards, read-only; their entries are one click away."""
+
+    list_display = ("ladder", "date", "ranked_count", "provisional_count", "member_count", "entries_link")
+    list_filter = ("ladder",)
+    list_select_related = ("ladder",)
+    date_hierarchy = "date"
+    readonly_fields = [field.name for field in LeaderboardSnapshot._meta.fields]
+
+    @admin.display(description="entries")
+    def entries_link(self, obj: LeaderboardSnapshot) -> str:
+        url = reverse("admin:ladder_snapshotentry_changelist") + f"?snapshot__id__exact={obj.pk}"
+        return format_html('<a href="{}">top {}</a>', url, min(obj.size, obj.ranked_count))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: LeaderboardSnapshot | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: LeaderboardSnapshot | None = None) -> bool:
+        return False
+
+
+@admin.register(SnapshotEntry)
+class SnapshotEntryAdmin(admin.ModelAdmin):
+    list_display = ("snapshot", "rank", "player", "rating", "rd", "value")
+    list_filter = ("snapshot__ladder",)
+    list_select_related = ("snapshot__ladder", "player")
+    search_fields = ("player__username",)
+    readonly_fields = ("snapshot", "rank", "player", "rating", "rd", "value")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: SnapshotEntry | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: SnapshotEntry | None = None) -> bool:
+        return False
 
 
 class ReasonForm(forms.Form):

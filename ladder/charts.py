@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.utils import timezone
 
@@ -247,6 +247,112 @@ def rating_history_chart(
         bottom=bottom,
         line=line,
         band=band,
+        points=plotted,
+        x_ticks=x_ticks,
+        y_ticks=y_ticks,
+        font_size=font_size,
+        summary=summary,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RankPoint:
+    """A player's rank in one nightly snapshot."""
+
+    day: date
+    rank: int
+    label: str = ""  # the display value then, e.g. "81.42%", for the tooltip
+
+
+def _noon(day: date) -> datetime:
+    """Where a snapshot's day sits on a time axis: its middle, in the site's time zone.
+
+    The axis labels midnights in the site's zone; a ladder's date drawn at its noon stays
+    inside the right day whatever the two zones are.
+    """
+    return timezone.make_aware(datetime.combine(day, time(12)))
+
+
+def _rank_ticks(best: int, worst: int, most: int) -> tuple[int, int, list[int]]:
+    """Rank axis bounds and ticks: multiples of a nice whole step, and #1 when it is in view."""
+    step = max(1, int(nice_step(max(worst - best, 1), most)))
+    low = 1 if best <= step else best // step * step
+    high = -(-worst // step) * step
+    if high <= low:
+        high = low + step
+    first = -(-low // step) * step
+    ticks = list(range(first, high + 1, step))
+    if low == 1 and ticks[:1] != [1]:
+        if ticks and ticks[0] - 1 < step * 0.6:  # too close to #1 for both labels to read
+            ticks.pop(0)
+        ticks.insert(0, 1)
+    return low, high, ticks
+
+
+def rank_history_chart(
+    points: Sequence[RankPoint], *, width: int = 720, height: int = 220, font_size: float = 12
+) -> Chart | None:
+    """Geometry of a rank-over-days chart, rank 1 at the top; None without points.
+
+    Days without a snapshot entry (not ranked, below the snapshot's top N, or a night
+    without a run) break the line rather than bridge it.
+    """
+    if not points:
+        return None
+    left, right = round(font_size * 3.6, 1), round(width - font_size * 1.2, 1)
+    top, bottom = round(font_size * 0.9, 1), round(height - font_size * 2.2, 1)
+    best = min(point.rank for point in points)
+    worst = max(point.rank for point in points)
+    low, high, ranks = _rank_ticks(best, worst, max(2, int((bottom - top) // (font_size * 3))))
+
+    start, end = _noon(points[0].day), _noon(points[-1].day)
+    span = (end - start).total_seconds()
+
+    def x_of(when: datetime) -> float:
+        if span == 0:
+            return (left + right) / 2
+        return left + (when - start).total_seconds() / span * (right - left)
+
+    def y_of(rank: float) -> float:
+        return top + (rank - low) / (high - low) * (bottom - top)
+
+    parts = []
+    plotted = []
+    previous: date | None = None
+    for point in points:
+        x, y = x_of(_noon(point.day)), y_of(point.rank)
+        joined = previous is not None and (point.day - previous).days == 1
+        parts.append(f"{'L' if joined else 'M'}{_fmt(x)},{_fmt(y)}")
+        previous = point.day
+        about = f" ({point.label})" if point.label else ""
+        plotted.append(PlottedPoint(x=round(x, 1), y=round(y, 1), title=f"{point.day:%d %b %Y}: #{point.rank}{about}"))
+
+    y_ticks = [Tick(position=round(y_of(rank), 1), label=f"#{rank}") for rank in ranks]
+    edge = font_size * 2.5
+    x_ticks = []
+    if span == 0:
+        x_ticks.append(Tick(round(x_of(start), 1), f"{points[0].day.day} {points[0].day:%b}"))
+    else:
+        most = int((right - left) // (font_size * 5.5))
+        for when, label in time_ticks(start, end, most):
+            x = x_of(when)
+            anchor = "start" if x - left < edge else "end" if right - x < edge else "middle"
+            x_ticks.append(Tick(round(x, 1), label, anchor))
+
+    first, last = points[0], points[-1]
+    summary = (
+        f"Rank in {len(points)} nightly snapshot{'s' if len(points) != 1 else ''}: "
+        f"#{first.rank} on {first.day:%d %b} to #{last.rank} on {last.day:%d %b}, best #{best}."
+    )
+    return Chart(
+        width=width,
+        height=height,
+        left=left,
+        right=right,
+        top=top,
+        bottom=bottom,
+        line=" ".join(parts),
+        band="",
         points=plotted,
         x_ticks=x_ticks,
         y_ticks=y_ticks,

@@ -7,6 +7,7 @@ whatever the number of players, sides or matches.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -16,7 +17,18 @@ from django.db.models import Count, Max, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce, Greatest
 
 from accounts.models import User
-from ladder.models import Ladder, LeaderboardScale, Match, MatchSide, MatchStatus, Participant, SideAnswer
+from ladder.models import (
+    Ladder,
+    LeaderboardScale,
+    LeaderboardSnapshot,
+    Match,
+    MatchSide,
+    MatchStatus,
+    Participant,
+    SideAnswer,
+)
+from ladder.ranking import rank_key
+from ladder.snapshots import RankChange, RankHistoryPoint, player_rank_history, rank_changes
 from ratings.engines import Display
 from ratings.models import PlayerRating, RatingChange
 
@@ -49,6 +61,7 @@ class LeaderboardRow:
     shown: Display
     score: float  # the value of the ladder's leaderboard scale
     reasons: tuple[str, ...] = ()  # why the player is not ranked; empty when ranked
+    change: RankChange | None = None  # since the latest snapshot; None when unknown or unranked
 
     @property
     def reason(self) -> str:
@@ -65,6 +78,7 @@ class Leaderboard:
     page: Page | None = None
     query: str = ""
     bots: str = ""
+    since: LeaderboardSnapshot | None = None  # the snapshot rank changes are measured from
 
     @property
     def is_filtered(self) -> bool:
@@ -120,12 +134,18 @@ def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], 
         reasons = unranked_reasons(ladder=ladder, rating=membership, rd_now=rd_now, now=now)
         row = LeaderboardRow(rank=None, rating=membership, rd_now=rd_now, shown=shown, score=value, reasons=reasons)
         (unranked if reasons else ranked).append(row)
-    ranked.sort(key=lambda row: (-row.score, -row.rating.rating, row.rating.pk))
+    scale = ladder.leaderboard_scale
+    ranked.sort(key=lambda row: rank_key(scale, row.rating.rating, row.rd_now, row.rating.pk))
     numbered = [
         LeaderboardRow(rank=index, rating=row.rating, rd_now=row.rd_now, shown=row.shown, score=row.score)
         for index, row in enumerate(ranked, start=1)
     ]
     return numbered, unranked
+
+
+def ladder_standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], list[LeaderboardRow]]:
+    """Every member of ``ladder`` at ``now``: the ranked ones numbered, then the others with reasons."""
+    return _standings(ladder=ladder, now=now)
 
 
 BOT_FILTERS = ("hide", "only")
@@ -158,8 +178,10 @@ def ladder_leaderboard(
     if bots:
         rows = [row for row in rows if row.rating.player.is_bot == (bots == "only")]
     this_page = Paginator(rows, per_page).get_page(page)
+    ranked_here = [row for row in this_page if row.rank is not None]
+    since, changes = rank_changes(ladder=ladder, ranks={row.rating.player_id: row.rank for row in ranked_here})
     return Leaderboard(
-        ranked=[row for row in this_page if row.rank is not None],
+        ranked=[dataclasses.replace(row, change=changes.get(row.rating.player_id)) for row in ranked_here],
         provisional=[row for row in this_page if row.rank is None],
         member_count=member_count,
         ranked_count=ranked_count,
@@ -167,6 +189,7 @@ def ladder_leaderboard(
         page=this_page,
         query=query,
         bots=bots,
+        since=since,
     )
 
 
@@ -346,6 +369,12 @@ class PlayerStanding:
     row: LeaderboardRow  # rank (None if unranked), RD now, display values, reasons
     history: list[RatingChange]  # current changes, in the order they were applied
     matches: Page  # of PlayerMatchRow
+    ranks: list[RankHistoryPoint] = field(default_factory=list)  # rank in each snapshot holding the player
+
+    @property
+    def best_rank(self) -> RankHistoryPoint | None:
+        """The best rank in the snapshots; the earliest day it was reached."""
+        return min(self.ranks, key=lambda point: (point.rank, point.date)) if self.ranks else None
 
     @property
     def rating(self) -> PlayerRating:
@@ -407,4 +436,5 @@ def player_standing(
             )
         )
     page_obj.object_list = rows
-    return PlayerStanding(row=row, history=history, matches=page_obj)
+    ranks = player_rank_history(ladder=ladder, player=player)
+    return PlayerStanding(row=row, history=history, matches=page_obj, ranks=ranks)

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django_htmx",
+    "django_celery_beat",
     "template_partials",
     "axes",
     "rest_framework",
@@ -229,10 +230,18 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE = {
-    "confirm-overdue-matches": {"task": "ladder.tasks.confirm_overdue_matches_task", "schedule": 300.0},
-    "sweep-queue": {"task": "matchmaking.tasks.sweep_queue_task", "schedule": 15.0},
-}
+# The queue tasks go to and workers read, so several sites (or test runs) can share a Redis.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+# A task is acknowledged only once it has run, so a worker that dies mid-task leaves it to
+# another; with one task fetched at a time, a long nightly job holds back nothing else.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Periodic tasks live in the database (django-celery-beat), created by the migration
+# ladder/0006 and editable by moderators in the admin: the hourly nightly job, the queue
+# sweep every 15 s and auto-confirmation every 5 minutes. Run exactly one beat process.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+DJANGO_CELERY_BEAT_TZ_AWARE = True
 
 # Security. Production (DEBUG off) defaults pass `manage.py check --deploy` with no
 # warnings; behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER_NAME.

@@ -1,20 +1,78 @@
-"""Celery tasks of the ladder domain: thin wrappers over services, safe to run twice."""
+"""Celery tasks of the ladder domain: thin wrappers over services, safe to run twice.
+
+Each is acknowledged only after it has run (``acks_late``), so a worker lost mid-task
+leaves it to another, and retried with exponential backoff on database errors (a lost
+connection, a failover, a deadlock victim); the services make a second run harmless.
+"""
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
 from celery import shared_task
+from django.core.exceptions import ValidationError
 from django.db import DatabaseError
+from django.utils import timezone
 
+from ladder.models import Ladder
 from ladder.services.matches import match_confirm_overdue
+from ladder.services.nightly import ladder_nightly, nightly_due
 
 logger = logging.getLogger(__name__)
 
+RETRY = {
+    "acks_late": True,
+    "autoretry_for": (DatabaseError,),
+    "retry_backoff": True,
+    "retry_backoff_max": 600,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
 
-@shared_task(acks_late=True, autoretry_for=(DatabaseError,), retry_backoff=True, max_retries=5)
+
+@shared_task(**RETRY)
 def confirm_overdue_matches_task() -> int:
     """Confirm and rate results nobody answered within their ladder's window."""
     count = match_confirm_overdue()
     logger.info("confirmed %s overdue matches", count)
     return count
+
+
+@shared_task(**RETRY)
+def run_nightly_task() -> int:
+    """Hourly: start the nightly job of every ladder whose local midnight passed since its last run.
+
+    Each ladder is its own task, so several workers share a night's work and a failure
+    in one ladder retries that ladder alone.
+    """
+    due = nightly_due(now=timezone.now())
+    for ladder, midnight in due:
+        run_ladder_nightly_task.delay(ladder.pk, midnight.isoformat())
+    logger.info("nightly job: %s ladders due", len(due))
+    return len(due)
+
+
+@shared_task(**RETRY)
+def run_ladder_nightly_task(ladder_id: int, midnight: str) -> dict[str, object]:
+    """Materialise one ladder's RDs at ``midnight`` (ISO 8601) and snapshot its leaderboard."""
+    ladder = Ladder.objects.filter(pk=ladder_id).first()
+    if ladder is None:
+        logger.warning("nightly job: no ladder %s", ladder_id)
+        return {"ran": False}
+    try:
+        result = ladder_nightly(ladder=ladder, midnight=datetime.fromisoformat(midnight))
+    except ValidationError as exc:
+        logger.warning("nightly job of %s for %s refused: %s", ladder.slug, midnight, " ".join(exc.messages))
+        return {"ran": False}
+    logger.info(
+        "nightly job of %s for %s: ran %s, %s ratings materialised in %.2f s, %s ranked players snapshot in %.2f s",
+        ladder.slug,
+        result.date,
+        result.ran,
+        result.materialised,
+        result.materialise_seconds,
+        result.snapshot_rows,
+        result.snapshot_seconds,
+    )
+    return {"ran": result.ran, "materialised": result.materialised, "snapshot_rows": result.snapshot_rows}

@@ -18,8 +18,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
-from ladder import charts, forms, selectors, services
-from ladder.models import Ladder, Match, MatchStatus
+from ladder import charts, forms, selectors, services, snapshots
+from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus
 from ladder.services import matches as match_services
 from ladder.services.matches import SideInput
 from matchmaking import services as queue
@@ -61,6 +61,7 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
             ladder=ladder, rating=membership, rd_now=context["membership_rd"], now=now
         )
     # The matchmaking panel: for members of a 1 v 1 ladder; a team ladder explains itself.
+    context["movers"] = snapshots.ladder_movers(ladder=ladder)
     context["show_queue"] = bool(membership) or not ladder.allow_one_vs_one
     if context["show_queue"]:
         entry = queue.current_entry(ladder=ladder, player=request.user) if membership else None
@@ -282,6 +283,8 @@ def player_in_ladder(request: HttpRequest, slug: str, username: str) -> HttpResp
         charts.HistoryPoint(at=change.event.at, rating=change.rating_after, rd=change.rd_after, delta=change.delta)
         for change in standing.history
     ]
+    scale = LeaderboardScale(ladder.leaderboard_scale)
+    ranks = [charts.RankPoint(day=p.date, rank=p.rank, label=_scale_label(scale, p.value)) for p in standing.ranks]
     context = {
         "ladder": ladder,
         "player": player,
@@ -289,5 +292,15 @@ def player_in_ladder(request: HttpRequest, slug: str, username: str) -> HttpResp
         "row": standing.row,
         "chart_wide": charts.rating_history_chart(points, width=760, height=280, font_size=12),
         "chart_narrow": charts.rating_history_chart(points, width=340, height=240, font_size=12),
+        "rank_wide": charts.rank_history_chart(ranks, width=760, height=220, font_size=12),
+        "rank_narrow": charts.rank_history_chart(ranks, width=340, height=200, font_size=12),
     }
     return render(request, "ladder/player.html", context)
+
+
+def _scale_label(scale: LeaderboardScale, value: float) -> str:
+    if scale == LeaderboardScale.GXE:
+        return f"GXE {value:.2f}%"
+    if scale == LeaderboardScale.TR:
+        return f"TR {value:,.0f}"
+    return f"{value:.0f} conservative"

@@ -27,6 +27,7 @@ from psycopg.types.json import Jsonb
 from ladder.models import Ladder, Participant
 from ratings.history import Standing, apply_adjustment, apply_match, engine_settings, initial_standing
 from ratings.models import ChangeKind, EventKind, PlayerRating, RatingAdjustment, RatingChange, RatingEvent
+from ratings.nightly import NightlyTimeline
 
 # A history row as the replay writes it: the columns that vary from row to row, then the
 # ones every row of a replay shares (``_ChangeWriter`` formats those once).
@@ -121,6 +122,7 @@ def ladder_replay(
                 touched.update(superseded.values_list("player_id", flat=True).distinct())
             superseded.update(is_current=False)
         engine = ladder.get_engine()
+        nights = NightlyTimeline.of(ladder)  # RDs written back at midnights, between events
         settings_json = json.dumps(engine_settings(ladder))
         now = timezone.now()
         counts = {"matches": 0, "adjustments": 0, "changes": 0}
@@ -132,6 +134,9 @@ def ladder_replay(
             with writer:
                 for event in batch:
                     index += 1
+                    if nights:
+                        players = [p for side in event.layout for p in side] or [event.adjustment.player_id]
+                        nights.materialise(engine, standings, players, before_event=event.id)
                     if event.kind == EventKind.MATCH:
                         result, after = apply_match(
                             engine=engine,
@@ -200,6 +205,8 @@ def ladder_replay(
         counts["changes"] = writer.count
         if progress is not None and total == 0:
             progress(0, 0)
+        if nights:
+            nights.materialise(engine, standings, touched)
         _store_standings(ladder, {player: standings[player] for player in touched})
         return ReplayStats(
             events=total,

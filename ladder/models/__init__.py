@@ -18,6 +18,7 @@ from ladder.models.match import (
     Participant,
     SideAnswer,
 )
+from ladder.models.snapshot import LeaderboardSnapshot, NightlyRun, SnapshotEntry
 
 __all__ = [
     "LUCK_P_MIN",
@@ -25,13 +26,16 @@ __all__ = [
     "Confirmation",
     "Ladder",
     "LeaderboardScale",
+    "LeaderboardSnapshot",
     "Match",
     "MatchFormat",
     "MatchSide",
     "MatchStatus",
+    "NightlyRun",
     "Participant",
     "RatingEngine",
     "SideAnswer",
+    "SnapshotEntry",
     "TeamUpdate",
     "validate_time_zone",
 ]

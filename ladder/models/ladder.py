@@ -15,6 +15,7 @@ from ratings.engines import Engine, Params, get_engine
 
 LUCK_P_MIN = 5 / 6
 MAX_PLAYERS_PER_MATCH = 8
+SNAPSHOT_SIZE_MAX = 100_000
 
 
 def validate_time_zone(value: str) -> None:
@@ -154,7 +155,15 @@ class Ladder(models.Model):
         max_length=64,
         default="UTC",
         validators=[validate_time_zone],
-        help_text="The nightly job runs at this time zone's midnight.",
+        help_text="The nightly job runs at this time zone's midnight: it brings every RD up to date and "
+        "snapshots the leaderboard.",
+    )
+    snapshot_size = models.PositiveIntegerField(
+        "snapshot size",
+        default=1000,
+        validators=[MinValueValidator(1), MaxValueValidator(SNAPSHOT_SIZE_MAX)],
+        help_text="How many ranked players each nightly leaderboard snapshot keeps (the top N). Rank changes, "
+        "rank history and movers are known for these players.",
     )
 
     # Matchmaking queue
@@ -256,6 +265,10 @@ class Ladder(models.Model):
             models.CheckConstraint(condition=Q(initial_volatility__gt=0), name="ladder_volatility_positive"),
             models.CheckConstraint(condition=Q(tau__gt=0), name="ladder_tau_positive"),
             models.CheckConstraint(condition=Q(elo_k__gt=0), name="ladder_elo_k_positive"),
+            models.CheckConstraint(
+                condition=Q(snapshot_size__gte=1, snapshot_size__lte=SNAPSHOT_SIZE_MAX),
+                name="ladder_snapshot_size_range",
+            ),
             models.CheckConstraint(condition=Q(provisional_rd__gt=0), name="ladder_provisional_rd_positive"),
             models.CheckConstraint(
                 condition=Q(queue_min_win_probability__gt=0, queue_min_win_probability__lt=0.5),

@@ -5,7 +5,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from accounts.models import User
-from ladder.models import Ladder, Match
+from ladder.models import Ladder, LeaderboardSnapshot, Match, NightlyRun, SnapshotEntry
 from ratings.models import PlayerRating
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +16,8 @@ def state() -> tuple:
     ladders = sorted(Ladder.objects.values_list("slug", "updated_at"))
     ratings = sorted(PlayerRating.objects.values_list("player__username", "ladder__slug", "rating", "rd", "rd_as_of"))
     matches = sorted(Match.objects.values_list("pk", "status", "played_at"))
-    return users, ladders, ratings, matches
+    nights = sorted(NightlyRun.objects.values_list("ladder__slug", "midnight"))
+    return users, ladders, ratings, matches, nights
 
 
 def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
@@ -45,6 +46,14 @@ def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
     now = timezone.now()
     ranked = [r for r in PlayerRating.objects.filter(ladder__slug="pokemon-singles") if not r.is_provisional_at(now)]
     assert len(ranked) >= 10
+    # The nightly job ran at every midnight of the season, so ranks have a history.
+    for ladder in Ladder.objects.all():
+        assert (
+            NightlyRun.objects.filter(ladder=ladder).count()
+            == LeaderboardSnapshot.objects.filter(ladder=ladder).count()
+            >= 44
+        )
+    assert SnapshotEntry.objects.filter(snapshot__ladder__slug="pokemon-singles", player__username="ash").count() > 5
 
 
 def test_seed_demo_refuses_production_without_force(settings):

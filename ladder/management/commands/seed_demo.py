@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +18,7 @@ from accounts.models import User
 from ladder import services
 from ladder.models import Ladder, Match, TeamUpdate
 from ladder.services.matches import SideInput, match_report
+from ladder.services.nightly import ladder_nightly, local_midnights
 from ratings.models import PlayerRating
 
 ADMIN = ("admin", "admin-demo-pass")
@@ -188,12 +189,14 @@ class Command(BaseCommand):
             p_a = 1 / (1 + math.pow(10, (strength[b.pk] - strength[a.pk]) / 400))
             winner_first = rng.random() < p_a
             played = start + timedelta(seconds=span * (number + 1) / SINGLES_MATCHES)
+            self._nights(ladder, since=start, until=played)
             sides = [SideInput([a], 1 if winner_first else 2), SideInput([b], 2 if winner_first else 1)]
             match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=played, now=played)
             if (number + 1) % 300 == 0:
                 self.stdout.write(f"  {ladder.name}: {number + 1}/{SINGLES_MATCHES} matches")
         # A few fresh results for the demo players to confirm or dispute.
         now = timezone.now()
+        self._nights(ladder, since=start, until=now)
         for offset, (reporter, opponent) in enumerate([(players[1], players[0]), (players[2], players[0])], start=1):
             match_report(
                 ladder=ladder,
@@ -221,6 +224,7 @@ class Command(BaseCommand):
             if len(sides) > 2 and rng.random() < 0.15:
                 places[-1] = places[-2]  # a shared place: those two sides draw
             played = start + timedelta(seconds=span * (number + 1) / TEAM_GAMES)
+            self._nights(ladder, since=start, until=played)
             match_report(
                 ladder=ladder,
                 reporter=moderator,
@@ -228,8 +232,16 @@ class Command(BaseCommand):
                 played_at=played,
                 now=played,
             )
+        self._nights(ladder, since=start, until=timezone.now())
         self.stdout.write(f"  {ladder.name}: {TEAM_GAMES}/{TEAM_GAMES} games")
         return TEAM_GAMES
+
+    def _nights(self, ladder: Ladder, *, since: datetime, until: datetime) -> None:
+        """The nightly job at each local midnight up to ``until``, as beat runs it: the demo's rank history."""
+        done = self.__dict__.setdefault("_nights_done", {})
+        for midnight in local_midnights(ladder=ladder, after=done.get(ladder.pk, since), until=until):
+            ladder_nightly(ladder=ladder, midnight=midnight, now=midnight)
+            done[ladder.pk] = midnight
 
     def _user(
         self, credentials: tuple[str, str], *, is_staff: bool = False, is_superuser: bool = False

@@ -1,0 +1,181 @@
+"""Materialising RDs in the database (SPEC §1, §7), and how replays account for it.
+
+``rd_at_sql`` is the set-based twin of the engines' ``rd_at`` (``ratings.engines.glicko``):
+the same IEEE operations in the same order, so PostgreSQL computes the very RD the Python
+engine does (tests compare them for every engine, with and without the cap)::
+
+    RD(t) = min( sqrt(RD² + growth · (t − rd_as_of)), RD_max )        growth per second:
+        TGR, Elo     SC² / 86,400
+        Glicko-1     (c² / period_days) / 86,400
+        Glicko-2     (173.7178·σ)² / (period_days · 86,400)           (per player)
+
+Materialising writes ``RD(t)`` back with ``rd_as_of = t`` for every rating whose clock is
+behind ``t``. Growth composes, ``sqrt(sqrt(a² + g·s)² + g·u) = sqrt(a² + g·(s + u))``
+(and the cap is monotone), so it never changes an RD at any later instant, up to the
+last bit of a square root: a night run twice or a skipped night give the same numbers.
+
+Two rules do read the *stored* RD, and so depend on when it was last written: the queue's
+clock reset keeps it as stored (SPEC §6), and a result confirmed after a materialisation
+that followed the game starts from it (an RD never grows backwards). ``NightlyTimeline``
+lets a replay write RDs back at the same points of the rating log as the live ladder did,
+so replays stay exact.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from django.db import connection
+
+from ratings.engines import Engine
+from ratings.engines.glicko import GLICKO2_SCALE
+from ratings.engines.values import SECONDS_PER_DAY
+from ratings.models import PlayerRating
+
+if TYPE_CHECKING:
+    from ladder.models import Ladder
+    from ratings.history import Standing
+
+
+def growth_sql(ladder: Ladder, alias: str = "r") -> tuple[str, dict[str, float]]:
+    """RD² added per idle second, as SQL, exactly as the ladder's engine computes it."""
+    if ladder.engine in ("tgr", "elo"):  # TimedGlicko / Elo._growth2_per_day, then / SECONDS_PER_DAY
+        return "%(growth)s", {"growth": ladder.rd_growth_per_day * ladder.rd_growth_per_day / SECONDS_PER_DAY}
+    if ladder.engine == "glicko1":  # Glicko1._growth2_per_day, then / SECONDS_PER_DAY
+        per_day = ladder.glicko_c * ladder.glicko_c / ladder.rating_period_days
+        return "%(growth)s", {"growth": per_day / SECONDS_PER_DAY}
+    if ladder.engine == "glicko2":  # Glicko2._state_growth_per_second
+        return (
+            f"((%(glicko2_scale)s * {alias}.volatility) * (%(glicko2_scale)s * {alias}.volatility)"
+            " / %(period_seconds)s)",
+            {"glicko2_scale": GLICKO2_SCALE, "period_seconds": ladder.rating_period_days * SECONDS_PER_DAY},
+        )
+    raise ValueError(f"ladder.engine must be one of tgr, glicko1, glicko2, elo; got {ladder.engine!r}")
+
+
+def _grown_sql(growth: str, alias: str) -> str:
+    """``min(sqrt(RD² + growth·(t − rd_as_of)), RD_max)``: ``GlickoFamily.rd_at`` for a clock behind ``t``."""
+    seconds = f"(%(at)s - extract(epoch FROM {alias}.rd_as_of)::float8)"
+    return f"LEAST(sqrt({alias}.rd * {alias}.rd + {growth} * {seconds}), %(rd_max)s)"
+
+
+def rd_at_sql(ladder: Ladder, at: datetime, alias: str = "r") -> tuple[str, dict[str, Any]]:
+    """``RD(at)`` of every row as a SQL expression over the rating table aliased ``alias``.
+
+    An RD is never grown backwards: a row whose clock is at or past ``at`` keeps its RD
+    (capped, as ``rd_at`` caps it).
+    """
+    growth, params = growth_sql(ladder, alias)
+    expression = (
+        f"CASE WHEN {alias}.rd_as_of < %(at_ts)s THEN {_grown_sql(growth, alias)} "
+        f"ELSE LEAST({alias}.rd, %(rd_max)s) END"
+    )
+    return expression, {**params, "at_ts": at, "at": at.timestamp(), "rd_max": ladder.rd_max}
+
+
+def ratings_materialise(*, ladder: Ladder, at: datetime) -> int:
+    """Write ``RD(at)`` back with ``rd_as_of = at`` for every rating of ``ladder`` behind ``at``.
+
+    One statement, whatever the number of ratings. Rows are locked in primary-key order
+    first, the order every rating update locks them in, so a match rated meanwhile waits
+    for (or goes before) the whole materialisation and can never deadlock with it. Left
+    members are included: their RD keeps growing while they are away. Returns the
+    number of ratings written.
+    """
+    if connection.vendor != "postgresql":
+        return _materialise_in_python(ladder, at)
+    table = PlayerRating._meta.db_table
+    growth, params = growth_sql(ladder, "r")
+    sql = f"""
+        WITH locked AS (
+            SELECT id FROM {table}
+            WHERE ladder_id = %(ladder)s AND rd_as_of < %(at_ts)s
+            ORDER BY id
+            FOR NO KEY UPDATE
+        )
+        UPDATE {table} AS r
+        SET rd = {_grown_sql(growth, "r")}, rd_as_of = %(at_ts)s
+        FROM locked
+        WHERE r.id = locked.id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {**params, "ladder": ladder.pk, "at_ts": at, "at": at.timestamp(), "rd_max": ladder.rd_max})
+        return cursor.rowcount
+
+
+def _materialise_in_python(ladder: Ladder, at: datetime) -> int:
+    """The embedded default (SQLite, one writer at a time): the same values through the engine, row by row."""
+    engine = ladder.get_engine()
+    rows = list(PlayerRating.objects.filter(ladder=ladder, rd_as_of__lt=at).order_by("pk"))
+    for row in rows:
+        row.rd = engine.rd_at(row.state(), at.timestamp())
+        row.rd_as_of = at
+    PlayerRating.objects.bulk_update(rows, ["rd", "rd_as_of"], batch_size=500)
+    return len(rows)
+
+
+class NightlyTimeline:
+    """Where a ladder's nightly runs fell in its rating log, for replays.
+
+    A run records the ladder's last rating event when it wrote the RDs back; every later
+    event saw the written values. Before a replay applies event ``e``, a player's
+    standing is therefore materialised to the latest midnight of a run recorded before
+    ``e`` (runs never go back in time, and one materialisation to the latest midnight is
+    the same as one after the other). At the end, ``final`` does the same for every
+    standing the replay writes, as the latest run did to the live rows.
+    """
+
+    def __init__(self, runs: list[tuple[int, datetime]]) -> None:
+        runs = sorted(runs, key=lambda run: (run[0], run[1]))
+        self._event_ids = [event_id for event_id, _ in runs]
+        self._midnights: list[datetime] = []
+        latest: datetime | None = None
+        for _, midnight in runs:
+            latest = midnight if latest is None or midnight > latest else latest
+            self._midnights.append(latest)
+
+    @classmethod
+    def of(cls, ladder: Ladder) -> NightlyTimeline:
+        from ladder.models import NightlyRun
+
+        runs = NightlyRun.objects.filter(ladder=ladder).values_list("last_event_id", "midnight")
+        return cls([(event_id or 0, midnight) for event_id, midnight in runs])
+
+    def __bool__(self) -> bool:
+        return bool(self._event_ids)
+
+    def midnight_before(self, event_id: int) -> datetime | None:
+        """The latest midnight materialised before event ``event_id`` was applied."""
+        index = bisect.bisect_left(self._event_ids, event_id)
+        return self._midnights[index - 1] if index else None
+
+    @property
+    def final(self) -> datetime | None:
+        return self._midnights[-1] if self._midnights else None
+
+    def materialise(
+        self,
+        engine: Engine,
+        standings: dict[int, Standing],
+        players: Iterable[int],
+        *,
+        before_event: int | None = None,
+    ) -> None:
+        """Materialise ``players``' standings as the live ladder had them before ``before_event``.
+
+        Without ``before_event``: as the latest run left them (the end of a replay).
+        """
+        midnight = self.final if before_event is None else self.midnight_before(before_event)
+        if midnight is None:
+            return
+        at = midnight.timestamp()
+        for player in players:
+            standing = standings[player]
+            if standing.rd_as_of < midnight:
+                standings[player] = dataclasses.replace(
+                    standing, rd=engine.rd_at(standing.state(), at), rd_as_of=midnight
+                )
