@@ -264,13 +264,13 @@ class RankPoint:
     label: str = ""  # the display value then, e.g. "81.42%", for the tooltip
 
 
-def _noon(day: date) -> datetime:
-    """Where a snapshot's day sits on a time axis: its middle, in the site's time zone.
+def _day_start(day: date) -> datetime:
+    """Where a snapshot sits on a time axis: the midnight that starts its date.
 
-    The axis labels midnights in the site's zone; a ladder's date drawn at its noon stays
-    inside the right day whatever the two zones are.
+    Taken in the site's time zone, whatever the ladder's, since the axis labels the site's
+    midnights: a label "15 Nov" then sits on the snapshot of 15 November.
     """
-    return timezone.make_aware(datetime.combine(day, time(12)))
+    return timezone.make_aware(datetime.combine(day, time(0)))
 
 
 def _rank_ticks(best: int, worst: int, most: int) -> tuple[int, int, list[int]]:
@@ -305,7 +305,7 @@ def rank_history_chart(
     worst = max(point.rank for point in points)
     low, high, ranks = _rank_ticks(best, worst, max(2, int((bottom - top) // (font_size * 3))))
 
-    start, end = _noon(points[0].day), _noon(points[-1].day)
+    start, end = _day_start(points[0].day), _day_start(points[-1].day)
     span = (end - start).total_seconds()
 
     def x_of(when: datetime) -> float:
@@ -320,7 +320,7 @@ def rank_history_chart(
     plotted = []
     previous: date | None = None
     for point in points:
-        x, y = x_of(_noon(point.day)), y_of(point.rank)
+        x, y = x_of(_day_start(point.day)), y_of(point.rank)
         joined = previous is not None and (point.day - previous).days == 1
         parts.append(f"{'L' if joined else 'M'}{_fmt(x)},{_fmt(y)}")
         previous = point.day
