@@ -518,6 +518,28 @@ def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> 
     return summaries
 
 
+def written_match_summary(match: Match) -> MatchSummary:
+    """``match_summaries`` for a match ``match_report`` has just written (``match.written``), without a query.
+
+    Nobody has answered a new match but the reporter's side and nothing is disputed yet.
+    """
+    written = match.written
+    changes = {change.player_id: change for change in written.changes}
+    placements = [side.placement for side, _ in written.sides]
+    lines = [
+        SideLine(
+            side=side,
+            outcome=side_outcome(side.placement, placements),
+            players=[PlayerLine(player, changes.get(player.pk)) for player in players],
+        )
+        for side, players in written.sides
+    ]
+    confirms_at = None
+    if match.status == MatchStatus.PENDING and match.reported_at:
+        confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
+    return MatchSummary(match=match, sides=lines, confirms_at=confirms_at)
+
+
 def match_summary(*, pk: int, viewer: User | None = None) -> MatchSummary | None:
     match = matches_with_details(Match.objects.filter(pk=pk)).first()
     return match_summaries([match], viewer=viewer)[0] if match else None
