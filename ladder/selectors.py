@@ -173,7 +173,7 @@ class _SqlStandings:
     def __len__(self) -> int:
         return self.counts.shown
 
-    def __getitem__(self, index: slice) -> list[tuple[int, int | None, float]]:
+    def __getitem__(self, index: slice) -> Found:
         start, stop = index.start or 0, index.stop
         if start != self._fetched_at:
             _, self._fetched = _standings_sql(
@@ -186,6 +186,11 @@ class _SqlStandings:
             )
             self._fetched_at = start
         return self._fetched[: stop - start]
+
+
+_RATING_FIELDS = [field.attname for field in PlayerRating._meta.concrete_fields]
+_USER_FIELDS = [field.attname for field in User._meta.concrete_fields]
+Found = list[tuple[PlayerRating, int | None, float]]  # a rating with its player, its rank (or None), its RD now
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,16 +209,17 @@ def _standings_sql(
     offset: int = 0,
     limit: int | None = None,
     player_id: int | None = None,
-) -> tuple[_Counts, list[tuple[int, int | None, float]]]:
-    """Rank ``ladder`` at ``now`` in PostgreSQL; the counts and ``(rating id, rank, RD now)`` of some rows.
+) -> tuple[_Counts, Found]:
+    """Rank ``ladder`` at ``now`` in PostgreSQL; the counts, and some rows with their rank and RD now.
 
     The rows are the visible ones (ranked by rank, then, when the ladder shows them, the
     unranked ones by rating, as ``_standings`` lists them) that pass the search and the
     bot filter, ``limit`` of them from ``offset``; or only ``player_id``'s, shown or not. RDs come from
     ``rd_at_sql`` and the rule and order from ``ladder.ranking``, so ranks, order and RDs
     are the Python path's, bit for bit. One statement: the members are read once
-    (``MATERIALIZED``), numbered with ``row_number()`` and only the asked rows leave
-    the server.
+    (``MATERIALIZED``; ``OFFSET 0`` keeps the RD from being recomputed in every
+    expression that uses it), only the ranked ones are sorted to number them, and only
+    the asked rows leave the server.
     """
     table = PlayerRating._meta.db_table
     users = User._meta.db_table
@@ -234,22 +240,24 @@ def _standings_sql(
         shown.append("u.is_bot = %(is_bot)s")
         params["is_bot"] = bots == "only"
     join = f"JOIN {users} AS u ON u.id = n.player_id" if query or bots else ""
+    columns = ", ".join([f"pr.{name}" for name in _RATING_FIELDS] + [f"pu.{name}" for name in _USER_FIELDS])
     sql = f"""
         WITH s AS MATERIALIZED (
             SELECT r.id, r.player_id, r.rating, m.rd, {ranked} AS is_ranked, {order} AS score
-            FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd) AS m
+            FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd OFFSET 0) AS m
             WHERE r.ladder_id = %(ladder)s AND r.is_active
         ),
         n AS (
-            SELECT s.*, CASE WHEN s.is_ranked THEN
-                row_number() OVER (PARTITION BY s.is_ranked ORDER BY s.score DESC, s.rating DESC, s.id) END AS rank
-            FROM s
+            SELECT s.*, row_number() OVER (ORDER BY s.score DESC, s.rating DESC, s.id) AS rank
+            FROM s WHERE s.is_ranked
+            UNION ALL
+            SELECT s.*, NULL FROM s WHERE s.is_ranked IS NOT TRUE  -- NULL (no game yet) is not ranked
         ),
         v AS MATERIALIZED (
             SELECT n.id, n.rank, n.rd, n.rating FROM n {join}
             WHERE {" AND ".join(shown)}
         )
-        SELECT c.members, c.ranked, c.shown, p.id, p.rank, p.rd
+        SELECT c.members, c.ranked, c.shown, p.rank, p.rd, {columns}
         FROM (
             SELECT (SELECT count(*) FROM s) AS members, (SELECT count(*) FROM s WHERE s.is_ranked) AS ranked,
                 (SELECT count(*) FROM v) AS shown
@@ -257,22 +265,28 @@ def _standings_sql(
         LEFT JOIN LATERAL (
             SELECT v.* FROM v ORDER BY v.rank IS NULL, v.rank, v.rating DESC, v.id LIMIT %(limit)s OFFSET %(offset)s
         ) AS p ON true
+        LEFT JOIN {table} AS pr ON pr.id = p.id
+        LEFT JOIN {users} AS pu ON pu.id = pr.player_id
         ORDER BY p.rank IS NULL, p.rank, p.rating DESC, p.id
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
     members, ranked_count, shown_count = fetched[0][:3]
-    rows = [(rating_id, rank, rd_now) for *_, rating_id, rank, rd_now in fetched if rating_id is not None]
+    rows = []
+    for record in fetched:
+        if record[5] is None:  # the counts alone: no row on this page
+            continue
+        rating = PlayerRating.from_db(connection.alias, _RATING_FIELDS, record[5 : 5 + len(_RATING_FIELDS)])
+        rating.player = User.from_db(connection.alias, _USER_FIELDS, record[5 + len(_RATING_FIELDS) :])
+        rows.append((rating, record[3], record[4]))
     return _Counts(members=members, ranked=ranked_count, shown=shown_count), rows
 
 
-def _rows_of(*, ladder: Ladder, now: datetime, found: list[tuple[int, int | None, float]]) -> list[LeaderboardRow]:
-    """``LeaderboardRow``s for ``(rating id, rank, RD now)`` triples, in their order (one query)."""
-    ratings = PlayerRating.objects.select_related("player").in_bulk([rating_id for rating_id, _, _ in found])
+def _rows_of(*, ladder: Ladder, now: datetime, found: Found) -> list[LeaderboardRow]:
+    """``LeaderboardRow``s for what ``_standings_sql`` found, in its order."""
     rows = []
-    for rating_id, rank, rd_now in found:
-        rating = ratings[rating_id]
+    for rating, rank, rd_now in found:
         rating.ladder = ladder
         shown = display(rating.rating, rd_now, ladder.provisional_rd)
         reasons = () if rank is not None else unranked_reasons(ladder=ladder, rating=rating, rd_now=rd_now, now=now)
