@@ -44,7 +44,7 @@ def ladder_detail_dict(ladder: Ladder, member_count: int) -> dict[str, Any]:
 
 
 def standing_dict(row: LeaderboardRow, *, rank_change: int | None = None) -> dict[str, Any]:
-    """A leaderboard row. ``rank_change`` comes from leaderboard snapshots (issue #6) once they exist."""
+    """A leaderboard row; ``rank_change``: places gained since the latest snapshot (``RankChange.places``)."""
     rating = row.rating
     return {
         "rank": row.rank,

@@ -179,7 +179,9 @@ class StandingOut(serializers.Serializer):
 
     rank = serializers.IntegerField(allow_null=True, help_text="Null when not ranked (see unranked_reasons).")
     rank_change = serializers.IntegerField(
-        allow_null=True, help_text="Places gained since the last leaderboard snapshot; null until snapshots exist."
+        allow_null=True,
+        help_text="Places gained since the latest leaderboard snapshot; null when not ranked, not in "
+        "the snapshot (new to the ranking or below a partial snapshot's top N) or without a snapshot.",
     )
     player = PlayerRefOut()
     rating = serializers.FloatField()

@@ -10,7 +10,10 @@ sessions for ``--seconds`` each:
    members, each confirmed and rated at once (every answer must be 201).
 
 Prints requests per second and the p50/p99 latency of each, next to the targets.
-Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_pg.py).
+Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_pg.py), and
+``CACHE_URL`` (Redis) if set, else a throwaway ``redis-server``: as in production, the
+workers share one cache, so a leaderboard page is computed once for all of them (the
+bench's own leaderboard keys are cleared first).
 Run: ``.venv/bin/python bench/api.py [--players 100000] [--workers 4] [--clients 16]``.
 
 Targets (2-core machine): ≥ 500 leaderboard reads/s; ≥ 200 reports/s with p99 < 200 ms.
@@ -21,10 +24,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -71,6 +77,44 @@ def build(players: int) -> tuple[str, str, list[str]]:
     ladder.trusted_reporters.add(server)
     _, secret = token_create(user=server, name="bench")
     return ladder.slug, secret, names
+
+
+@contextmanager
+def redis_url() -> Iterator[str]:
+    """``CACHE_URL`` if set, else a throwaway ``redis-server`` on a free loopback port (no persistence)."""
+    url = os.environ.get("CACHE_URL", "")
+    if url:
+        _pg.log("using the Redis of CACHE_URL")
+        yield url
+        return
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("error: no CACHE_URL and no redis-server (apt-get install redis-server)")
+    port = _pg.free_port()
+    server = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def clear_leaderboard_pages(url: str) -> None:
+    """Drop cached leaderboard pages: a fresh database reuses ladder ids, so old pages would match."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    for key in client.scan_iter(match="*api:leaderboard:*"):
+        client.delete(key)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -121,7 +165,8 @@ def main() -> None:
     parser.add_argument("--only", choices=["reads", "reports"], help="Run one of the two loads only")
     args = parser.parse_args()
 
-    with _pg.database() as url:
+    with _pg.database() as url, redis_url() as cache_url:
+        clear_leaderboard_pages(cache_url)
         _pg.setup_django(url)
         slug, secret, names = build(args.players)
         from django.db import connections
@@ -131,6 +176,7 @@ def main() -> None:
         env = {
             **os.environ,
             "DATABASE_URL": url,
+            "CACHE_URL": cache_url,
             "DEBUG": "0",
             "SECRET_KEY": "bench-only-" + "x" * 50,
             "ALLOWED_HOSTS": "127.0.0.1",

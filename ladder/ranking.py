@@ -1,8 +1,9 @@
 """Who is ranked, and in which order: one rule, in Python and in SQL side by side.
 
-The live leaderboard ranks in Python (``ladder.selectors``) and the nightly snapshot
-ranks in PostgreSQL (``ladder.services.nightly``); both use what is here, so a player's
-rank change between the two compares like with like.
+The live leaderboard (``ladder.selectors``) and the nightly snapshot
+(``ladder.services.nightly``) rank in PostgreSQL with the SQL twins here, and in Python
+on other databases; both use what is here, so a player's rank change between the two
+compares like with like.
 
 **Ranked** (a ladder's settings): a member whose RD at that instant is at most
 ``provisional_rd`` (SPEC §1), with at least ``ranked_min_games`` games and, unless

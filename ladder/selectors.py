@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.core.paginator import Page, Paginator
+from django.db import connection
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce, Greatest
 
@@ -27,10 +28,11 @@ from ladder.models import (
     Participant,
     SideAnswer,
 )
-from ladder.ranking import rank_key
+from ladder.ranking import rank_key, ranked_sql, sort_value_sql
 from ladder.snapshots import RankChange, RankHistoryPoint, player_rank_history, rank_changes
-from ratings.engines import Display
+from ratings.engines import Display, display
 from ratings.models import PlayerRating, RatingChange
+from ratings.nightly import rd_at_sql
 
 LEADERBOARD_PAGE_SIZE = 50
 PLAYER_MATCHES_PAGE_SIZE = 20
@@ -120,8 +122,10 @@ def unranked_reasons(*, ladder: Ladder, rating: PlayerRating, rd_now: float, now
 def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], list[LeaderboardRow]]:
     """Every member of ``ladder``, ranked ones numbered by the display scale, in one query.
 
-    Ranking needs everyone's RD *now*, which the database cannot compute, so this reads
-    all members at once (a few microseconds each) rather than one page.
+    Ranking needs everyone's RD *now*, so this reads all members at once (a few
+    microseconds each). PostgreSQL ranks in SQL instead (``_standings_sql``) and reads
+    one page; this path serves the other databases (the embedded SQLite default), the
+    nightly snapshot there, and the tests that hold the two paths to the same answers.
     """
     members = PlayerRating.objects.members().filter(ladder=ladder).select_related("player").order_by("-rating", "id")
     ranked: list[LeaderboardRow] = []
@@ -141,6 +145,154 @@ def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], 
         for index, row in enumerate(ranked, start=1)
     ]
     return numbered, unranked
+
+
+def ranks_in_sql() -> bool:
+    """Leaderboards rank in the database on PostgreSQL, in Python elsewhere (the two agree)."""
+    return connection.vendor == "postgresql"
+
+
+class _SqlStandings:
+    """The visible leaderboard rows as ``Paginator`` reads them, ranked in PostgreSQL.
+
+    ``count()`` and each slice come from one statement (see ``_standings_sql``) that
+    ranks the whole ladder and returns only the asked rows; the first slice asked for is
+    fetched with the counts, so a page in range costs one ranking query.
+    """
+
+    def __init__(self, *, ladder: Ladder, now: datetime, query: str, bots: str, first: slice) -> None:
+        self._ladder, self._now, self._query, self._bots = ladder, now, query, bots
+        self.counts, self._fetched = _standings_sql(
+            ladder=ladder, now=now, query=query, bots=bots, offset=first.start, limit=first.stop - first.start
+        )
+        self._fetched_at = first.start
+
+    def count(self) -> int:
+        return self.counts.shown
+
+    def __len__(self) -> int:
+        return self.counts.shown
+
+    def __getitem__(self, index: slice) -> Found:
+        start, stop = index.start or 0, index.stop
+        if start != self._fetched_at:
+            _, self._fetched = _standings_sql(
+                ladder=self._ladder,
+                now=self._now,
+                query=self._query,
+                bots=self._bots,
+                offset=start,
+                limit=stop - start,
+            )
+            self._fetched_at = start
+        return self._fetched[: stop - start]
+
+
+_RATING_FIELDS = [field.attname for field in PlayerRating._meta.concrete_fields]
+_USER_FIELDS = [field.attname for field in User._meta.concrete_fields]
+Found = list[tuple[PlayerRating, int | None, float]]  # a rating with its player, its rank (or None), its RD now
+
+
+@dataclass(frozen=True, slots=True)
+class _Counts:
+    members: int
+    ranked: int
+    shown: int  # the rows the leaderboard lists: its search and bot filter applied
+
+
+def _standings_sql(
+    *,
+    ladder: Ladder,
+    now: datetime,
+    query: str = "",
+    bots: str = "",
+    offset: int = 0,
+    limit: int | None = None,
+    player_id: int | None = None,
+) -> tuple[_Counts, Found]:
+    """Rank ``ladder`` at ``now`` in PostgreSQL; the counts, and some rows with their rank and RD now.
+
+    The rows are the visible ones (ranked by rank, then, when the ladder shows them, the
+    unranked ones by rating, as ``_standings`` lists them) that pass the search and the
+    bot filter, ``limit`` of them from ``offset``; or only ``player_id``'s, shown or not. RDs come from
+    ``rd_at_sql`` and the rule and order from ``ladder.ranking``, so ranks, order and RDs
+    are the Python path's, bit for bit. One statement: the members are read once
+    (``MATERIALIZED``; ``OFFSET 0`` keeps the RD from being recomputed in every
+    expression that uses it), only the ranked ones are sorted to number them, and only
+    the asked rows leave the server.
+    """
+    table = PlayerRating._meta.db_table
+    users = User._meta.db_table
+    rd, params = rd_at_sql(ladder, now, "r")
+    ranked, ranked_params = ranked_sql(ladder, now, "m.rd", "r")
+    order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
+    params = {**params, **ranked_params, **order_params, "ladder": ladder.pk, "offset": offset, "limit": limit}
+    shown = ["true"]
+    if player_id is not None:
+        shown.append("n.player_id = %(player)s")
+        params["player"] = player_id
+    elif not ladder.show_provisional:
+        shown.append("n.rank IS NOT NULL")
+    if query:
+        shown.append("strpos(lower(u.username), lower(%(query)s)) > 0")
+        params["query"] = query
+    if bots:
+        shown.append("u.is_bot = %(is_bot)s")
+        params["is_bot"] = bots == "only"
+    join = f"JOIN {users} AS u ON u.id = n.player_id" if query or bots else ""
+    columns = ", ".join([f"pr.{name}" for name in _RATING_FIELDS] + [f"pu.{name}" for name in _USER_FIELDS])
+    sql = f"""
+        WITH s AS MATERIALIZED (
+            SELECT r.id, r.player_id, r.rating, m.rd, {ranked} AS is_ranked, {order} AS score
+            FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd OFFSET 0) AS m
+            WHERE r.ladder_id = %(ladder)s AND r.is_active
+        ),
+        n AS (
+            SELECT s.*, row_number() OVER (ORDER BY s.score DESC, s.rating DESC, s.id) AS rank
+            FROM s WHERE s.is_ranked
+            UNION ALL
+            SELECT s.*, NULL FROM s WHERE s.is_ranked IS NOT TRUE  -- NULL (no game yet) is not ranked
+        ),
+        v AS MATERIALIZED (
+            SELECT n.id, n.rank, n.rd, n.rating FROM n {join}
+            WHERE {" AND ".join(shown)}
+        )
+        SELECT c.members, c.ranked, c.shown, p.rank, p.rd, {columns}
+        FROM (
+            SELECT (SELECT count(*) FROM s) AS members, (SELECT count(*) FROM s WHERE s.is_ranked) AS ranked,
+                (SELECT count(*) FROM v) AS shown
+        ) AS c
+        LEFT JOIN LATERAL (
+            SELECT v.* FROM v ORDER BY v.rank IS NULL, v.rank, v.rating DESC, v.id LIMIT %(limit)s OFFSET %(offset)s
+        ) AS p ON true
+        LEFT JOIN {table} AS pr ON pr.id = p.id
+        LEFT JOIN {users} AS pu ON pu.id = pr.player_id
+        ORDER BY p.rank IS NULL, p.rank, p.rating DESC, p.id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        fetched = cursor.fetchall()
+    members, ranked_count, shown_count = fetched[0][:3]
+    rows = []
+    for record in fetched:
+        if record[5] is None:  # the counts alone: no row on this page
+            continue
+        rating = PlayerRating.from_db(connection.alias, _RATING_FIELDS, record[5 : 5 + len(_RATING_FIELDS)])
+        rating.player = User.from_db(connection.alias, _USER_FIELDS, record[5 + len(_RATING_FIELDS) :])
+        rows.append((rating, record[3], record[4]))
+    return _Counts(members=members, ranked=ranked_count, shown=shown_count), rows
+
+
+def _rows_of(*, ladder: Ladder, now: datetime, found: Found) -> list[LeaderboardRow]:
+    """``LeaderboardRow``s for what ``_standings_sql`` found, in its order."""
+    rows = []
+    for rating, rank, rd_now in found:
+        rating.ladder = ladder
+        shown = display(rating.rating, rd_now, ladder.provisional_rd)
+        reasons = () if rank is not None else unranked_reasons(ladder=ladder, rating=rating, rd_now=rd_now, now=now)
+        value = _scale_value(ladder.leaderboard_scale, shown)
+        rows.append(LeaderboardRow(rank=rank, rating=rating, rd_now=rd_now, shown=shown, score=value, reasons=reasons))
+    return rows
 
 
 def ladder_standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], list[LeaderboardRow]]:
@@ -166,27 +318,75 @@ def ladder_leaderboard(
     rank. ``bots`` is ``"hide"``, ``"only"`` or anything else for everyone. Unranked
     players are left out entirely when the ladder does not show provisional players.
     """
+    query = query.strip()
+    bots = bots if bots in BOT_FILTERS else ""
+    if ranks_in_sql():
+        return _leaderboard_sql(ladder=ladder, now=now, page=page, per_page=per_page, query=query, bots=bots)
     ranked, unranked = _standings(ladder=ladder, now=now)
     member_count = len(ranked) + len(unranked)
     ranked_count, unranked_count = len(ranked), len(unranked)
     rows = ranked + (unranked if ladder.show_provisional else [])
-    query = query.strip()
     if query:
         needle = query.casefold()
         rows = [row for row in rows if needle in row.rating.player.username.casefold()]
-    bots = bots if bots in BOT_FILTERS else ""
     if bots:
         rows = [row for row in rows if row.rating.player.is_bot == (bots == "only")]
     this_page = Paginator(rows, per_page).get_page(page)
-    ranked_here = [row for row in this_page if row.rank is not None]
-    since, changes = rank_changes(ladder=ladder, ranks={row.rating.player_id: row.rank for row in ranked_here})
-    return Leaderboard(
-        ranked=[dataclasses.replace(row, change=changes.get(row.rating.player_id)) for row in ranked_here],
-        provisional=[row for row in this_page if row.rank is None],
+    return _with_changes(
+        ladder=ladder,
+        page=this_page,
         member_count=member_count,
         ranked_count=ranked_count,
         unranked_count=unranked_count,
+        query=query,
+        bots=bots,
+    )
+
+
+def _leaderboard_sql(
+    *, ladder: Ladder, now: datetime, page: int | str | None, per_page: int, query: str, bots: str
+) -> Leaderboard:
+    """``ladder_leaderboard`` on PostgreSQL: ranked there, only the page's rows read (see ``_standings_sql``)."""
+    try:
+        number = max(int(page), 1)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = 1
+    first = slice((number - 1) * per_page, number * per_page)
+    source = _SqlStandings(ladder=ladder, now=now, query=query, bots=bots, first=first)
+    this_page = Paginator(source, per_page).get_page(page)
+    this_page.object_list = _rows_of(ladder=ladder, now=now, found=list(this_page.object_list))
+    counts = source.counts
+    return _with_changes(
+        ladder=ladder,
         page=this_page,
+        member_count=counts.members,
+        ranked_count=counts.ranked,
+        unranked_count=counts.members - counts.ranked,
+        query=query,
+        bots=bots,
+    )
+
+
+def _with_changes(
+    *,
+    ladder: Ladder,
+    page: Page,
+    member_count: int,
+    ranked_count: int,
+    unranked_count: int,
+    query: str,
+    bots: str,
+) -> Leaderboard:
+    """The ``Leaderboard`` of ``page``'s rows, ranked ones with their change since the latest snapshot."""
+    ranked_here = [row for row in page if row.rank is not None]
+    since, changes = rank_changes(ladder=ladder, ranks={row.rating.player_id: row.rank for row in ranked_here})
+    return Leaderboard(
+        ranked=[dataclasses.replace(row, change=changes.get(row.rating.player_id)) for row in ranked_here],
+        provisional=[row for row in page if row.rank is None],
+        member_count=member_count,
+        ranked_count=ranked_count,
+        unranked_count=unranked_count,
+        page=page,
         query=query,
         bots=bots,
         since=since,
@@ -332,6 +532,28 @@ def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> 
     return summaries
 
 
+def written_match_summary(match: Match) -> MatchSummary:
+    """``match_summaries`` for a match ``match_report`` has just written (``match.written``), without a query.
+
+    Nobody has answered a new match but the reporter's side and nothing is disputed yet.
+    """
+    written = match.written
+    changes = {change.player_id: change for change in written.changes}
+    placements = [side.placement for side, _ in written.sides]
+    lines = [
+        SideLine(
+            side=side,
+            outcome=side_outcome(side.placement, placements),
+            players=[PlayerLine(player, changes.get(player.pk)) for player in players],
+        )
+        for side, players in written.sides
+    ]
+    confirms_at = None
+    if match.status == MatchStatus.PENDING and match.reported_at:
+        confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
+    return MatchSummary(match=match, sides=lines, confirms_at=confirms_at)
+
+
 def match_summary(*, pk: int, viewer: User | None = None) -> MatchSummary | None:
     match = matches_with_details(Match.objects.filter(pk=pk)).first()
     return match_summaries([match], viewer=viewer)[0] if match else None
@@ -390,8 +612,12 @@ def player_standing(
     current ``RatingChange`` (the chart plots them all and the match list takes its
     deltas from them), and the match list is one paginated page.
     """
-    ranked, unranked = _standings(ladder=ladder, now=now)
-    row = next((r for r in ranked + unranked if r.rating.player_id == player.pk), None)
+    if ranks_in_sql():
+        _, found = _standings_sql(ladder=ladder, now=now, player_id=player.pk)
+        row = _rows_of(ladder=ladder, now=now, found=found)[0] if found else None
+    else:
+        ranked, unranked = _standings(ladder=ladder, now=now)
+        row = next((r for r in ranked + unranked if r.rating.player_id == player.pk), None)
     if row is None:
         rating = PlayerRating.objects.filter(ladder=ladder, player=player).first()
         if rating is None:

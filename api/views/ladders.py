@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import time
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -78,24 +80,60 @@ class LeaderboardView(APIView):
         parameters=[LeaderboardFilterIn],
         responses={200: paginated(StandingOut), **errors()},
         description="Ranked players by rank, then the unranked ones (provisional, too few games, idle) with "
-        "their reasons. `rank_change` is null until leaderboard snapshots exist. Pages are cached for "
-        "`API_LEADERBOARD_CACHE_SECONDS` (5 s by default).",
+        "their reasons. `rank_change` counts the places gained since the latest nightly leaderboard snapshot. "
+        "Pages are cached for `API_LEADERBOARD_CACHE_SECONDS` (5 s by default); while one request "
+        "recomputes an expired page, the others get the previous one.",
     )
     def get(self, request: Request, slug: str) -> Response:
         ladder = _ladder(slug)
         params = query(request, LeaderboardFilterIn)
         seconds = settings.API_LEADERBOARD_CACHE_SECONDS
+        if not seconds:
+            return Response(_leaderboard_page(request, ladder, params))
         key = "api:leaderboard:" + hashlib.sha256(f"{ladder.pk}|{sorted(params.items())}".encode()).hexdigest()
-        body = cache.get(key) if seconds else None
-        if body is None:
-            body = _leaderboard_page(request, ladder, params)
-            if seconds:
-                cache.set(key, body, timeout=seconds)
-        return Response(body)
+        return Response(cached(key, seconds, lambda: _leaderboard_page(request, ladder, params)))
+
+
+STALE_SECONDS = 60  # how long past its freshness a page may still be served while one request recomputes it
+LOCK_SECONDS = 30  # a recomputation that takes longer (or whose process died) lets another one start
+COLD_WAIT_SECONDS = 5.0  # on a cold key, how long the others wait for the one computing it
+
+
+def cached(key: str, seconds: int, compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept ``seconds`` in the cache, recomputed by one request at a time.
+
+    The cache holds ``(expires, value)`` for ``seconds + STALE_SECONDS``. Once a value is
+    past ``expires``, the first request to take the lock (``cache.add``: atomic in Redis
+    and in the local-memory cache) recomputes it while every other request gets the stale
+    value at once: an expiry costs one computation, not one per waiting request. On a
+    cold key nothing can be served, so the others wait for the first to finish (up to
+    ``COLD_WAIT_SECONDS``, then compute it themselves). With ``CACHE_URL`` set the cache
+    and the lock are shared by every process.
+    """
+    entry = cache.get(key)
+    now = time.time()
+    if entry is not None and entry[0] > now:
+        return entry[1]
+    lock = f"{key}:lock"
+    if not cache.add(lock, 1, timeout=LOCK_SECONDS):
+        if entry is not None:
+            return entry[1]
+        deadline = now + COLD_WAIT_SECONDS
+        while time.time() < deadline:
+            time.sleep(0.02)
+            entry = cache.get(key)
+            if entry is not None:
+                return entry[1]
+    try:
+        value = compute()
+        cache.set(key, (time.time() + seconds, value), timeout=seconds + STALE_SECONDS)
+    finally:
+        cache.delete(lock)
+    return value
 
 
 def _leaderboard_page(request: Request, ladder: Ladder, params: dict[str, Any]) -> dict[str, Any]:
-    """One page of the whole ladder's standings (every member is read to rank them by RD now)."""
+    """One page of the whole ladder's standings, ranked by RD now (see ``selectors.ladder_leaderboard``)."""
     board = selectors.ladder_leaderboard(
         ladder=ladder,
         now=timezone.now(),
@@ -114,9 +152,15 @@ def _leaderboard_page(request: Request, ladder: Ladder, params: dict[str, Any]) 
         "next": link(page.next_page_number()) if page.has_next() else None,
         "previous": link(page.previous_page_number()) if page.has_previous() else None,
         "results": StandingOut(
-            [presenters.standing_dict(row) for row in (*board.ranked, *board.provisional)], many=True
+            [presenters.standing_dict(row, rank_change=_places(row)) for row in (*board.ranked, *board.provisional)],
+            many=True,
         ).data,
     }
+
+
+def _places(row: selectors.LeaderboardRow) -> int | None:
+    change = row.change
+    return change.places if change is not None and change.previous is not None else None
 
 
 def _with(request: Request, **changes: object) -> str:

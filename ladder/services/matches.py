@@ -31,8 +31,8 @@ from ladder.models import (
 )
 from ladder.services import report_sql
 from ladder.services.report_sql import LockedMember
-from ratings.models import PlayerRating, RatingEvent
-from ratings.services import ladder_replay, rating_apply_locked, rating_apply_match, rating_compute
+from ratings.models import PlayerRating, RatingChange, RatingEvent
+from ratings.services import RatedMatch, ladder_replay, rating_apply_locked, rating_apply_match, rating_compute
 
 FUTURE_TOLERANCE = timedelta(minutes=1)
 DUPLICATE_WINDOW = timedelta(minutes=10)
@@ -317,7 +317,7 @@ def _report_in_two_statements(
         )
         if duplicate_id is not None:
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate_id})
-    return Match(
+    match = Match(
         pk=match_id,
         ladder=ladder,
         status=status,
@@ -329,6 +329,60 @@ def _report_in_two_statements(
         rated_at=now if trusted else None,
         created_at=now,
     )
+    _attach_written(match, sides, reporter_side, reporter, now, rated)
+    return match
+
+
+def _attach_written(
+    match: Match,
+    sides: Sequence[SideInput],
+    reporter_side: int | None,
+    reporter: User,
+    now: datetime,
+    rated: RatedMatch | None,
+) -> None:
+    """Give ``match`` (as ``match.written``) its sides with players and its rating changes, as written.
+
+    They hold the values the statement inserted, so a response can show the new match
+    without reading it back (``selectors.written_match_summary``).
+    """
+    match_sides = []
+    for index, side in enumerate(sides):
+        answered = index == reporter_side
+        row = MatchSide(
+            match=match,
+            index=index,
+            placement=side.placement,
+            answer=SideAnswer.REPORTED if answered else "",
+            answered_by=reporter if answered else None,
+            answered_at=now if answered else None,
+        )
+        match_sides.append((row, list(side.players)))
+    changes = []
+    if rated is not None:
+        for side_players, results in zip(sides, rated.result.sides, strict=True):
+            for player, outcome in zip(side_players.players, results, strict=True):
+                old, new = rated.standings[player.pk], rated.after[player.pk]
+                changes.append(
+                    RatingChange(
+                        match=match,
+                        player=player,
+                        rating_before=old.rating,
+                        rd_before=old.rd,
+                        rating_after=new.rating,
+                        rd_after=new.rd,
+                        delta=outcome.delta,
+                        expected=outcome.expected,
+                        score=outcome.score,
+                    )
+                )
+    match.written = WrittenMatch(sides=match_sides, changes=changes)
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenMatch:
+    sides: list[tuple[MatchSide, list[User]]]  # by index, players in report order
+    changes: list[RatingChange]  # empty unless rated
 
 
 def match_report_result(

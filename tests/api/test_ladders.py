@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -44,12 +45,72 @@ def test_leaderboard_ranked_then_provisional_with_display_values(api, ladder):
     rows = body["results"]
     assert [(r["rank"], r["player"]["username"]) for r in rows] == [(1, "alice"), (2, "bob"), (None, "carol")]
     assert rows[1]["player"]["is_bot"] is True
-    assert rows[0]["rank_change"] is None  # filled from leaderboard snapshots (issue #6)
+    assert rows[0]["rank_change"] is None  # no leaderboard snapshot yet
     assert rows[2]["unranked_reasons"] == ["0 of 1 games"]
     assert {"rating", "rd", "gxe", "tr", "conservative", "games"} <= set(rows[0])
     assert api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/", {"bots": "only"}).json()["count"] == 1
     page = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/", {"page_size": 2}).json()
     assert len(page["results"]) == 2 and "page=2" in page["next"]
+
+
+def test_leaderboard_rank_change_since_the_latest_snapshot(api, ladder):
+    from ladder.models import LeaderboardSnapshot, SnapshotEntry
+
+    ladder.ranked_min_games = 1
+    ladder.provisional_rd = 350
+    ladder.save()
+    alice, bob, carol = member(ladder, "alice"), member(ladder, "bob"), member(ladder, "carol")
+    play(ladder, alice, bob)
+    play(ladder, carol, bob)
+    now = timezone.now()
+    snapshot = LeaderboardSnapshot.objects.create(
+        ladder=ladder, date=timezone.localdate(), midnight=now, taken_at=now, scale=ladder.leaderboard_scale,
+        size=10, member_count=3, ranked_count=2, provisional_count=0,
+    )  # fmt: skip
+    SnapshotEntry.objects.bulk_create(
+        SnapshotEntry(snapshot=snapshot, rank=rank, player=user, rating=1500, rd=60, value=50.0)
+        for rank, user in ((1, bob), (2, carol))
+    )
+    rows = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/").json()["results"]
+    ranks = {row["player"]["username"]: (row["rank"], row["rank_change"]) for row in rows}
+    assert ranks["bob"] == (3, -2)
+    assert ranks["alice"][1] is None  # new to the ranking
+    assert ranks["carol"][1] == 2 - ranks["carol"][0]
+
+
+def test_leaderboard_cache_serves_the_stale_page_while_one_request_recomputes(monkeypatch):
+    from django.core.cache import cache
+
+    from api.views import ladders
+
+    calls = []
+    monkeypatch.setattr(ladders.time, "sleep", lambda seconds: None)
+    assert ladders.cached("k", 5, lambda: calls.append(1) or "first") == "first"
+    assert ladders.cached("k", 5, lambda: calls.append(2) or "second") == "first"  # fresh
+    expires, value = cache.get("k")
+    cache.set("k", (expires - 10, value))  # past its freshness
+    assert cache.add("k:lock", 1)  # another request is recomputing it
+    assert ladders.cached("k", 5, lambda: calls.append(3) or "third") == "first"  # stale, at once
+    cache.delete("k:lock")
+    assert ladders.cached("k", 5, lambda: calls.append(4) or "fourth") == "fourth"
+    assert ladders.cached("k", 5, lambda: calls.append(5) or "fifth") == "fourth"
+    assert calls == [1, 4] and cache.get("k:lock") is None
+
+
+def test_leaderboard_cache_on_a_cold_key_waits_for_the_one_computing_it(monkeypatch):
+    from django.core.cache import cache
+
+    from api.views import ladders
+
+    assert cache.add("cold:lock", 1)
+    monkeypatch.setattr(ladders.time, "sleep", lambda seconds: cache.set("cold", (time.time() + 5, "theirs")))
+    assert ladders.cached("cold", 5, lambda: "mine") == "theirs"
+    cache.clear()
+    assert cache.add("cold:lock", 1)
+    clock = iter(range(0, 1000, 1))
+    monkeypatch.setattr(ladders.time, "time", lambda: float(next(clock)))
+    monkeypatch.setattr(ladders.time, "sleep", lambda seconds: None)
+    assert ladders.cached("cold", 5, lambda: "mine") == "mine"  # nobody finished in time: computed here
 
 
 def test_snapshots_are_empty_until_issue_6(api, ladder):

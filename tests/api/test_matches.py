@@ -294,3 +294,33 @@ def test_void_needs_a_reason(client_for, ladder, members, trusted, moderator):
     response = client_for(moderator).post(f"/api/v1/matches/{match['id']}/void/", {}, format="json")
     assert response.status_code == 400
     assert "reason" in error_of(response)["fields"]
+
+
+@pytest.mark.parametrize("reporter", ["trusted", "alice"])
+def test_report_response_is_the_match_as_fetched_afterwards(client_for, ladder, members, trusted, reporter):
+    """The 201 body is built from the rows just written, not read back: it must equal a fetch."""
+    ladder.allow_free_for_all = ladder.allow_teams = True
+    ladder.save()
+    for name in ("carol", "dave", "erin"):
+        member(ladder, name)
+    user = trusted if reporter == "trusted" else members[0]
+    client = client_for(user)
+    bodies = [
+        report_body(ladder, played_at=(timezone.now() - timedelta(hours=2)).isoformat()),
+        {
+            "ladder": ladder.slug,
+            "sides": [
+                {"players": ["alice", "carol"], "placement": 2},
+                {"players": ["BOB", "dave"], "placement": 1},
+            ],
+        },
+        {
+            "ladder": ladder.slug,
+            "sides": [{"players": [name], "placement": p} for name, p in (("erin", 2), ("alice", 1), ("dave", 2))],
+        },
+    ]
+    for body in bodies:
+        response = client.post("/api/v1/matches/", body, format="json")
+        assert response.status_code == 201, response.json()
+        fetched = client.get(response.json()["url"])
+        assert response.json() == fetched.json()
