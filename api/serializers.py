@@ -294,9 +294,24 @@ class SnapshotDateOut(serializers.Serializer):
     url = serializers.CharField()
 
 
+class SnapshotEntryOut(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    rating = serializers.FloatField()
+    rd = serializers.FloatField(help_text="The RD at the snapshot's midnight.")
+    value = serializers.FloatField(help_text="The value on the ladder's leaderboard scale.")
+
+
 class SnapshotOut(serializers.Serializer):
     date = serializers.DateField()
-    rows = StandingOut(many=True)
+    midnight = serializers.DateTimeField()
+    scale = serializers.CharField()
+    size = serializers.IntegerField(help_text="How many ranked players the snapshot keeps at most.")
+    member_count = serializers.IntegerField()
+    ranked_count = serializers.IntegerField()
+    provisional_count = serializers.IntegerField()
+    rows = SnapshotEntryOut(many=True)
 
 
 class MeOut(serializers.Serializer):

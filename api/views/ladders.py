@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import time
 from collections.abc import Callable
@@ -11,6 +12,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -40,7 +42,7 @@ from api.serializers import (
 )
 from api.views.base import errors, paginated, parse, query
 from ladder import selectors
-from ladder.models import Ladder
+from ladder.models import Ladder, LeaderboardSnapshot
 from ladder.services import membership
 from matchmaking import services as queue_services
 from matchmaking.views import searching_count
@@ -175,20 +177,58 @@ class SnapshotListView(APIView):
         operation_id="ladders_snapshots_list",
         parameters=[PageIn],
         responses={200: paginated(SnapshotDateOut), **errors()},
-        description="Dates with a leaderboard snapshot, newest first. Empty until the nightly snapshots "
-        "(issue #6) are in place.",
+        description="Dates with a nightly leaderboard snapshot, newest first.",
     )
     def get(self, request: Request, slug: str) -> Response:
-        _ladder(slug)
+        ladder = _ladder(slug)
         query(request, PageIn)
-        return Response({"count": 0, "next": None, "previous": None, "results": []})
+        dates = LeaderboardSnapshot.objects.filter(ladder=ladder).order_by("-date").values_list("date", flat=True)
+        paginator = ApiPagination()
+        page = paginator.paginate_queryset(dates, request, view=self)
+        return paginator.get_paginated_response(
+            [
+                {"date": day, "url": reverse("api:snapshot", kwargs={"slug": ladder.slug, "date": day.isoformat()})}
+                for day in page
+            ]
+        )
 
 
 class SnapshotDetailView(APIView):
     @extend_schema(operation_id="ladders_snapshots_retrieve", responses={200: SnapshotOut, **errors()})
     def get(self, request: Request, slug: str, date: str) -> Response:
-        _ladder(slug)
-        raise ApiError(status.HTTP_404_NOT_FOUND, "not_found", NO_SNAPSHOT)
+        ladder = _ladder(slug)
+        try:
+            day = datetime.date.fromisoformat(date)
+        except ValueError:
+            day = None  # 2026-13-45: no such date, so no such snapshot
+        snapshot = LeaderboardSnapshot.objects.filter(ladder=ladder, date=day).first() if day else None
+        if snapshot is None:
+            raise ApiError(status.HTTP_404_NOT_FOUND, "not_found", NO_SNAPSHOT)
+        entries = snapshot.entries.select_related("player").order_by("rank")
+        return Response(
+            SnapshotOut(
+                {
+                    "date": snapshot.date,
+                    "midnight": snapshot.midnight,
+                    "scale": snapshot.scale,
+                    "size": snapshot.size,
+                    "member_count": snapshot.member_count,
+                    "ranked_count": snapshot.ranked_count,
+                    "provisional_count": snapshot.provisional_count,
+                    "rows": [
+                        {
+                            "rank": entry.rank,
+                            "player": entry.player.username,
+                            "is_bot": entry.player.is_bot,
+                            "rating": entry.rating,
+                            "rd": entry.rd,
+                            "value": entry.value,
+                        }
+                        for entry in entries
+                    ],
+                }
+            ).data
+        )
 
 
 class MembershipView(APIView):

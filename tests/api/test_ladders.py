@@ -113,9 +113,36 @@ def test_leaderboard_cache_on_a_cold_key_waits_for_the_one_computing_it(monkeypa
     assert ladders.cached("cold", 5, lambda: "mine") == "mine"  # nobody finished in time: computed here
 
 
-def test_snapshots_are_empty_until_issue_6(api, ladder):
-    assert api.get(f"/api/v1/ladders/{ladder.slug}/snapshots/").json()["results"] == []
-    assert api.get(f"/api/v1/ladders/{ladder.slug}/snapshots/2026-01-01/").status_code == 404
+def test_snapshots_list_dates_and_show_the_ranked_rows(api, ladder, members):
+    from ladder.services.nightly import leaderboard_snapshot, local_midnight
+
+    base = f"/api/v1/ladders/{ladder.slug}/snapshots/"
+    assert api.get(base).json()["results"] == []
+    assert api.get(base + "2026-01-01/").status_code == 404
+    moderator = UserFactory(username="snapmod", is_superuser=True, is_staff=True)
+    a, b = members[0], members[1]
+    played = timezone.now() - timedelta(days=2)
+    for number in range(6):
+        winner, loser = (a, b) if number % 2 == 0 else (b, a)
+        match_report(
+            ladder=ladder,
+            reporter=moderator,
+            sides=[SideInput([winner], 1), SideInput([loser], 2)],
+            played_at=played + timedelta(minutes=11 * number),
+        )
+    ladder.provisional_rd = 350
+    ladder.save()
+    snapshot = leaderboard_snapshot(ladder=ladder, midnight=local_midnight(ladder=ladder, at=timezone.now()))
+
+    listed = api.get(base).json()
+    assert listed["count"] == 1
+    day = snapshot.date.isoformat()
+    assert listed["results"] == [{"date": day, "url": f"{base}{day}/"}]
+    body = api.get(f"{base}{day}/").json()
+    assert body["ranked_count"] == snapshot.ranked_count == len(body["rows"]) == 2
+    assert [row["rank"] for row in body["rows"]] == [1, 2]
+    assert {row["player"] for row in body["rows"]} == {a.username, b.username}
+    assert api.get(base + "2026-13-45/").status_code == 404
 
 
 def test_join_and_leave(client_for, player, ladder):
