@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.contrib import auth
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
@@ -12,6 +16,7 @@ from rest_framework.request import Request
 from accounts.models import User
 from api.models import ApiToken
 from api.services import token_hash
+from ladder import db
 
 KEYWORDS = (b"token", b"bearer")
 TOUCH_EVERY = timedelta(minutes=1)
@@ -35,12 +40,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             secret = parts[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed(MALFORMED_HEADER) from None
-        token = (
-            ApiToken.objects.live()
-            .select_related("user")
-            .filter(key_hash=token_hash(secret), user__is_active=True)
-            .first()
-        )
+        token = live_token(token_hash(secret))
         if token is None:
             raise exceptions.AuthenticationFailed(INVALID_TOKEN)
         now = timezone.now()
@@ -50,6 +50,75 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return 'Token realm="api"'
+
+
+_TOKEN_FIELDS, _TOKEN_COLUMNS = db.column_list(ApiToken, "t")
+_USER_FIELDS, _USER_COLUMNS = db.column_list(User, "u")
+_UserPermission = User.user_permissions.through
+_UserGroup = User.groups.through
+_LIVE_TOKEN_SQL = f"""
+    SELECT {_TOKEN_COLUMNS}, {_USER_COLUMNS},
+        ARRAY(
+            SELECT ct.app_label || '.' || p.codename
+            FROM {Permission._meta.db_table} p JOIN {ContentType._meta.db_table} ct ON ct.id = p.content_type_id
+            WHERE p.id IN (
+                SELECT up.permission_id FROM {_UserPermission._meta.db_table} up WHERE up.user_id = u.id
+                UNION ALL
+                SELECT gp.permission_id
+                FROM {Group.permissions.through._meta.db_table} gp
+                JOIN {_UserGroup._meta.db_table} ug ON ug.group_id = gp.group_id
+                WHERE ug.user_id = u.id
+            )
+        )
+    FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id
+    WHERE t.key_hash = %s AND t.revoked_at IS NULL AND u.is_active
+"""
+
+
+def live_token(key_hash: str) -> ApiToken | None:
+    """The live token of an active user with this hash, its ``user`` loaded; else ``None``.
+
+    On PostgreSQL it is one prepared statement that also reads the user's permissions (their
+    own and their groups') into the cache ``ModelBackend`` keeps on the user, so the
+    permission checks of the request (moderator, trusted reporter) need no query of their
+    own. Other backends are asked as usual; and with a ``ModelBackend`` subclass that
+    changes how permissions are found, the cache is left for it to fill.
+    """
+    if not db.postgresql():
+        return ApiToken.objects.live().select_related("user").filter(key_hash=key_hash, user__is_active=True).first()
+    with db.prepared_cursor() as cursor:
+        cursor.execute(_LIVE_TOKEN_SQL, [key_hash])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    split = len(_TOKEN_FIELDS)
+    token = db.instance(ApiToken, _TOKEN_FIELDS, row[:split])
+    token.user = db.instance(User, _USER_FIELDS, row[split : split + len(_USER_FIELDS)])
+    if not token.user.is_superuser and _stock_model_backends():  # a superuser's are all of them
+        token.user._perm_cache = set(row[-1])
+    return token
+
+
+def _stock_model_backends() -> bool:
+    """Whether every ``ModelBackend`` configured keeps its own permission logic, so the
+    statement's permissions are what it would find. (Other backends never read its cache.)"""
+    return all(
+        getattr(type(backend), name) is getattr(ModelBackend, name)
+        for backend in auth.get_backends()
+        if isinstance(backend, ModelBackend)
+        for name in _PERMISSION_METHODS
+    )
+
+
+_PERMISSION_METHODS = (
+    "has_perm",
+    "get_all_permissions",
+    "get_user_permissions",
+    "get_group_permissions",
+    "_get_permissions",
+    "_get_user_permissions",
+    "_get_group_permissions",
+)
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):

@@ -7,8 +7,8 @@ from functools import cache
 from django.db import connection
 
 from accounts.models import User
+from ladder import db
 from ladder.models import Ladder
-from matchmaking import db
 from matchmaking.models import QueueEntry
 
 

@@ -26,8 +26,8 @@ from django.db.models.functions import Abs
 from django.utils import timezone
 
 from accounts.models import User
+from ladder import db
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
-from matchmaking import db
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
 from ratings.models import PlayerRating

@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models.functions import Lower
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -19,6 +18,7 @@ from rest_framework.views import APIView
 from accounts.models import User
 from api import presenters
 from api.errors import ApiError
+from api.lookups import ladder_by_slug, users_by_username
 from api.models import IdempotencyKey
 from api.pagination import ApiPagination
 from api.permissions import IsModerator, TokenScope
@@ -67,19 +67,18 @@ def match_list_response(request: Request, view: APIView, *, player: User | None 
 
 def _players(sides: list[dict[str, Any]]) -> list[SideInput]:
     """Usernames (any case) to users, in one query; unknown ones are field errors."""
-    wanted = {name.casefold() for side in sides for name in side["players"]}
-    found = {user.lower: user for user in User.objects.annotate(lower=Lower("username")).filter(lower__in=wanted)}
+    found = users_by_username(name for side in sides for name in side["players"])
     fields: dict[str, list[str]] = {}
     for index, side in enumerate(sides):
         for name in side["players"]:
-            if name.casefold() not in found:
+            if name.lower() not in found:
                 fields.setdefault(f"sides.{index}.players", []).append(NO_SUCH_PLAYER % {"username": name})
     if fields:
         raise ApiError(
             status.HTTP_400_BAD_REQUEST, "no_such_player", " ".join(m for ms in fields.values() for m in ms), fields
         )
     return [
-        SideInput(players=[found[name.casefold()] for name in side["players"]], placement=side["placement"])
+        SideInput(players=[found[name.lower()] for name in side["players"]], placement=side["placement"])
         for side in sides
     ]
 
@@ -106,7 +105,7 @@ class MatchListView(APIView):
     )
     def post(self, request: Request) -> Response:
         params = parse(ReportIn, request.data)
-        ladder = Ladder.objects.filter(slug=params["ladder"]).first()
+        ladder = ladder_by_slug(params["ladder"])
         if ladder is None:
             message = NO_SUCH_LADDER % {"slug": params["ladder"]}
             raise ApiError(status.HTTP_400_BAD_REQUEST, "no_such_ladder", message, {"ladder": [message]})

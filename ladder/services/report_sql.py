@@ -22,6 +22,7 @@ from datetime import datetime
 
 from django.db import connection
 
+from ladder import db
 from ladder.models import Ladder, Match, MatchSide, Participant
 from ratings.history import Standing
 from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange, RatingEvent
@@ -42,7 +43,7 @@ def lock_members(ladder: Ladder, player_ids: Sequence[int], reporter_id: int) ->
     """Lock the players' rating rows (primary-key order) and read whether the reporter is on
     the ladder's trusted-reporter list, in one statement."""
     trusted_table = Ladder.trusted_reporters.through._meta.db_table
-    with connection.cursor() as cursor:
+    with db.prepared_cursor() as cursor:
         cursor.execute(
             "SELECT r.id, r.player_id, r.rating, r.rd, r.volatility, r.rd_as_of, r.games, r.wins, r.losses, "
             "r.draws, r.last_played_at, r.joined_at, r.is_active, "
@@ -196,7 +197,7 @@ def record_match(
     }
     if rated is not None:
         params.update(_rating_params(rated, layout, members))
-    with connection.cursor() as cursor:
+    with db.prepared_cursor() as cursor:
         cursor.execute(RECORD_SQL if rated is None else RECORD_AND_RATE_SQL, params)
         match_id, duplicate_id = cursor.fetchone()
     return match_id, duplicate_id

@@ -8,7 +8,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from matchmaking import db, selectors, services
+from ladder import db
+from matchmaking import selectors, services
 from matchmaking.models import EntryStatus, QueueEntry
 from tests.factories import LadderFactory, member
 

@@ -1,8 +1,9 @@
-"""How the queue's hand-written statements run: on PostgreSQL only, prepared on each connection.
+"""How the hand-written statements of the hot paths run: on PostgreSQL only, prepared on each connection.
 
-A poll runs two of them (its ladder and search, then the search for a partner). Django's
-cursors bind parameters on the client, so PostgreSQL parses and plans every statement
-anew, and for these two the planning costs several times the execution.
+The queue's poll, and an API report's token, ladder and players look-ups, each run a few
+statements many times a second. Django's cursors bind parameters on the client, so
+PostgreSQL parses and plans every statement anew, and for these the planning costs
+several times the execution.
 ``prepared_cursor`` binds on the server instead, so psycopg prepares a statement once it
 has run ``prepare_threshold`` times on a connection (the ``DATABASE_PREPARED_STATEMENTS``
 setting; off, nothing is prepared) and PostgreSQL soon keeps a generic plan. It still
@@ -14,11 +15,15 @@ Other databases run the ORM versions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from django.db import connection
 from django.db.backends.utils import CursorWrapper
+from django.db.models import Model
+
+M = TypeVar("M", bound=Model)
 
 
 def postgresql() -> bool:
@@ -43,3 +48,19 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
     cursor = connection.make_debug_cursor(raw) if connection.queries_logged else connection.make_cursor(raw)
     with cursor:
         yield cursor
+
+
+def instance(model: type[M], columns: Sequence[str], values: Sequence[Any]) -> M:
+    """A model instance from a hand-written statement's row, as the ORM would build it."""
+    return model.from_db(connection.alias, list(columns), values)
+
+
+def column_list(model: type[Model], alias: str) -> tuple[list[str], str]:
+    """``model``'s concrete columns (attribute names) and the SQL that selects them from ``alias``."""
+    fields = model._meta.concrete_fields
+    converted = [field.name for field in fields if hasattr(field, "from_db_value")]
+    if converted:  # the ORM would convert these on the way in; ``instance`` does not
+        raise TypeError(f"{model.__name__}.{converted[0]} needs a converter: read it through the ORM")
+    names = [field.attname for field in fields]
+    columns = [field.column for field in fields]
+    return names, ", ".join(f'{alias}."{column}"' for column in columns)

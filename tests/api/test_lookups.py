@@ -1,0 +1,125 @@
+"""The hand-written look-ups of the API's hot paths agree with the ORM and with Django's permissions."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Group, Permission
+from django.test import override_settings
+
+from api.authentication import live_token
+from api.lookups import ladder_by_slug, users_by_username
+from api.models import IdempotencyKey
+from api.services import token_create, token_hash, token_revoke
+from ladder import db
+from tests.api.test_matches import report_body
+from tests.factories import UserFactory, member
+
+pytestmark = pytest.mark.django_db
+
+BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+
+
+@pytest.fixture(params=["prepared", "orm"])
+def path(request, monkeypatch):
+    """Each look-up on PostgreSQL's prepared statements and on the ORM path of other databases."""
+    if request.param == "orm":
+        monkeypatch.setattr(db, "postgresql", lambda: False)
+    return request.param
+
+
+def _permission(codename: str) -> Permission:
+    return Permission.objects.get(content_type__app_label="ladder", codename=codename)
+
+
+def _key(user) -> str:
+    _, secret = token_create(user=user, name="t")
+    return token_hash(secret)
+
+
+def test_live_token_reads_the_permissions_modelbackend_would(path):
+    direct = UserFactory(username="direct")
+    direct.user_permissions.add(_permission("trusted_reporter"))
+    grouped = UserFactory(username="grouped")
+    grouped.groups.add(Group.objects.get(name="moderators"))
+    both = UserFactory(username="both")
+    both.user_permissions.add(_permission("trusted_reporter"))
+    both.groups.add(Group.objects.get(name="moderators"))
+    plain = UserFactory(username="plain")
+    for user in (direct, grouped, both, plain):
+        token = live_token(_key(user))
+        assert token is not None and token.user.pk == user.pk
+        fresh = type(user).objects.get(pk=user.pk)
+        assert token.user.get_all_permissions() == ModelBackend().get_all_permissions(fresh)
+        assert token.user.has_perm("ladder.change_match") == (user in (grouped, both))
+        assert token.user.has_perm("ladder.trusted_reporter") == (user in (direct, both))
+    assert live_token(_key(plain)).user.get_all_permissions() == set()
+
+
+def test_live_token_permissions_cost_no_query(django_assert_num_queries):
+    moderator = UserFactory(username="mod")
+    moderator.groups.add(Group.objects.get(name="moderators"))
+    token = live_token(_key(moderator))
+    with django_assert_num_queries(0):
+        assert token.user.has_perm("ladder.change_match")
+        assert not token.user.has_perm("ladder.trusted_reporter")
+
+
+def test_a_superuser_keeps_every_permission():
+    boss = UserFactory(username="boss", is_superuser=True)
+    user = live_token(_key(boss)).user
+    assert user.has_perm("ladder.trusted_reporter")
+    assert user.get_all_permissions() == ModelBackend().get_all_permissions(type(boss).objects.get(pk=boss.pk))
+
+
+def test_live_token_refuses_revoked_tokens_and_inactive_users(path):
+    alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
+    token, secret = token_create(user=alice, name="t")
+    assert live_token(token_hash(secret)) is not None
+    token_revoke(user=alice, token_id=token.pk)
+    assert live_token(token_hash(secret)) is None
+    key = _key(bob)
+    bob.is_active = False
+    bob.save()
+    assert live_token(key) is None
+    assert live_token("0" * 64) is None
+
+
+class TrustsBots(ModelBackend):
+    """A ``ModelBackend`` that finds permissions its own way: every bot is a trusted reporter."""
+
+    def get_user_permissions(self, user_obj, obj=None):
+        found = super().get_user_permissions(user_obj, obj)
+        return found | {"ladder.trusted_reporter"} if user_obj.is_bot else found
+
+
+@override_settings(AUTHENTICATION_BACKENDS=[BACKENDS[0], "tests.api.test_lookups.TrustsBots"])
+def test_a_modelbackend_that_finds_permissions_its_own_way_is_asked(client_for, ladder):
+    member(ladder, "alice")
+    member(ladder, "bob")
+    server = UserFactory(username="gameserver", is_bot=True)
+    response = client_for(server).post("/api/v1/matches/", report_body(ladder), format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["confirmation"] == "trusted"
+
+
+def test_users_by_username_in_any_case(path):
+    alice, bob = UserFactory(username="Alice"), UserFactory(username="bob_2")
+    found = users_by_username(["ALICE", "alice", "Bob_2", "nobody"])
+    assert found == {"alice": alice, "bob_2": bob}
+    assert found["alice"].username == "Alice" and found["alice"].pk == alice.pk
+    assert users_by_username([]) == {}
+
+
+def test_ladder_by_slug(path, ladder):
+    found = ladder_by_slug(ladder.slug)
+    assert found == ladder
+    assert [getattr(found, f.attname) for f in type(ladder)._meta.concrete_fields] == [
+        getattr(ladder, f.attname) for f in type(ladder)._meta.concrete_fields
+    ]
+    assert ladder_by_slug("no-such-ladder") is None
+
+
+def test_a_model_needing_a_converter_is_refused():
+    with pytest.raises(TypeError, match="response_body"):
+        db.column_list(IdempotencyKey, "k")
