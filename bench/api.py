@@ -8,7 +8,8 @@ loopback against PostgreSQL, and loads it from ``--clients`` concurrent connecti
 
 1. ``GET /api/v1/ladders/<slug>/leaderboard/?page=N`` over the first 20 pages;
 2. ``POST /api/v1/matches/`` by a trusted reporter (a game server), 1 v 1 between random
-   members, each confirmed and rated at once (every answer must be 201).
+   members, each confirmed and rated at once (every answer must be 201); then the same
+   with a new ``Idempotency-Key`` on each, as the README asks bots to send.
 
 Prints requests per second and the p50/p99 latency of each, next to the targets.
 
@@ -38,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -243,7 +245,12 @@ end
 
 WRK_REPORT = """
 local headers = {["Content-Type"] = "application/json", ["Authorization"] = "Bearer %(secret)s"}
+local keyed, sent, run = %(keyed)s, 0, math.random(1, 1000000000)
 request = function()
+  if keyed then
+    sent = sent + 1
+    headers["Idempotency-Key"] = string.format("%%d-%%d-%%d-%%d", os.time(), run, id, sent)
+  end
   local a = math.random(0, %(players)d - 1)
   local b = math.random(0, %(players)d - 2)
   if b >= a then b = b + 1 end
@@ -326,14 +333,18 @@ def main() -> None:
                 page = rng.randint(1, 20)
                 return session.get(f"{base}/ladders/{slug}/leaderboard/", params={"page": page}, timeout=60).status_code
 
-            def report(session, rng) -> int:
+            def report(session, rng, keyed: bool = False) -> int:
                 a, b = rng.sample(names, 2)
                 body = {"ladder": slug, "sides": [{"players": [a], "placement": 1}, {"players": [b], "placement": 2}]}
-                return session.post(f"{base}/matches/", json=body, headers=headers, timeout=60).status_code
+                sent = {**headers, "Idempotency-Key": uuid.uuid4().hex} if keyed else headers
+                return session.post(f"{base}/matches/", json=body, headers=sent, timeout=60).status_code
 
-            def measure(name: str, script: str, make_request) -> None:
+            def keyed_report(session, rng) -> int:
+                return report(session, rng, keyed=True)
+
+            def measure(name: str, script: str, make_request, *, keyed: bool = False) -> None:
                 if args.load == "wrk":
-                    fill = {"slug": slug, "secret": secret, "players": len(names)}
+                    fill = {"slug": slug, "secret": secret, "players": len(names), "keyed": str(keyed).lower()}
                     url = f"http://127.0.0.1:{port}"
                     if args.warmup:
                         wrk(url, script % fill, args.clients, args.warmup)
@@ -353,6 +364,8 @@ def main() -> None:
             if args.only != "reads":
                 _pg.log(f"trusted reports for {args.seconds:g} s over {args.clients} connections ({args.load})")
                 measure("reports", WRK_REPORT, report)
+                _pg.log(f"the same with an Idempotency-Key each, for {args.seconds:g} s")
+                measure("keyed", WRK_REPORT, keyed_report, keyed=True)
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -366,6 +379,11 @@ def main() -> None:
         "reads": ("leaderboard page (cached 5 s)", "≥ 500/s", lambda rate, p99: rate >= 500),
         "reports": (
             "trusted report, confirmed and rated",
+            "≥ 200/s, p99 < 200 ms",
+            lambda rate, p99: rate >= 200 and p99 < 200,
+        ),
+        "keyed": (
+            "  the same, with an Idempotency-Key",
             "≥ 200/s, p99 < 200 ms",
             lambda rate, p99: rate >= 200 and p99 < 200,
         ),

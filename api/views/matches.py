@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -16,10 +16,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
-from api import presenters
+from api import idempotency, presenters
 from api.errors import ApiError
 from api.lookups import ladder_by_slug, users_by_username
-from api.models import IdempotencyKey
 from api.pagination import ApiPagination
 from api.permissions import IsModerator, TokenScope
 from api.serializers import CorrectIn, DisputeIn, EmptyIn, MatchFilterIn, MatchOut, ReportIn, ResultIn, VoidIn
@@ -117,23 +116,15 @@ class MatchListView(APIView):
             raise ApiError(status.HTTP_400_BAD_REQUEST, "bad_idempotency_key", BAD_KEY)
         digest = _body_hash(request.data)
         with transaction.atomic():
-            try:
-                with transaction.atomic():
-                    record = IdempotencyKey.objects.create(
-                        user=request.user, key=key, request_hash=digest, response_status=0, response_body={}
-                    )
-            except IntegrityError:
-                # Another request with this key committed first (the insert waited for it).
-                record = IdempotencyKey.objects.get(user=request.user, key=key)
-                if record.request_hash != digest:
-                    raise ApiError(status.HTTP_409_CONFLICT, "idempotency_key_reused", KEY_REUSED) from None
+            record_id, first = idempotency.claim(user=request.user, key=key, request_hash=digest)
+            if first is not None:  # a retry, or the same key with another body
+                if first.request_hash != digest:
+                    raise ApiError(status.HTTP_409_CONFLICT, "idempotency_key_reused", KEY_REUSED)
                 return Response(
-                    record.response_body, status=record.response_status, headers={"Idempotent-Replayed": "true"}
+                    first.response_body, status=first.response_status, headers={"Idempotent-Replayed": "true"}
                 )
             body = self._report(request, ladder, sides, params)
-            record.response_status = status.HTTP_201_CREATED
-            record.response_body = json.loads(json.dumps(body, default=str))
-            record.save(update_fields=["response_status", "response_body"])
+            idempotency.settle(record_id, status=status.HTTP_201_CREATED, body=body)
         return Response(body, status=status.HTTP_201_CREATED)
 
     def _report(

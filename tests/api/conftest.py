@@ -52,3 +52,13 @@ def error_of(response) -> dict:
     assert set(body) == {"error"}, body
     assert set(body["error"]) == {"code", "message", "fields"}, body
     return body["error"]
+
+
+@pytest.fixture(params=["prepared", "orm"])
+def lookup_path(request, monkeypatch):
+    """The API's hand-written statements on PostgreSQL, or (``orm``) the ORM path of other databases."""
+    if request.param == "orm":
+        from ladder import db
+
+        monkeypatch.setattr(db, "postgresql", lambda: False)
+    return request.param

@@ -20,14 +20,6 @@ pytestmark = pytest.mark.django_db
 BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 
 
-@pytest.fixture(params=["prepared", "orm"])
-def path(request, monkeypatch):
-    """Each look-up on PostgreSQL's prepared statements and on the ORM path of other databases."""
-    if request.param == "orm":
-        monkeypatch.setattr(db, "postgresql", lambda: False)
-    return request.param
-
-
 def _permission(codename: str) -> Permission:
     return Permission.objects.get(content_type__app_label="ladder", codename=codename)
 
@@ -37,7 +29,7 @@ def _key(user) -> str:
     return token_hash(secret)
 
 
-def test_live_token_reads_the_permissions_modelbackend_would(path):
+def test_live_token_reads_the_permissions_modelbackend_would(lookup_path):
     direct = UserFactory(username="direct")
     direct.user_permissions.add(_permission("trusted_reporter"))
     grouped = UserFactory(username="grouped")
@@ -72,7 +64,7 @@ def test_a_superuser_keeps_every_permission():
     assert user.get_all_permissions() == ModelBackend().get_all_permissions(type(boss).objects.get(pk=boss.pk))
 
 
-def test_live_token_refuses_revoked_tokens_and_inactive_users(path):
+def test_live_token_refuses_revoked_tokens_and_inactive_users(lookup_path):
     alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
     token, secret = token_create(user=alice, name="t")
     assert live_token(token_hash(secret)) is not None
@@ -103,7 +95,7 @@ def test_a_modelbackend_that_finds_permissions_its_own_way_is_asked(client_for, 
     assert response.json()["confirmation"] == "trusted"
 
 
-def test_users_by_username_in_any_case(path):
+def test_users_by_username_in_any_case(lookup_path):
     alice, bob = UserFactory(username="Alice"), UserFactory(username="bob_2")
     found = users_by_username(["ALICE", "alice", "Bob_2", "nobody"])
     assert found == {"alice": alice, "bob_2": bob}
@@ -111,7 +103,7 @@ def test_users_by_username_in_any_case(path):
     assert users_by_username([]) == {}
 
 
-def test_ladder_by_slug(path, ladder):
+def test_ladder_by_slug(lookup_path, ladder):
     found = ladder_by_slug(ladder.slug)
     assert found == ladder
     assert [getattr(found, f.attname) for f in type(ladder)._meta.concrete_fields] == [

@@ -10,7 +10,7 @@ from ladder.models import Match, MatchStatus
 from ladder.services.matches import DUPLICATE_REPORT, OWN_REPORT
 from ratings.models import PlayerRating
 from tests.api.conftest import error_of
-from tests.factories import member
+from tests.factories import LadderFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db
 
@@ -180,9 +180,10 @@ def test_read_only_token_cannot_report(client_for, ladder, members):
     assert not Match.objects.exists()
 
 
-# Idempotency ----------------------------------------------------------------------------
+# Idempotency (on PostgreSQL's prepared statements and on the ORM path) -------------------
 
 
+@pytest.mark.usefixtures("lookup_path")
 def test_same_idempotency_key_and_body_returns_the_original(client_for, ladder, members):
     client = client_for(members[0])
     first = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
@@ -193,6 +194,7 @@ def test_same_idempotency_key_and_body_returns_the_original(client_for, ladder, 
     assert Match.objects.count() == 1
 
 
+@pytest.mark.usefixtures("lookup_path")
 def test_same_idempotency_key_with_another_body_is_409(client_for, ladder, members):
     client = client_for(members[0])
     client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
@@ -203,6 +205,7 @@ def test_same_idempotency_key_with_another_body_is_409(client_for, ladder, membe
     assert Match.objects.count() == 1
 
 
+@pytest.mark.usefixtures("lookup_path")
 def test_idempotency_keys_are_per_user(client_for, ladder, members, trusted):
     client_for(members[0]).post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k")
     other = report_body(ladder, played_at=(timezone.now() - timedelta(hours=1)).isoformat())
@@ -210,6 +213,7 @@ def test_idempotency_keys_are_per_user(client_for, ladder, members, trusted):
     assert response.status_code == 201
 
 
+@pytest.mark.usefixtures("lookup_path")
 def test_a_refused_report_does_not_use_up_its_key(client_for, ladder, members):
     client = client_for(members[0])
     future = report_body(ladder, played_at=(timezone.now() + timedelta(days=1)).isoformat())
@@ -218,6 +222,51 @@ def test_a_refused_report_does_not_use_up_its_key(client_for, ladder, members):
     assert (
         client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k").status_code == 201
     )
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("same_body", [True, False])
+def test_concurrent_requests_with_one_key_record_one_match(lookup_path, client_for, same_body):
+    """Six retries racing with one key: the first records the game, the others replay its
+    answer (same body) or are refused (another body), and nothing is recorded twice."""
+    import threading
+
+    from django.db import connection
+
+    ladder = LadderFactory(name="Race", slug="race")
+    member(ladder, "alice")
+    member(ladder, "bob")
+    server = UserFactory(username="server", is_bot=True)
+    ladder.trusted_reporters.add(server)
+    clients = [client_for(server) for _ in range(6)]
+    barrier = threading.Barrier(6)
+    answers: list = []
+
+    def report(number: int) -> None:
+        played = timezone.now() - timedelta(hours=1 if same_body else number + 1)
+        body = report_body(ladder, played_at=played.replace(minute=0, second=0, microsecond=0).isoformat())
+        try:
+            barrier.wait()
+            answers.append(clients[number].post("/api/v1/matches/", body, format="json", HTTP_IDEMPOTENCY_KEY="k"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=report, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert Match.objects.filter(ladder=ladder).count() == 1
+    assert IdempotencyKey.objects.get().response_status == 201
+    first = [a for a in answers if a.status_code == 201 and not a.has_header("Idempotent-Replayed")]
+    assert len(first) == 1
+    others = [a for a in answers if a is not first[0]]
+    if same_body:
+        assert all(a.status_code == 201 and a["Idempotent-Replayed"] == "true" for a in others)
+        assert all(a.json() == first[0].json() for a in others)
+    else:
+        assert all(a.status_code == 409 and error_of(a)["code"] == "idempotency_key_reused" for a in others)
 
 
 def test_bad_idempotency_key_is_400(client_for, ladder, members):

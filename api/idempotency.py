@@ -1,0 +1,59 @@
+"""The ``Idempotency-Key`` of a report: claim the key, then store the response it got.
+
+Both run inside the report's transaction. ``claim`` inserts the key's row first; a
+concurrent request with the same key waits on the unique constraint until the first one
+commits (then it finds that row and replays its response) or rolls back (then it goes on
+as the first). On PostgreSQL the claim is one prepared ``INSERT … ON CONFLICT DO NOTHING``
+and storing the response one prepared ``UPDATE``; elsewhere it is the ORM, with a savepoint
+around the insert.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from accounts.models import User
+from api.models import IdempotencyKey
+from ladder import db
+
+_TABLE = IdempotencyKey._meta.db_table
+_CLAIM_SQL = f"""
+    INSERT INTO {_TABLE} (user_id, key, request_hash, response_status, response_body, created_at)
+    VALUES (%s, %s, %s, 0, '{{}}'::jsonb, now())
+    ON CONFLICT (user_id, key) DO NOTHING
+    RETURNING id
+"""
+_SETTLE_SQL = f"UPDATE {_TABLE} SET response_status = %s, response_body = %s::jsonb WHERE id = %s"
+
+
+def claim(*, user: User, key: str, request_hash: str) -> tuple[int | None, IdempotencyKey | None]:
+    """``(the new row's id, None)`` if this request is the key's first; else ``(None, the row)``
+    of the request that used it first, with its response and request hash."""
+    if db.postgresql():
+        with db.prepared_cursor() as cursor:
+            cursor.execute(_CLAIM_SQL, [user.pk, key, request_hash])
+            row = cursor.fetchone()
+        if row is not None:
+            return row[0], None
+        return None, IdempotencyKey.objects.get(user=user, key=key)
+    try:
+        with transaction.atomic():
+            record = IdempotencyKey.objects.create(
+                user=user, key=key, request_hash=request_hash, response_status=0, response_body={}
+            )
+    except IntegrityError:
+        return None, IdempotencyKey.objects.get(user=user, key=key)
+    return record.pk, None
+
+
+def settle(record_id: int, *, status: int, body: Any) -> None:
+    """Store the response of the claimed key's request, for its retries to replay."""
+    text = json.dumps(body, default=str)
+    if db.postgresql():
+        with db.prepared_cursor() as cursor:
+            cursor.execute(_SETTLE_SQL, [status, text, record_id])
+        return
+    IdempotencyKey.objects.filter(pk=record_id).update(response_status=status, response_body=json.loads(text))
