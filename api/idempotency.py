@@ -5,15 +5,20 @@ concurrent request with the same key waits on the unique constraint until the fi
 commits (then it finds that row and replays its response) or rolls back (then it goes on
 as the first). On PostgreSQL the claim is one prepared ``INSERT … ON CONFLICT DO NOTHING``
 and storing the response one prepared ``UPDATE``; elsewhere it is the ORM, with a savepoint
-around the insert.
+around the insert. Keys are remembered for ``API_IDEMPOTENCY_KEY_HOURS`` (24 by default);
+``expire`` forgets older ones, every hour from Celery beat. A retry after that is a new
+request, and the report's duplicate check still refuses the same game twice.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from accounts.models import User
 from api.models import IdempotencyKey
@@ -57,3 +62,10 @@ def settle(record_id: int, *, status: int, body: Any) -> None:
             cursor.execute(_SETTLE_SQL, [status, text, record_id])
         return
     IdempotencyKey.objects.filter(pk=record_id).update(response_status=status, response_body=json.loads(text))
+
+
+def expire(*, now: datetime | None = None) -> int:
+    """Forget the keys older than ``API_IDEMPOTENCY_KEY_HOURS``; how many were deleted."""
+    cutoff = (now or timezone.now()) - timedelta(hours=settings.API_IDEMPOTENCY_KEY_HOURS)
+    deleted, _ = IdempotencyKey.objects.filter(created_at__lt=cutoff).delete()
+    return deleted

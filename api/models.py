@@ -51,7 +51,8 @@ class IdempotencyKey(models.Model):
     Keys are per user. ``request_hash`` is the SHA-256 of the canonical JSON body, so the
     same key with another body is told apart (409). The row is inserted in the report's
     transaction before the match, so two concurrent retries serialise on the unique
-    constraint and the second one replays the first one's response.
+    constraint and the second one replays the first one's response. Keys older than
+    ``API_IDEMPOTENCY_KEY_HOURS`` are deleted every hour (``api.idempotency.expire``).
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -66,6 +67,7 @@ class IdempotencyKey(models.Model):
             models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_once_per_user"),
             models.CheckConstraint(condition=~Q(key=""), name="idempotency_key_not_empty"),
         ]
+        indexes = [models.Index(fields=["created_at"], name="idempotency_key_created")]
 
     def __str__(self) -> str:
         return f"{self.key} of {self.user_id}"

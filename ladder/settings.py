@@ -157,6 +157,10 @@ API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 # Ranking needs every member's RD now, so a leaderboard page reads the whole ladder: the
 # API keeps each page this long (0 turns the cache off).
 API_LEADERBOARD_CACHE_SECONDS = env_int("API_LEADERBOARD_CACHE_SECONDS", 5)
+# A report's Idempotency-Key (and the response a retry replays) is kept this long.
+API_IDEMPOTENCY_KEY_HOURS = env_int("API_IDEMPOTENCY_KEY_HOURS", 24)
+if API_IDEMPOTENCY_KEY_HOURS < 1:
+    raise ImproperlyConfigured(f"API_IDEMPOTENCY_KEY_HOURS must be at least 1; got {API_IDEMPOTENCY_KEY_HOURS}")
 API_THROTTLE_RATES = {
     scope: rate or None
     for scope, rate in (

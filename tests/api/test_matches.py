@@ -269,6 +269,28 @@ def test_concurrent_requests_with_one_key_record_one_match(lookup_path, client_f
         assert all(a.status_code == 409 and error_of(a)["code"] == "idempotency_key_reused" for a in others)
 
 
+def test_keys_older_than_the_setting_are_forgotten(client_for, ladder, members, trusted, settings):
+    """The hourly clean-up forgets old keys; a retry after that is refused by the duplicate check."""
+    from api.idempotency import expire
+    from api.tasks import expire_idempotency_keys_task
+
+    settings.API_IDEMPOTENCY_KEY_HOURS = 24
+    client = client_for(trusted)
+    body = report_body(ladder, played_at=(timezone.now() - timedelta(hours=1)).isoformat())
+    assert client.post("/api/v1/matches/", body, format="json", HTTP_IDEMPOTENCY_KEY="old").status_code == 201
+    other = report_body(ladder, played_at=(timezone.now() - timedelta(hours=3)).isoformat())
+    assert client.post("/api/v1/matches/", other, format="json", HTTP_IDEMPOTENCY_KEY="new").status_code == 201
+    IdempotencyKey.objects.filter(key="old").update(created_at=timezone.now() - timedelta(hours=24, seconds=1))
+    IdempotencyKey.objects.filter(key="new").update(created_at=timezone.now() - timedelta(hours=23))
+
+    assert expire_idempotency_keys_task.apply().get() == 1
+    assert list(IdempotencyKey.objects.values_list("key", flat=True)) == ["new"]
+    assert expire() == 0
+    retry = client.post("/api/v1/matches/", body, format="json", HTTP_IDEMPOTENCY_KEY="old")
+    assert retry.status_code == 409 and error_of(retry)["code"] == "duplicate"
+    assert Match.objects.count() == 2
+
+
 def test_bad_idempotency_key_is_400(client_for, ladder, members):
     response = client_for(members[0]).post(
         "/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="x" * 256

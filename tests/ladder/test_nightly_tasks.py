@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
+from api.tasks import expire_idempotency_keys_task
 from ladder import tasks
 from ladder.models import NightlyRun
 from ladder.services.nightly import ladder_nightly, local_midnight
@@ -76,7 +77,7 @@ def test_each_ladder_runs_at_its_own_midnight(celery_eager):
 # Schedules ------------------------------------------------------------------------------
 
 
-def test_the_migration_creates_the_three_periodic_tasks():
+def test_the_migrations_create_the_periodic_tasks():
     schedules = {task.task: task for task in PeriodicTask.objects.select_related("interval", "crontab")}
 
     nightly = schedules["ladder.tasks.run_nightly_task"]
@@ -85,6 +86,8 @@ def test_the_migration_creates_the_three_periodic_tasks():
     assert (sweep.interval.every, sweep.interval.period) == (15, "seconds")
     confirm = schedules["ladder.tasks.confirm_overdue_matches_task"]
     assert (confirm.interval.every, confirm.interval.period) == (5, "minutes")
+    expire = schedules["api.tasks.expire_idempotency_keys_task"]
+    assert (expire.crontab.minute, expire.crontab.hour) == ("30", "*")
     assert all(task.enabled for task in schedules.values())
     assert (nightly.expire_seconds, sweep.expire_seconds, confirm.expire_seconds) == (3600, 15, 300)
 
@@ -95,7 +98,14 @@ def test_beat_reads_its_schedule_from_the_database():
 
 
 @pytest.mark.parametrize(
-    "task", [run_nightly_task, run_ladder_nightly_task, sweep_queue_task, tasks.confirm_overdue_matches_task]
+    "task",
+    [
+        run_nightly_task,
+        run_ladder_nightly_task,
+        sweep_queue_task,
+        tasks.confirm_overdue_matches_task,
+        expire_idempotency_keys_task,
+    ],
 )
 def test_tasks_acknowledge_late_and_retry_database_errors_with_backoff(task):
     from django.db import DatabaseError
