@@ -7,7 +7,8 @@ as the first). On PostgreSQL the claim is one prepared ``INSERT … ON CONFLICT 
 and storing the response one prepared ``UPDATE``; elsewhere it is the ORM, with a savepoint
 around the insert. Keys are remembered for ``API_IDEMPOTENCY_KEY_HOURS`` (24 by default);
 ``expire`` forgets older ones, every hour from Celery beat. A retry after that is a new
-request, and the report's duplicate check still refuses the same game twice.
+request; when it gives the game's ``played_at``, the report's duplicate check still
+refuses the same game twice.
 """
 
 from __future__ import annotations
