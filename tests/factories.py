@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from functools import cache
+
 import factory
+from django.contrib.auth.hashers import make_password
 
 from accounts.models import User
 from ladder.models import Ladder
@@ -8,20 +11,21 @@ from ladder.models import Ladder
 PASSWORD = "correct-horse-battery"
 
 
+@cache
+def _hashed_password() -> str:
+    """``PASSWORD`` hashed once by the real hasher: hashing it for every user (a million
+    PBKDF2 rounds) was most of the time of the tests that create many players."""
+    return make_password(PASSWORD)
+
+
 class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = User
         django_get_or_create = ("username",)
-        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"player{n:03d}")
     email = factory.LazyAttribute(lambda user: f"{user.username}@example.org")
-    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
-
-    @factory.post_generation
-    def _save(obj, create, extracted, **kwargs):
-        if create:
-            obj.save()
+    password = factory.LazyFunction(_hashed_password)
 
 
 class LadderFactory(factory.django.DjangoModelFactory):
