@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -11,11 +12,14 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Q
+from django.http import HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -86,19 +90,24 @@ class LeaderboardView(APIView):
         "Pages are cached: each shows the ladder as ranked at most `API_LEADERBOARD_CACHE_SECONDS` (5 s by "
         "default) earlier; while one request recomputes an expired page, the others get the previous one.",
     )
-    def get(self, request: Request, slug: str) -> Response:
-        ladder = _ladder(slug)
+    def get(self, request: Request, slug: str) -> HttpResponseBase:
         params = query(request, LeaderboardFilterIn)
         seconds = settings.API_LEADERBOARD_CACHE_SECONDS
         if not seconds:
-            return Response(_leaderboard_page(request, _leaderboard(ladder, params)))
-        key = "api:leaderboard:" + hashlib.sha256(f"{ladder.pk}|{sorted(params.items())}".encode()).hexdigest()
-        if selectors.ranks_in_sql() and not params.get("q", "").strip() and not params.get("bots"):
-            _, page = cached_entry(
-                key, lambda: _leaderboard_in_order(request, ladder, params, seconds), source=_order_key(ladder)
-            )
-            return Response(page)
-        return Response(cached(key, seconds, lambda: _leaderboard_page(request, _leaderboard(ladder, params))))
+            body = _leaderboard_json(request, _leaderboard(_ladder(slug), params))
+        else:
+            # The links in the page are absolute, so the address the client used is part of the key.
+            where = f"{slug}|{request.scheme}://{request.get_host()}|{sorted(params.items())}"
+            key = "api:leaderboard:" + hashlib.sha256(where.encode()).hexdigest()
+            if selectors.ranks_in_sql() and not params.get("q", "").strip() and not params.get("bots"):
+                _, body = cached_entry(
+                    key, lambda: _leaderboard_in_order(request, slug, params, seconds), source=_order_key(slug)
+                )
+            else:
+                body = cached(key, seconds, lambda: _leaderboard_json(request, _leaderboard(_ladder(slug), params)))
+        if "indent" in request.accepted_media_type:  # "application/json; indent=4": DRF pretty-prints it
+            return Response(json.loads(body))
+        return HttpResponse(body, content_type="application/json")
 
 
 STALE_SECONDS = 60  # how long past its freshness a page may still be served while one request recomputes it
@@ -124,7 +133,7 @@ def cached_entry(key: str, compute: Callable[[], tuple[float, Any]], *, source: 
     and in the local-memory cache) recomputes it while every other request gets the stale
     value at once: an expiry costs one computation, not one per waiting request. On a
     cold key nothing can be served, so the others wait for the first to finish (up to
-    ``COLD_WAIT_SECONDS``, then compute it themselves). A computation that raises
+    ``COLD_WAIT_SECONDS``, then compute it themselves). A computation that raises (a 404)
     stores nothing and frees the lock, and the next waiter takes it. A value computed
     from another cached one (its ``source``) is served stale, not recomputed, while the
     source is being recomputed: it would only be recomputed from the stale source. With
@@ -159,9 +168,7 @@ def cached_entry(key: str, compute: Callable[[], tuple[float, Any]], *, source: 
     return entry
 
 
-def _leaderboard_in_order(
-    request: Request, ladder: Ladder, params: dict[str, Any], seconds: int
-) -> tuple[float, dict[str, Any]]:
+def _leaderboard_in_order(request: Request, slug: str, params: dict[str, Any], seconds: int) -> tuple[float, bytes]:
     """A plain page (no search, no bot filter) cut from the ladder's cached ranking; fresh as long as it.
 
     The whole ladder is ranked once per ``seconds`` for all its pages (``ladder_order``:
@@ -169,23 +176,27 @@ def _leaderboard_in_order(
     and every page expires with the ranking it was cut from. While one request ranks the
     ladder again, its expired pages are served as they were (see ``cached_entry``).
     """
+    ladder = _ladder(slug)
 
     def rank() -> tuple[float, selectors.LeaderboardOrder]:
         order = selectors.ladder_order(ladder=ladder, now=timezone.now())
         return time.time() + seconds, order
 
-    expires, order = cached_entry(_order_key(ladder), rank)
+    expires, order = cached_entry(_order_key(slug), rank)
+    if order.ladder_id != ladder.pk:  # ranked when the slug named another ladder (renamed since)
+        cache.delete(_order_key(slug))
+        expires, order = cached_entry(_order_key(slug), rank)
     board = selectors.ladder_leaderboard_in_order(
         ladder=ladder,
         order=order,
         page=params.get("page", 1),
         per_page=params.get("page_size", ApiPagination.page_size),
     )
-    return expires, _leaderboard_page(request, board)
+    return expires, _leaderboard_json(request, board)
 
 
-def _order_key(ladder: Ladder) -> str:
-    return f"api:leaderboard:order:{ladder.pk}"
+def _order_key(slug: str) -> str:
+    return f"api:leaderboard:order:{slug}"
 
 
 def _leaderboard(ladder: Ladder, params: dict[str, Any]) -> selectors.Leaderboard:
@@ -200,14 +211,14 @@ def _leaderboard(ladder: Ladder, params: dict[str, Any]) -> selectors.Leaderboar
     )
 
 
-def _leaderboard_page(request: Request, board: selectors.Leaderboard) -> dict[str, Any]:
-    """``board``'s page as the response body."""
+def _leaderboard_json(request: Request, board: selectors.Leaderboard) -> bytes:
+    """``board``'s page as the response body, rendered as DRF renders a ``Response``."""
     page = board.page
 
     def link(number: int) -> str:
         return request.build_absolute_uri(f"{request.path}?{_with(request, page=number)}")
 
-    return {
+    data = {
         "count": page.paginator.count,
         "next": link(page.next_page_number()) if page.has_next() else None,
         "previous": link(page.previous_page_number()) if page.has_previous() else None,
@@ -216,6 +227,7 @@ def _leaderboard_page(request: Request, board: selectors.Leaderboard) -> dict[st
             many=True,
         ).data,
     }
+    return JSONRenderer().render(data)
 
 
 def _places(row: selectors.LeaderboardRow) -> int | None:

@@ -178,6 +178,47 @@ def test_leaderboard_pages_cut_from_the_cached_ranking_are_the_uncached_pages(ap
     assert cached[-1].json()["count"] == board.page.paginator.count
 
 
+def test_leaderboard_hit_makes_no_query(api, crowded, django_assert_num_queries):
+    for params in ({"page": 2}, {"q": "bob", "bots": "hide"}):
+        first = leaderboard(api, crowded.slug, **params)
+        with django_assert_num_queries(0):
+            again = leaderboard(api, crowded.slug, **params)
+        assert again.status_code == 200 and again.content == first.content
+
+
+def test_leaderboard_pages_are_cached_per_host(api, crowded, settings):
+    settings.ALLOWED_HOSTS = ["a.example.org", "b.example.org"]
+    first = leaderboard(api, crowded.slug, {"HTTP_HOST": "a.example.org"}, page=2).json()
+    second = leaderboard(api, crowded.slug, {"HTTP_HOST": "b.example.org"}, page=2).json()
+    secure = leaderboard(api, crowded.slug, {"HTTP_HOST": "b.example.org", "wsgi.url_scheme": "https"}, page=2).json()
+    assert first["next"] == "http://a.example.org/api/v1/ladders/crowded/leaderboard/?page=3"
+    assert second["next"] == "http://b.example.org/api/v1/ladders/crowded/leaderboard/?page=3"
+    assert secure["next"] == "https://b.example.org/api/v1/ladders/crowded/leaderboard/?page=3"
+    assert first["results"] == second["results"] == secure["results"]
+    other = leaderboard(api, crowded.slug, {"HTTP_HOST": "evil.example.org"}, page=2)
+    assert other.status_code == 400  # not an allowed host: no page, cached or not
+
+
+def test_leaderboard_of_an_unknown_ladder_is_404_whatever_is_cached(api, crowded):
+    assert leaderboard(api, crowded.slug).status_code == 200
+    assert leaderboard(api, crowded.slug, page=2).status_code == 200
+    response = leaderboard(api, "nowhere")
+    assert response.status_code == 404 and error_of(response)["code"] == "not_found"
+    assert leaderboard(api, "nowhere", q="ann").status_code == 404
+    LadderFactory(slug="nowhere")
+    assert leaderboard(api, "nowhere").json()["count"] == 0  # the 404 was not cached
+
+
+def test_leaderboard_of_a_slug_taken_over_by_another_ladder_is_that_ladders(api, crowded):
+    assert leaderboard(api, "crowded").json()["count"] > 100
+    crowded.slug = "renamed"
+    crowded.save()
+    newcomer = LadderFactory(slug="crowded", ranked_min_games=0, provisional_rd=350)
+    member(newcomer, "zed")
+    rows = leaderboard(api, "crowded", page_size=5).json()["results"]  # a page not cached yet
+    assert [row["player"]["username"] for row in rows] == ["zed"]
+
+
 def test_leaderboard_shows_the_ladder_ranked_at_most_the_cache_period_before(api, ladder):
     ladder.ranked_min_games = 1
     ladder.provisional_rd = 350
@@ -196,6 +237,12 @@ def test_leaderboard_shows_the_ladder_ranked_at_most_the_cache_period_before(api
         now = [row["player"]["username"] for row in leaderboard(api, ladder.slug).json()["results"]]
     assert now != then and now[0] == "carol"
     assert [row["player"]["username"] for row in second] == now[1:2]
+
+
+def test_leaderboard_is_pretty_printed_when_asked(api, crowded):
+    compact = leaderboard(api, crowded.slug)
+    pretty = leaderboard(api, crowded.slug, {"HTTP_ACCEPT": "application/json; indent=2"})
+    assert pretty.content.startswith(b'{\n  "count": ') and pretty.json() == compact.json()
 
 
 def test_snapshots_list_dates_and_show_the_ranked_rows(api, ladder, members):
