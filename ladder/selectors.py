@@ -8,9 +8,11 @@ whatever the number of players, sides or matches.
 from __future__ import annotations
 
 import dataclasses
+import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db import connection
@@ -200,6 +202,42 @@ class _Counts:
     shown: int  # the rows the leaderboard lists: its search and bot filter applied
 
 
+def _ranking_sql(ladder: Ladder, now: datetime) -> tuple[str, dict[str, Any]]:
+    """The ``WITH`` clause that ranks ``ladder`` at ``now``: ``s``, its members, and ``n``, them numbered.
+
+    ``s`` has each member's rating row id, player id, rating, RD now (``rd``), whether
+    ranked and sort value; ``n`` adds ``rank`` (``NULL`` for the unranked). RDs come from
+    ``rd_at_sql`` and the rule and order from ``ladder.ranking``, so ranks, order and RDs
+    are the Python path's, bit for bit. The members are read once (``MATERIALIZED``;
+    ``OFFSET 0`` keeps the RD from being recomputed in every expression that uses it) and
+    only the ranked ones are sorted to number them. ``_VISIBLE_ORDER`` lists ``n``'s rows
+    as the leaderboard does.
+    """
+    table = PlayerRating._meta.db_table
+    rd, params = rd_at_sql(ladder, now, "r")
+    ranked, ranked_params = ranked_sql(ladder, now, "m.rd", "r")
+    order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
+    sql = f"""
+        WITH s AS MATERIALIZED (
+            SELECT r.id, r.player_id, r.rating, m.rd, {ranked} AS is_ranked, {order} AS score
+            FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd OFFSET 0) AS m
+            WHERE r.ladder_id = %(ladder)s AND r.is_active
+        ),
+        n AS (
+            SELECT s.*, row_number() OVER (ORDER BY s.score DESC, s.rating DESC, s.id) AS rank
+            FROM s WHERE s.is_ranked
+            UNION ALL
+            SELECT s.*, NULL FROM s WHERE s.is_ranked IS NOT TRUE  -- NULL (no game yet) is not ranked
+        )
+    """
+    return sql, {**params, **ranked_params, **order_params, "ladder": ladder.pk}
+
+
+def _visible_order(alias: str) -> str:
+    """The leaderboard's order of ``_ranking_sql``'s rows: ranked ones by rank, then the others by rating."""
+    return f"{alias}.rank IS NULL, {alias}.rank, {alias}.rating DESC, {alias}.id"
+
+
 def _standings_sql(
     *,
     ladder: Ladder,
@@ -214,19 +252,13 @@ def _standings_sql(
 
     The rows are the visible ones (ranked by rank, then, when the ladder shows them, the
     unranked ones by rating, as ``_standings`` lists them) that pass the search and the
-    bot filter, ``limit`` of them from ``offset``; or only ``player_id``'s, shown or not. RDs come from
-    ``rd_at_sql`` and the rule and order from ``ladder.ranking``, so ranks, order and RDs
-    are the Python path's, bit for bit. One statement: the members are read once
-    (``MATERIALIZED``; ``OFFSET 0`` keeps the RD from being recomputed in every
-    expression that uses it), only the ranked ones are sorted to number them, and only
-    the asked rows leave the server.
+    bot filter, ``limit`` of them from ``offset``; or only ``player_id``'s, shown or not.
+    One statement (see ``_ranking_sql``): only the asked rows leave the server.
     """
     table = PlayerRating._meta.db_table
     users = User._meta.db_table
-    rd, params = rd_at_sql(ladder, now, "r")
-    ranked, ranked_params = ranked_sql(ladder, now, "m.rd", "r")
-    order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
-    params = {**params, **ranked_params, **order_params, "ladder": ladder.pk, "offset": offset, "limit": limit}
+    ranking, params = _ranking_sql(ladder, now)
+    params = {**params, "offset": offset, "limit": limit}
     shown = ["true"]
     if player_id is not None:
         shown.append("n.player_id = %(player)s")
@@ -242,17 +274,7 @@ def _standings_sql(
     join = f"JOIN {users} AS u ON u.id = n.player_id" if query or bots else ""
     columns = ", ".join([f"pr.{name}" for name in _RATING_FIELDS] + [f"pu.{name}" for name in _USER_FIELDS])
     sql = f"""
-        WITH s AS MATERIALIZED (
-            SELECT r.id, r.player_id, r.rating, m.rd, {ranked} AS is_ranked, {order} AS score
-            FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd OFFSET 0) AS m
-            WHERE r.ladder_id = %(ladder)s AND r.is_active
-        ),
-        n AS (
-            SELECT s.*, row_number() OVER (ORDER BY s.score DESC, s.rating DESC, s.id) AS rank
-            FROM s WHERE s.is_ranked
-            UNION ALL
-            SELECT s.*, NULL FROM s WHERE s.is_ranked IS NOT TRUE  -- NULL (no game yet) is not ranked
-        ),
+        {ranking},
         v AS MATERIALIZED (
             SELECT n.id, n.rank, n.rd, n.rating FROM n {join}
             WHERE {" AND ".join(shown)}
@@ -263,11 +285,11 @@ def _standings_sql(
                 (SELECT count(*) FROM v) AS shown
         ) AS c
         LEFT JOIN LATERAL (
-            SELECT v.* FROM v ORDER BY v.rank IS NULL, v.rank, v.rating DESC, v.id LIMIT %(limit)s OFFSET %(offset)s
+            SELECT v.* FROM v ORDER BY {_visible_order("v")} LIMIT %(limit)s OFFSET %(offset)s
         ) AS p ON true
         LEFT JOIN {table} AS pr ON pr.id = p.id
         LEFT JOIN {users} AS pu ON pu.id = pr.player_id
-        ORDER BY p.rank IS NULL, p.rank, p.rating DESC, p.id
+        ORDER BY {_visible_order("p")}
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -364,6 +386,104 @@ def _leaderboard_sql(
         unranked_count=counts.members - counts.ranked,
         query=query,
         bots=bots,
+    )
+
+
+ORDER_ROW = struct.Struct(">qdd")  # a rating row id, its RD at the ranking instant, its rating (big-endian)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardOrder:
+    """A whole ladder's plain leaderboard as ranked at ``at``, compact enough to cache and page through.
+
+    ``rows`` packs the visible rows in leaderboard order (ranked ones by rank, then, when
+    the ladder shows them, the unranked ones by rating) as ``ORDER_ROW``s, 24 bytes each
+    (2.4 MB for 100,000 members): the first ``ranked`` of them hold ranks 1 to ``ranked``.
+    """
+
+    ladder_id: int
+    at: datetime
+    members: int
+    ranked: int
+    shown: int
+    rows: bytes
+
+
+def ladder_order(*, ladder: Ladder, now: datetime) -> LeaderboardOrder:
+    """``ladder`` ranked at ``now``, PostgreSQL only (see ``ranks_in_sql``): one statement.
+
+    The ranking is ``_ranking_sql``'s and the order ``_visible_order``'s, those of
+    ``_standings_sql``; the server packs the rows itself (``int8send`` and ``float8send``
+    are big-endian, as ``ORDER_ROW`` reads them), so no row is ever a Python object.
+    """
+    ranking, params = _ranking_sql(ladder, now)
+    shown = "true" if ladder.show_provisional else "n.rank IS NOT NULL"
+    sql = f"""
+        {ranking}
+        SELECT (SELECT count(*) FROM s), (SELECT count(*) FROM s WHERE s.is_ranked), count(*),
+            string_agg(
+                int8send(n.id) || float8send(n.rd) || float8send(n.rating), ''::bytea ORDER BY {_visible_order("n")}
+            )
+        FROM n WHERE {shown}
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        members, ranked, shown_count, packed = cursor.fetchone()
+    rows = bytes(packed or b"")
+    if len(rows) != shown_count * ORDER_ROW.size:  # a NULL field would drop its row from string_agg
+        raise RuntimeError(f"packed {len(rows)} bytes for {shown_count} rows of {ORDER_ROW.size}")
+    return LeaderboardOrder(ladder_id=ladder.pk, at=now, members=members, ranked=ranked, shown=shown_count, rows=rows)
+
+
+class _OrderedStandings:
+    """A ``LeaderboardOrder``'s rows as ``Paginator`` reads them: a slice reads its ratings by id, one query."""
+
+    def __init__(self, order: LeaderboardOrder) -> None:
+        self._order = order
+
+    def count(self) -> int:
+        return self._order.shown
+
+    def __len__(self) -> int:
+        return self._order.shown
+
+    def __getitem__(self, index: slice) -> Found:
+        order = self._order
+        start, stop = index.start or 0, min(index.stop, order.shown)
+        packed = list(ORDER_ROW.iter_unpack(order.rows[start * ORDER_ROW.size : stop * ORDER_ROW.size]))
+        ratings = PlayerRating.objects.select_related("player").in_bulk([pk for pk, _, _ in packed])
+        found = []
+        for position, (pk, rd_now, value) in enumerate(packed, start=start):
+            rating = ratings.get(pk)
+            if rating is None:  # deleted since the ranking
+                continue
+            rating.rating = value  # the rating that was ranked, so the values shown agree with the rank
+            found.append((rating, position + 1 if position < order.ranked else None, rd_now))
+        return found
+
+
+def ladder_leaderboard_in_order(
+    *, ladder: Ladder, order: LeaderboardOrder, page: int | str | None = 1, per_page: int = LEADERBOARD_PAGE_SIZE
+) -> Leaderboard:
+    """One page of ``ladder``'s leaderboard (no search, no bot filter) as ``order`` ranked it.
+
+    Counts, order, ranks, ratings and RDs are those of ``order.at``, and so are the
+    unranked reasons and display values; the rest of each row (games, last game, player)
+    is read now, in one query for the page's rows. At ``order.at`` the pages are
+    ``ladder_leaderboard``'s.
+    """
+    if order.ladder_id != ladder.pk:
+        raise ValueError(f"order must rank ladder {ladder.pk}, got ladder {order.ladder_id}")
+    this_page = Paginator(_OrderedStandings(order), per_page).get_page(page)
+    this_page.object_list = _rows_of(ladder=ladder, now=order.at, found=list(this_page.object_list))
+    return _with_changes(
+        ladder=ladder,
+        page=this_page,
+        member_count=order.members,
+        ranked_count=order.ranked,
+        unranked_count=order.members - order.ranked,
+        query="",
+        bots="",
     )
 
 

@@ -155,7 +155,8 @@ AXES_VERBOSE = False
 # anonymous address ("N/second|minute|hour|day"; an empty value turns a limit off).
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 # Ranking needs every member's RD now, so a leaderboard page reads the whole ladder: the
-# API keeps each page this long (0 turns the cache off).
+# API ranks each ladder once this long for all its pages and keeps each page as long as
+# its ranking (0 turns the cache off).
 API_LEADERBOARD_CACHE_SECONDS = env_int("API_LEADERBOARD_CACHE_SECONDS", 5)
 # A report's Idempotency-Key (and the response a retry replays) is kept this long.
 API_IDEMPOTENCY_KEY_HOURS = env_int("API_IDEMPOTENCY_KEY_HOURS", 24)

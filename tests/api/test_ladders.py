@@ -4,6 +4,7 @@ import time
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from ladder.services.matches import SideInput, match_report
@@ -111,6 +112,137 @@ def test_leaderboard_cache_on_a_cold_key_waits_for_the_one_computing_it(monkeypa
     monkeypatch.setattr(ladders.time, "time", lambda: float(next(clock)))
     monkeypatch.setattr(ladders.time, "sleep", lambda seconds: None)
     assert ladders.cached("cold", 5, lambda: "mine") == "mine"  # nobody finished in time: computed here
+
+
+def test_leaderboard_cache_lets_a_waiter_compute_when_the_one_computing_fails(monkeypatch):
+    from django.core.cache import cache
+
+    from api.views import ladders
+
+    assert cache.add("failed:lock", 1)
+    monkeypatch.setattr(ladders.time, "sleep", lambda seconds: cache.delete("failed:lock"))  # it raised: a 404
+    assert ladders.cached("failed", 5, lambda: "mine") == "mine"  # at once, not after COLD_WAIT_SECONDS
+    assert cache.get("failed:lock") is None
+    with pytest.raises(ZeroDivisionError):
+        ladders.cached("raises", 5, lambda: 1 / 0)
+    assert cache.get("raises") is None and cache.get("raises:lock") is None
+
+
+def test_leaderboard_cache_serves_a_stale_value_while_its_source_is_recomputed():
+    from django.core.cache import cache
+
+    from api.views import ladders
+
+    cache.set("page", (time.time() - 1, "old page"))
+    assert cache.add("order:lock", 1)  # another request is ranking the ladder again
+    assert ladders.cached_entry("page", lambda: (time.time() + 5, "new page"), source="order")[1] == "old page"
+    assert cache.get("page:lock") is None
+    cache.delete("order:lock")
+    assert ladders.cached_entry("page", lambda: (time.time() + 5, "new page"), source="order")[1] == "new page"
+
+
+def leaderboard(client, slug: str, headers: dict | None = None, **params):
+    return client.get(f"/api/v1/ladders/{slug}/leaderboard/", params, **(headers or {}))
+
+
+@pytest.fixture
+def crowded(db):
+    """A ladder of 160 members of every kind (see ``tests/ladder/test_leaderboard_sql.py``), 20 a page."""
+    import random
+
+    from tests.ladder.test_leaderboard_sql import varied
+
+    ladder = LadderFactory(slug="crowded")
+    varied(ladder, random.Random(5))
+    return ladder
+
+
+def test_leaderboard_pages_cut_from_the_cached_ranking_are_the_uncached_pages(api, crowded, settings):
+    from ladder import selectors
+
+    with time_machine.travel(timezone.now(), tick=False):
+        board = selectors.ladder_leaderboard(ladder=crowded, now=timezone.now(), per_page=1000)
+        boundary = board.ranked_count // 20 + 1  # the page where the unranked rows start
+        cases = [{}, {"page": 2}, {"page": boundary, "page_size": 20}, {"page": 99}, {"q": "ann"}, {"bots": "hide"}]
+        cases += [{"page_size": 200}]
+        settings.API_LEADERBOARD_CACHE_SECONDS = 0
+        uncached = [leaderboard(api, crowded.slug, **case) for case in cases]
+        settings.API_LEADERBOARD_CACHE_SECONDS = 5
+        cached = [leaderboard(api, crowded.slug, **case) for case in cases]
+    for case, before, after in zip(cases, uncached, cached, strict=True):
+        assert before.status_code == after.status_code == 200, case
+        assert after.content == before.content, case
+        assert after["Content-Type"] == before["Content-Type"] == "application/json"
+    rows = cached[2].json()["results"]
+    assert rows[0]["rank"] is not None and rows[-1]["rank"] is None and rows[-1]["unranked_reasons"]
+    assert cached[-1].json()["count"] == board.page.paginator.count
+
+
+def test_leaderboard_hit_makes_no_query(api, crowded, django_assert_num_queries):
+    for params in ({"page": 2}, {"q": "bob", "bots": "hide"}):
+        first = leaderboard(api, crowded.slug, **params)
+        with django_assert_num_queries(0):
+            again = leaderboard(api, crowded.slug, **params)
+        assert again.status_code == 200 and again.content == first.content
+
+
+def test_leaderboard_pages_are_cached_per_host(api, crowded, settings):
+    settings.ALLOWED_HOSTS = ["a.example.org", "b.example.org"]
+    first = leaderboard(api, crowded.slug, {"HTTP_HOST": "a.example.org"}, page=2).json()
+    second = leaderboard(api, crowded.slug, {"HTTP_HOST": "b.example.org"}, page=2).json()
+    secure = leaderboard(api, crowded.slug, {"HTTP_HOST": "b.example.org", "wsgi.url_scheme": "https"}, page=2).json()
+    assert first["next"] == "http://a.example.org/api/v1/ladders/crowded/leaderboard/?page=3"
+    assert second["next"] == "http://b.example.org/api/v1/ladders/crowded/leaderboard/?page=3"
+    assert secure["next"] == "https://b.example.org/api/v1/ladders/crowded/leaderboard/?page=3"
+    assert first["results"] == second["results"] == secure["results"]
+    other = leaderboard(api, crowded.slug, {"HTTP_HOST": "evil.example.org"}, page=2)
+    assert other.status_code == 400  # not an allowed host: no page, cached or not
+
+
+def test_leaderboard_of_an_unknown_ladder_is_404_whatever_is_cached(api, crowded):
+    assert leaderboard(api, crowded.slug).status_code == 200
+    assert leaderboard(api, crowded.slug, page=2).status_code == 200
+    response = leaderboard(api, "nowhere")
+    assert response.status_code == 404 and error_of(response)["code"] == "not_found"
+    assert leaderboard(api, "nowhere", q="ann").status_code == 404
+    LadderFactory(slug="nowhere")
+    assert leaderboard(api, "nowhere").json()["count"] == 0  # the 404 was not cached
+
+
+def test_leaderboard_of_a_slug_taken_over_by_another_ladder_is_that_ladders(api, crowded):
+    assert leaderboard(api, "crowded").json()["count"] > 100
+    crowded.slug = "renamed"
+    crowded.save()
+    newcomer = LadderFactory(slug="crowded", ranked_min_games=0, provisional_rd=350)
+    member(newcomer, "zed")
+    rows = leaderboard(api, "crowded", page_size=5).json()["results"]  # a page not cached yet
+    assert [row["player"]["username"] for row in rows] == ["zed"]
+
+
+def test_leaderboard_shows_the_ladder_ranked_at_most_the_cache_period_before(api, ladder):
+    ladder.ranked_min_games = 1
+    ladder.provisional_rd = 350
+    ladder.save()
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        alice, bob, carol = member(ladder, "alice"), member(ladder, "bob"), member(ladder, "carol")
+        play(ladder, alice, bob)
+        then = [row["player"]["username"] for row in leaderboard(api, ladder.slug).json()["results"]]
+        play(ladder, carol, alice, days_ago=0.5)
+        play(ladder, carol, alice, days_ago=0.4)
+        clock.shift(3)
+        second = leaderboard(api, ladder.slug, page=2, page_size=1).json()["results"]
+        assert [row["player"]["username"] for row in second] == then[1:2]  # built now, from the ranking of then
+        clock.shift(2.5)
+        second = leaderboard(api, ladder.slug, page=2, page_size=1).json()["results"]
+        now = [row["player"]["username"] for row in leaderboard(api, ladder.slug).json()["results"]]
+    assert now != then and now[0] == "carol"
+    assert [row["player"]["username"] for row in second] == now[1:2]
+
+
+def test_leaderboard_is_pretty_printed_when_asked(api, crowded):
+    compact = leaderboard(api, crowded.slug)
+    pretty = leaderboard(api, crowded.slug, {"HTTP_ACCEPT": "application/json; indent=2"})
+    assert pretty.content.startswith(b'{\n  "count": ') and pretty.json() == compact.json()
 
 
 def test_snapshots_list_dates_and_show_the_ranked_rows(api, ladder, members):

@@ -1,9 +1,11 @@
 """The leaderboard ranked in PostgreSQL gives the Python ranking's pages, row for row.
 
 ``ladder_leaderboard`` and ``player_standing`` rank in SQL on PostgreSQL and in Python on
-other databases; here both run on the same varied ladders (every engine and scale,
-provisional, idle, inactive and left members, bots, ties, searches, pages) and must
-agree on counts, order, ranks, RDs, display values, reasons and rank changes.
+other databases, and the API pages through a whole ranking cached once
+(``ladder_order``, ``ladder_leaderboard_in_order``); here all of them run on the same
+varied ladders (every engine and scale, provisional, idle, inactive and left members,
+bots, ties, searches, pages) and must agree on counts, order, ranks, RDs, display values,
+reasons and rank changes.
 """
 
 from __future__ import annotations
@@ -149,3 +151,79 @@ def test_player_standing_row_matches_the_python_ranking(monkeypatch, settings):
             expected.shown,
             expected.reasons,
         )
+
+
+def in_order(order: selectors.LeaderboardOrder, **kwargs) -> selectors.Leaderboard:
+    return selectors.ladder_leaderboard_in_order(order=order, **kwargs)
+
+
+@pytest.mark.parametrize("settings", LADDERS, ids=lambda s: f"{s['engine']}-{s['leaderboard_scale']}")
+def test_pages_of_the_cached_ranking_match_the_sql_and_python_rankings(monkeypatch, settings):
+    ladder = LadderFactory(**settings)
+    varied(ladder, random.Random(str(settings)))
+    now = timezone.now() + timedelta(hours=3)
+    board, _ = both(monkeypatch, ladder=ladder, now=now, per_page=1000)
+    snapshot = LeaderboardSnapshot.objects.create(
+        ladder=ladder, date=now.date(), midnight=now, taken_at=now, scale=ladder.leaderboard_scale, size=20,
+        member_count=0, ranked_count=len(board.ranked), provisional_count=0,
+    )  # fmt: skip
+    SnapshotEntry.objects.bulk_create(
+        SnapshotEntry(snapshot=snapshot, rank=rank, player_id=row.rating.player_id, rating=1500, rd=60, value=50.0)
+        for rank, row in enumerate(reversed(board.ranked[1:21]), start=1)
+    )
+    ladder = type(ladder).objects.get(pk=ladder.pk)
+    order = selectors.ladder_order(ladder=ladder, now=now)
+    assert (order.ladder_id, order.at, order.members, order.ranked) == (
+        ladder.pk,
+        now,
+        board.member_count,
+        board.ranked_count,
+    )
+    assert len(order.rows) == order.shown * selectors.ORDER_ROW.size
+    boundary = board.ranked_count  # the first unranked row's index, when the ladder shows them
+    cases = [{"page": page} for page in (1, 2, 3, 4, 99, 0, -1, "x", None)]
+    cases += [{"per_page": 7, "page": boundary // 7 + 1}, {"per_page": 7, "page": boundary // 7}]
+    cases += [{"per_page": 1, "page": boundary}, {"per_page": 1, "page": boundary + 1}, {"per_page": 1000}]
+    for case in cases:
+        kwargs = {"ladder": ladder, "per_page": 25, **case}
+        in_sql, in_python = both(monkeypatch, now=now, **kwargs)
+        paged = in_order(order, **kwargs)
+        assert summary(paged) == summary(in_sql) == summary(in_python), case
+        assert rows(paged) == rows(in_sql) == rows(in_python), case
+        assert [row.rating.player.username for row in (*paged.ranked, *paged.provisional)] == [
+            row.rating.player.username for row in (*in_sql.ranked, *in_sql.provisional)
+        ]
+    straddling = in_order(order, ladder=ladder, per_page=7, page=boundary // 7 + 1)
+    assert straddling.ranked and (straddling.provisional or not ladder.show_provisional)
+    assert board.ranked_count > 20 and board.unranked_count > 20
+
+
+def test_cached_ranking_of_an_empty_ladder():
+    ladder = LadderFactory()
+    order = selectors.ladder_order(ladder=ladder, now=timezone.now())
+    assert (order.members, order.ranked, order.shown, order.rows) == (0, 0, 0, b"")
+    paged = in_order(order, ladder=ladder, page=3)
+    assert summary(paged) == (0, 0, 0, 1, 0, 1, None) and rows(paged) == []
+
+
+def test_cached_ranking_shows_the_values_it_ranked():
+    ladder = LadderFactory(engine="tgr", ranked_max_idle_days=0, ranked_min_games=0)
+    varied(ladder, random.Random(3), count=40)
+    now = timezone.now()
+    order = selectors.ladder_order(ladder=ladder, now=now)
+    before = in_order(order, ladder=ladder, per_page=10)
+    top = before.ranked[0].rating
+    PlayerRating.objects.filter(pk=top.pk).update(rating=100.0, rd=30.0, games=99)  # rated since
+    PlayerRating.objects.filter(pk=before.ranked[1].rating.pk).delete()  # gone since
+    after = in_order(order, ladder=ladder, per_page=10)
+    assert after.ranked[0].rank == 1 and after.ranked[0].rating.pk == top.pk
+    assert (after.ranked[0].rating.rating, after.ranked[0].rd_now, after.ranked[0].shown) == (
+        top.rating,
+        before.ranked[0].rd_now,
+        before.ranked[0].shown,
+    )
+    assert after.ranked[0].rating.games == 99  # the rest of the row is read now
+    assert [row.rank for row in after.ranked[:3]] == [1, 3, 4]
+    other = LadderFactory()
+    with pytest.raises(ValueError, match=f"order must rank ladder {other.pk}, got ladder {ladder.pk}"):
+        in_order(order, ladder=other)
