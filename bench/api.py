@@ -72,19 +72,7 @@ def build(players: int, matches: int) -> tuple[str, str, list[str]]:
     for start in range(0, players, 10_000):
         chunk = names[start : start + 10_000]
         users = User.objects.bulk_create(User(username=name, password=password) for name in chunk)
-        PlayerRating.objects.bulk_create(
-            PlayerRating(
-                player=user,
-                ladder=ladder,
-                rating=rng.gauss(1500, 200),
-                rd=rng.uniform(40, 350),
-                volatility=0.06,
-                rd_as_of=now - timedelta(days=rng.uniform(0, 60)),
-                games=rng.randint(0, 50),
-                joined_at=joined,
-            )
-            for user in users
-        )
+        PlayerRating.objects.bulk_create(member(user, ladder, rng, now, joined) for user in users)
     server = User.objects.create(username="gameserver", is_bot=True, password=password)
     ladder.trusted_reporters.add(server)
     _, secret = token_create(user=server, name="bench")
@@ -128,6 +116,30 @@ PAST_MATCHES = """
     SELECT p.match_id, s.id, CASE s.index WHEN 0 THEN p.a ELSE p.b END
     FROM bench_pairs p JOIN ladder_matchside s ON s.match_id = p.match_id;
 """
+
+
+def member(user, ladder, rng: random.Random, now, joined):
+    """A rating as a season leaves it: some players ranked, others provisional, idle or new."""
+    from ratings.models import PlayerRating
+
+    games = rng.randint(0, 50)
+    wins = rng.randint(0, games)
+    draws = rng.randint(0, games - wins)
+    last_game = now - timedelta(days=rng.uniform(0, 60))
+    return PlayerRating(
+        player=user,
+        ladder=ladder,
+        rating=rng.gauss(1500, 200),
+        rd=rng.uniform(40, 350) if games else 350.0,
+        volatility=0.06,
+        rd_as_of=last_game if games else joined,
+        games=games,
+        wins=wins,
+        losses=games - wins - draws,
+        draws=draws,
+        last_played_at=last_game if games else None,
+        joined_at=joined,
+    )
 
 
 @contextmanager
@@ -184,7 +196,7 @@ def load(base: str, make_request, clients: int, seconds: float) -> tuple[int, li
 
     def worker(number: int) -> None:
         session = requests.Session()
-        rng = random.Random(number)
+        rng = random.Random(f"{time.time()}-{number}")  # new pairs in each run, not the warm-up's again
         mine: list[float] = []
         counts: dict[int, int] = {}
         while time.perf_counter() < deadline:
@@ -388,11 +400,12 @@ def main() -> None:
             lambda rate, p99: rate >= 200 and p99 < 200,
         ),
     }
+    expected = {"reads": 200, "reports": 201, "keyed": 201}
     for name, (rate, p50, p99, statuses) in results.items():
         label, target, met = labels[name]
+        verdict = " met" if met(rate, p99) and set(statuses) == {expected[name]} else " missed"
         print(
-            f"  {label:<40} {rate:>7} {p50:>8.1f} {p99:>8.1f}  "
-            f"{target + (' met' if met(rate, p99) else ' missed'):<26} {dict(sorted(statuses.items()))}"
+            f"  {label:<40} {rate:>7} {p50:>8.1f} {p99:>8.1f}  {target + verdict:<26} {dict(sorted(statuses.items()))}"
         )
 
 
