@@ -67,7 +67,7 @@ def standing_dict(row: LeaderboardRow, *, rank_change: int | None = None) -> dic
 
 def standing_of(rating: PlayerRating, now: datetime) -> LeaderboardRow:
     """A row for one rating without the whole ladder's ranks (win probability, player pages)."""
-    from ladder.selectors import _scale_value, unranked_reasons
+    from ladder.selectors.leaderboard import _scale_value, unranked_reasons
 
     rd_now = rating.rd_at(now)
     shown = rating.display_at(now)

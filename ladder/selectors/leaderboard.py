@@ -1,60 +1,33 @@
-"""Reads for ladder pages.
+"""The leaderboard: who is ranked, in which order, one page at a time.
 
-Pages get plain view-models from here (rows with the numbers and labels already worked
-out), so templates only lay them out and every page's query count stays constant
-whatever the number of players, sides or matches.
+Ranked in PostgreSQL (``_standings_sql``; ``ladder_order`` for a whole ladder's ranking,
+which the API caches) and in Python on other databases; both follow ``ladder.ranking``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import struct
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
-from django.db.models.functions import Coalesce, Greatest
 
 from accounts.models import User
 from ladder.models import (
     Ladder,
     LeaderboardScale,
     LeaderboardSnapshot,
-    Match,
-    MatchSide,
-    MatchStatus,
-    Participant,
-    SideAnswer,
 )
 from ladder.ranking import rank_key, ranked_sql, sort_value_sql
-from ladder.snapshots import RankChange, RankHistoryPoint, player_rank_history, rank_changes
+from ladder.snapshots import RankChange, rank_changes
 from ratings.engines import Display, display
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import PlayerRating
 from ratings.nightly import rd_at_sql
 
 LEADERBOARD_PAGE_SIZE = 50
-PLAYER_MATCHES_PAGE_SIZE = 20
-
-
-def ladder_list_with_activity(*, now: datetime) -> QuerySet[Ladder]:
-    """Listed ladders with their member count, recent activity and last activity time."""
-    week_ago = now - timedelta(days=7)
-    active = Q(ratings__is_active=True)
-    return Ladder.objects.listed().annotate(
-        player_count=Count("ratings", filter=active),
-        active_this_week=Count(
-            "ratings",
-            filter=active & (Q(ratings__last_played_at__gte=week_ago) | Q(ratings__joined_at__gte=week_ago)),
-        ),
-        last_activity=Max(Greatest("ratings__joined_at", Coalesce("ratings__last_played_at", "ratings__joined_at"))),
-    )
-
-
-# Leaderboard ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -511,276 +484,3 @@ def _with_changes(
         bots=bots,
         since=since,
     )
-
-
-# Matches -------------------------------------------------------------------------------
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def side_outcome(placement: int | None, placements: Sequence[int | None]) -> str:
-    """A side's result in words: Won/Lost/Draw between two sides, a place ("2nd", "=2nd") otherwise."""
-    if placement is None or any(p is None for p in placements):
-        return ""
-    if len(placements) == 2:
-        other = placements[0] if placements[1] == placement else placements[1]
-        if placements.count(placement) == 2:
-            return "Draw"
-        return "Won" if placement < other else "Lost"
-    shared = placements.count(placement) > 1
-    return f"{'=' if shared else ''}{_ordinal(placement)}"
-
-
-def _signed(value: float) -> str:
-    text = f"{value:+.0f}"
-    if text in ("+0", "-0"):
-        return "±0"
-    return text.replace("-", "−")
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerLine:
-    player: User
-    change: RatingChange | None  # the current rating change of this match, once rated
-
-    @property
-    def delta_label(self) -> str:
-        return _signed(self.change.delta) if self.change else ""
-
-    @property
-    def trend(self) -> str:
-        if self.change is None or round(self.change.delta) == 0:
-            return "flat"
-        return "up" if self.change.delta > 0 else "down"
-
-
-@dataclass(frozen=True, slots=True)
-class SideLine:
-    side: MatchSide
-    outcome: str
-    players: list[PlayerLine]
-
-    @property
-    def number(self) -> int:
-        return self.side.index + 1
-
-    @property
-    def tone(self) -> str:
-        """The outcome badge's colour: good for a win or first place, bad for a loss."""
-        if self.outcome in ("Won", "1st"):
-            return "good"
-        return "bad" if self.outcome == "Lost" else ""
-
-
-@dataclass(frozen=True, slots=True)
-class MatchSummary:
-    """A match as pages show it: its sides with players, results and rating changes."""
-
-    match: Match
-    sides: list[SideLine]
-    answerable: bool = False  # the viewer may confirm or dispute it now
-    is_player: bool = False  # the viewer played in it
-    confirms_at: datetime | None = None  # a pending match confirms itself then
-    disputes: list[MatchSide] = field(default_factory=list)
-
-    @property
-    def is_rated(self) -> bool:
-        return any(line.change for side in self.sides for line in side.players)
-
-    def side_of(self, player_id: int) -> SideLine | None:
-        for side in self.sides:
-            if any(line.player.pk == player_id for line in side.players):
-                return side
-        return None
-
-
-def matches_with_details(matches: QuerySet[Match]) -> QuerySet[Match]:
-    """``matches`` with everything ``match_summaries`` reads, in a fixed number of queries."""
-    return matches.select_related("ladder", "reported_by").prefetch_related(
-        Prefetch(
-            "sides",
-            queryset=MatchSide.objects.order_by("index").prefetch_related(
-                Prefetch("participants", queryset=Participant.objects.select_related("player").order_by("id"))
-            ),
-        ),
-        Prefetch("rating_changes", queryset=RatingChange.objects.current(), to_attr="current_changes"),
-    )
-
-
-def _answerable(match: Match, sides: Iterable[MatchSide], viewer: User | None) -> bool:
-    """The read side of ``match_confirm``'s rule: pending, and the viewer's side has not answered."""
-    if viewer is None or not viewer.is_authenticated or match.status != MatchStatus.PENDING:
-        return False
-    for side in sides:
-        if any(p.player_id == viewer.pk for p in side.participants.all()):
-            return not side.answer
-    return False
-
-
-def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> list[MatchSummary]:
-    """View-models for matches loaded through ``matches_with_details``."""
-    summaries = []
-    for match in matches:
-        sides = list(match.sides.all())
-        changes = {change.player_id: change for change in match.current_changes}
-        placements = [side.placement for side in sides]
-        lines = [
-            SideLine(
-                side=side,
-                outcome=side_outcome(side.placement, placements),
-                players=[PlayerLine(p.player, changes.get(p.player_id)) for p in side.participants.all()],
-            )
-            for side in sides
-        ]
-        confirms_at = None
-        if match.status == MatchStatus.PENDING and match.reported_at:
-            confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
-        summaries.append(
-            MatchSummary(
-                match=match,
-                sides=lines,
-                answerable=_answerable(match, sides, viewer),
-                is_player=viewer is not None
-                and any(line.player.pk == viewer.pk for side in lines for line in side.players),
-                confirms_at=confirms_at,
-                disputes=[side for side in sides if side.answer == SideAnswer.DISPUTED],
-            )
-        )
-    return summaries
-
-
-def written_match_summary(match: Match) -> MatchSummary:
-    """``match_summaries`` for a match ``match_report`` has just written (``match.written``), without a query.
-
-    Nobody has answered a new match but the reporter's side and nothing is disputed yet.
-    """
-    written = match.written
-    changes = {change.player_id: change for change in written.changes}
-    placements = [side.placement for side, _ in written.sides]
-    lines = [
-        SideLine(
-            side=side,
-            outcome=side_outcome(side.placement, placements),
-            players=[PlayerLine(player, changes.get(player.pk)) for player in players],
-        )
-        for side, players in written.sides
-    ]
-    confirms_at = None
-    if match.status == MatchStatus.PENDING and match.reported_at:
-        confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
-    return MatchSummary(match=match, sides=lines, confirms_at=confirms_at)
-
-
-def match_summary(*, pk: int, viewer: User | None = None) -> MatchSummary | None:
-    match = matches_with_details(Match.objects.filter(pk=pk)).first()
-    return match_summaries([match], viewer=viewer)[0] if match else None
-
-
-def matches_awaiting(*, user: User) -> list[MatchSummary]:
-    """Pending matches ``user`` may answer: on a side that has not answered (so not the reporter's).
-
-    Both conditions sit in one ``filter()`` so they apply to the same participant row.
-    """
-    matches = (
-        Match.objects.awaiting_confirmation()
-        .filter(participants__player=user, participants__side__answer="")
-        .order_by("reported_at", "pk")
-    )
-    return match_summaries(matches_with_details(matches), viewer=user)
-
-
-# A player in one ladder ----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerMatchRow:
-    """One match in a player's list, from the player's point of view."""
-
-    summary: MatchSummary
-    outcome: str
-    partners: list[User]
-    opponents: list[User]
-    line: PlayerLine
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerStanding:
-    row: LeaderboardRow  # rank (None if unranked), RD now, display values, reasons
-    history: list[RatingChange]  # current changes, in the order they were applied
-    matches: Page  # of PlayerMatchRow
-    ranks: list[RankHistoryPoint] = field(default_factory=list)  # rank in each snapshot holding the player
-
-    @property
-    def best_rank(self) -> RankHistoryPoint | None:
-        """The best rank in the snapshots; the earliest day it was reached."""
-        return min(self.ranks, key=lambda point: (point.rank, point.date)) if self.ranks else None
-
-    @property
-    def rating(self) -> PlayerRating:
-        return self.row.rating
-
-
-def player_standing(
-    *, ladder: Ladder, player: User, now: datetime, page: int | str | None = 1
-) -> PlayerStanding | None:
-    """``player``'s rating, rank, rating history and matches in ``ladder``; None if never a member.
-
-    The rank needs the whole ladder's standings (one query); the history is every
-    current ``RatingChange`` (the chart plots them all and the match list takes its
-    deltas from them), and the match list is one paginated page.
-    """
-    if ranks_in_sql():
-        _, found = _standings_sql(ladder=ladder, now=now, player_id=player.pk)
-        row = _rows_of(ladder=ladder, now=now, found=found)[0] if found else None
-    else:
-        ranked, unranked = _standings(ladder=ladder, now=now)
-        row = next((r for r in ranked + unranked if r.rating.player_id == player.pk), None)
-    if row is None:
-        rating = PlayerRating.objects.filter(ladder=ladder, player=player).first()
-        if rating is None:
-            return None
-        rating.ladder = ladder
-        rating.player = player
-        rd_now = rating.rd_at(now)
-        shown = rating.display_at(now)
-        row = LeaderboardRow(
-            rank=None,
-            rating=rating,
-            rd_now=rd_now,
-            shown=shown,
-            score=_scale_value(ladder.leaderboard_scale, shown),
-            reasons=("left the ladder",),
-        )
-    history = list(
-        RatingChange.objects.current()
-        .filter(ladder=ladder, player=player)
-        .select_related("event")
-        .order_by("event_id", "id")
-    )
-    matches = matches_with_details(
-        Match.objects.filter(ladder=ladder, participants__player=player)
-        .exclude(status=MatchStatus.SCHEDULED)
-        .order_by("-played_at", "-id")
-    )
-    page_obj = Paginator(matches, PLAYER_MATCHES_PAGE_SIZE).get_page(page)
-    rows = []
-    for summary in match_summaries(page_obj.object_list):
-        own = summary.side_of(player.pk)
-        if own is None:  # pragma: no cover - the query selects matches the player is in
-            continue
-        line = next(line for line in own.players if line.player.pk == player.pk)
-        rows.append(
-            PlayerMatchRow(
-                summary=summary,
-                outcome=own.outcome,
-                partners=[line.player for line in own.players if line.player.pk != player.pk],
-                opponents=[line.player for side in summary.sides if side is not own for line in side.players],
-                line=line,
-            )
-        )
-    page_obj.object_list = rows
-    ranks = player_rank_history(ladder=ladder, player=player)
-    return PlayerStanding(row=row, history=history, matches=page_obj, ranks=ranks)

@@ -1,0 +1,195 @@
+"""Matches as pages show them: sides, players, outcomes and who may still answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db.models import Prefetch, QuerySet
+
+from accounts.models import User
+from ladder.models import (
+    Match,
+    MatchSide,
+    MatchStatus,
+    Participant,
+    SideAnswer,
+)
+from ratings.models import RatingChange
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def side_outcome(placement: int | None, placements: Sequence[int | None]) -> str:
+    """A side's result in words: Won/Lost/Draw between two sides, a place ("2nd", "=2nd") otherwise."""
+    if placement is None or any(p is None for p in placements):
+        return ""
+    if len(placements) == 2:
+        other = placements[0] if placements[1] == placement else placements[1]
+        if placements.count(placement) == 2:
+            return "Draw"
+        return "Won" if placement < other else "Lost"
+    shared = placements.count(placement) > 1
+    return f"{'=' if shared else ''}{_ordinal(placement)}"
+
+
+def _signed(value: float) -> str:
+    text = f"{value:+.0f}"
+    if text in ("+0", "-0"):
+        return "±0"
+    return text.replace("-", "−")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLine:
+    player: User
+    change: RatingChange | None  # the current rating change of this match, once rated
+
+    @property
+    def delta_label(self) -> str:
+        return _signed(self.change.delta) if self.change else ""
+
+    @property
+    def trend(self) -> str:
+        if self.change is None or round(self.change.delta) == 0:
+            return "flat"
+        return "up" if self.change.delta > 0 else "down"
+
+
+@dataclass(frozen=True, slots=True)
+class SideLine:
+    side: MatchSide
+    outcome: str
+    players: list[PlayerLine]
+
+    @property
+    def number(self) -> int:
+        return self.side.index + 1
+
+    @property
+    def tone(self) -> str:
+        """The outcome badge's colour: good for a win or first place, bad for a loss."""
+        if self.outcome in ("Won", "1st"):
+            return "good"
+        return "bad" if self.outcome == "Lost" else ""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    """A match as pages show it: its sides with players, results and rating changes."""
+
+    match: Match
+    sides: list[SideLine]
+    answerable: bool = False  # the viewer may confirm or dispute it now
+    is_player: bool = False  # the viewer played in it
+    confirms_at: datetime | None = None  # a pending match confirms itself then
+    disputes: list[MatchSide] = field(default_factory=list)
+
+    @property
+    def is_rated(self) -> bool:
+        return any(line.change for side in self.sides for line in side.players)
+
+    def side_of(self, player_id: int) -> SideLine | None:
+        for side in self.sides:
+            if any(line.player.pk == player_id for line in side.players):
+                return side
+        return None
+
+
+def matches_with_details(matches: QuerySet[Match]) -> QuerySet[Match]:
+    """``matches`` with everything ``match_summaries`` reads, in a fixed number of queries."""
+    return matches.select_related("ladder", "reported_by").prefetch_related(
+        Prefetch(
+            "sides",
+            queryset=MatchSide.objects.order_by("index").prefetch_related(
+                Prefetch("participants", queryset=Participant.objects.select_related("player").order_by("id"))
+            ),
+        ),
+        Prefetch("rating_changes", queryset=RatingChange.objects.current(), to_attr="current_changes"),
+    )
+
+
+def _answerable(match: Match, sides: Iterable[MatchSide], viewer: User | None) -> bool:
+    """The read side of ``match_confirm``'s rule: pending, and the viewer's side has not answered."""
+    if viewer is None or not viewer.is_authenticated or match.status != MatchStatus.PENDING:
+        return False
+    for side in sides:
+        if any(p.player_id == viewer.pk for p in side.participants.all()):
+            return not side.answer
+    return False
+
+
+def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> list[MatchSummary]:
+    """View-models for matches loaded through ``matches_with_details``."""
+    summaries = []
+    for match in matches:
+        sides = list(match.sides.all())
+        changes = {change.player_id: change for change in match.current_changes}
+        placements = [side.placement for side in sides]
+        lines = [
+            SideLine(
+                side=side,
+                outcome=side_outcome(side.placement, placements),
+                players=[PlayerLine(p.player, changes.get(p.player_id)) for p in side.participants.all()],
+            )
+            for side in sides
+        ]
+        confirms_at = None
+        if match.status == MatchStatus.PENDING and match.reported_at:
+            confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
+        summaries.append(
+            MatchSummary(
+                match=match,
+                sides=lines,
+                answerable=_answerable(match, sides, viewer),
+                is_player=viewer is not None
+                and any(line.player.pk == viewer.pk for side in lines for line in side.players),
+                confirms_at=confirms_at,
+                disputes=[side for side in sides if side.answer == SideAnswer.DISPUTED],
+            )
+        )
+    return summaries
+
+
+def written_match_summary(match: Match) -> MatchSummary:
+    """``match_summaries`` for a match ``match_report`` has just written (``match.written``), without a query.
+
+    Nobody has answered a new match but the reporter's side and nothing is disputed yet.
+    """
+    written = match.written
+    changes = {change.player_id: change for change in written.changes}
+    placements = [side.placement for side, _ in written.sides]
+    lines = [
+        SideLine(
+            side=side,
+            outcome=side_outcome(side.placement, placements),
+            players=[PlayerLine(player, changes.get(player.pk)) for player in players],
+        )
+        for side, players in written.sides
+    ]
+    confirms_at = None
+    if match.status == MatchStatus.PENDING and match.reported_at:
+        confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
+    return MatchSummary(match=match, sides=lines, confirms_at=confirms_at)
+
+
+def match_summary(*, pk: int, viewer: User | None = None) -> MatchSummary | None:
+    match = matches_with_details(Match.objects.filter(pk=pk)).first()
+    return match_summaries([match], viewer=viewer)[0] if match else None
+
+
+def matches_awaiting(*, user: User) -> list[MatchSummary]:
+    """Pending matches ``user`` may answer: on a side that has not answered (so not the reporter's).
+
+    Both conditions sit in one ``filter()`` so they apply to the same participant row.
+    """
+    matches = (
+        Match.objects.awaiting_confirmation()
+        .filter(participants__player=user, participants__side__answer="")
+        .order_by("reported_at", "pk")
+    )
+    return match_summaries(matches_with_details(matches), viewer=user)
