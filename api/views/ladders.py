@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import json
+import logging
+import pickle
 import time
 from collections.abc import Callable
 from typing import Any
@@ -52,6 +55,8 @@ from matchmaking import services as queue_services
 from matchmaking.views import searching_count
 from ratings.engines import win_probability
 from ratings.models import PlayerRating
+
+logger = logging.getLogger(__name__)
 
 NO_SNAPSHOT = "No leaderboard snapshot for that date."
 NO_RATING = "%(player)s has no rating in %(ladder)s."
@@ -139,7 +144,7 @@ def cached_entry(key: str, compute: Callable[[], tuple[float, Any]], *, source: 
     source is being recomputed: it would only be recomputed from the stale source. With
     ``CACHE_URL`` set the cache and the lock are shared by every process.
     """
-    entry = cache.get(key)
+    entry = _read(key)
     now = time.time()
     if entry is not None and entry[0] > now:
         return entry
@@ -153,7 +158,7 @@ def cached_entry(key: str, compute: Callable[[], tuple[float, Any]], *, source: 
         deadline = now + COLD_WAIT_SECONDS
         while time.time() < deadline:
             time.sleep(0.02)
-            entry = cache.get(key)
+            entry = _read(key)
             if entry is not None:
                 return entry
             locked = cache.add(lock, 1, timeout=LOCK_SECONDS)  # free again: the one computing it gave up
@@ -166,6 +171,16 @@ def cached_entry(key: str, compute: Callable[[], tuple[float, Any]], *, source: 
         if locked:
             cache.delete(lock)
     return entry
+
+
+def _read(key: str) -> Any:
+    """The cached entry, or ``None`` if there is none or it can no longer be read (written by
+    code since changed: a miss, recomputed, rather than an error)."""
+    try:
+        return cache.get(key)
+    except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError, ValueError):
+        logger.warning("unreadable cache entry %s: recomputing it", key, exc_info=True)
+        return None
 
 
 def _leaderboard_in_order(request: Request, slug: str, params: dict[str, Any], seconds: int) -> tuple[float, bytes]:
@@ -195,8 +210,15 @@ def _leaderboard_in_order(request: Request, slug: str, params: dict[str, Any], s
     return expires, _leaderboard_json(request, board)
 
 
+# The cached ranking is a pickled ``LeaderboardOrder``: its key names the class's fields, so
+# a deploy that changes them reads none of the entries the previous code wrote.
+_ORDER_FORMAT = hashlib.sha256(
+    repr([(f.name, str(f.type)) for f in dataclasses.fields(selectors.LeaderboardOrder)]).encode()
+).hexdigest()[:12]
+
+
 def _order_key(slug: str) -> str:
-    return f"api:leaderboard:order:{slug}"
+    return f"api:leaderboard:order:{_ORDER_FORMAT}:{slug}"
 
 
 def _leaderboard(ladder: Ladder, params: dict[str, Any]) -> selectors.Leaderboard:

@@ -239,6 +239,31 @@ def test_leaderboard_shows_the_ladder_ranked_at_most_the_cache_period_before(api
     assert [row["player"]["username"] for row in second] == now[1:2]
 
 
+class Gone:
+    """Stands for a class a deploy removed: cached with it, then taken away."""
+
+
+def test_a_cached_ranking_written_by_other_code_is_recomputed_not_a_500(api, crowded, monkeypatch):
+    import sys
+
+    from django.core.cache import cache
+
+    from api.views.ladders import _order_key
+
+    cache.set(_order_key(crowded.slug), (time.time() + 60, Gone()), timeout=60)
+    monkeypatch.delattr(sys.modules[__name__], "Gone")  # unpickling it now fails, as after a deploy
+    response = api.get(f"/api/v1/ladders/{crowded.slug}/leaderboard/")
+    assert response.status_code == 200
+    assert response.json()["count"] > 0
+    assert cache.get(_order_key(crowded.slug))[1].ladder_id == crowded.pk
+
+
+def test_the_cached_ranking_key_names_the_format_of_the_ranking():
+    from api.views.ladders import _order_key
+
+    assert _order_key("x").startswith("api:leaderboard:order:") and len(_order_key("x").split(":")[3]) == 12
+
+
 def test_leaderboard_is_pretty_printed_when_asked(api, crowded):
     compact = leaderboard(api, crowded.slug)
     pretty = leaderboard(api, crowded.slug, {"HTTP_ACCEPT": "application/json; indent=2"})
