@@ -12,11 +12,18 @@ from django.views.decorators.http import require_POST
 from api.models import ApiToken
 from api.services import token_create, token_revoke
 
+NEW_TOKEN = "api_new_token"  # session key: the secret of the token just created, until it is shown
+
 
 @login_required
 def tokens(request: HttpRequest) -> HttpResponse:
+    """The user's tokens and a form to create one.
+
+    A created token's secret goes through the session to the page the browser is
+    redirected to, and is dropped from the session as it is shown: shown once, and a
+    reload neither shows it again nor creates a second token.
+    """
     context: dict[str, object] = {"tokens": ApiToken.objects.filter(user=request.user), "secret": None}
-    status = 200
     if request.method == "POST":
         try:
             token, secret = token_create(
@@ -24,10 +31,13 @@ def tokens(request: HttpRequest) -> HttpResponse:
             )
         except ValidationError as exc:
             context["error"] = " ".join(exc.messages)
-            status = 400
-        else:
-            context.update(secret=secret, created=token)
-    return render(request, "api/tokens.html", context, status=status)
+            return render(request, "api/tokens.html", context, status=400)
+        request.session[NEW_TOKEN] = {"id": token.pk, "secret": secret}
+        return redirect("api_tokens")
+    new = request.session.pop(NEW_TOKEN, None)
+    if new is not None:
+        context.update(secret=new["secret"], created=ApiToken.objects.filter(pk=new["id"], user=request.user).first())
+    return render(request, "api/tokens.html", context)
 
 
 @require_POST

@@ -2,8 +2,8 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
+from api import docs as api_docs
 from api import web as api_web
 from api.errors import site_not_found, site_server_error
 from ladder import views
@@ -30,8 +30,8 @@ urlpatterns = [
     path("accounts/tokens/", api_web.tokens, name="api_tokens"),
     path("accounts/tokens/<int:pk>/revoke/", api_web.revoke, name="api_token_revoke"),
     path("api/v1/", include("api.urls")),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="api_docs"),
-    path("api/docs/redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="api_redoc"),
+    path("api/docs/", api_docs.SwaggerView.as_view(url_name="api:schema"), name="api_docs"),
+    path("api/docs/redoc/", api_docs.RedocView.as_view(url_name="api:schema"), name="api_redoc"),
     path("admin/", admin.site.urls),
 ]
 
