@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
-from ladder.services.matches import match_correct, match_moderate_confirm, match_void
+from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
 from ladder.services.nightly import ladder_nightly, local_midnight
 from ratings.services import ladder_replay
 

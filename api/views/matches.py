@@ -26,6 +26,7 @@ from api.views.base import errors, paginated, parse, query
 from ladder.models import Ladder, Match
 from ladder.selectors import matches_with_details, written_match_summary
 from ladder.services import matches as match_services
+from ladder.services import moderation
 from ladder.services.matches import SideInput
 
 NO_SUCH_PLAYER = "No player named %(username)s."
@@ -187,7 +188,7 @@ class MatchVoidView(APIView):
     def post(self, request: Request, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         params = parse(VoidIn, request.data)
-        return _action_response(match_services.match_void(match=match, moderator=request.user, reason=params["reason"]))
+        return _action_response(moderation.match_void(match=match, moderator=request.user, reason=params["reason"]))
 
 
 class MatchCorrectView(APIView):
@@ -198,7 +199,7 @@ class MatchCorrectView(APIView):
         match = get_object_or_404(Match, pk=pk)
         params = parse(CorrectIn, request.data)
         return _action_response(
-            match_services.match_correct(
+            moderation.match_correct(
                 match=match, moderator=request.user, placements=params["placements"], reason=params["reason"]
             )
         )

@@ -1,4 +1,4 @@
-"""Reporting, confirming, disputing, voiding and correcting matches.
+"""Reporting, confirming and disputing matches (a moderator's decisions are in ``moderation``).
 
 Every function here validates first and raises ``ValidationError`` with one of the
 messages below (so nothing changes on refusal), then writes in one transaction. Rating a
@@ -31,8 +31,8 @@ from ladder.models import (
 )
 from ladder.services import report_sql
 from ladder.services.report_sql import LockedMember
-from ratings.models import PlayerRating, RatingChange, RatingEvent
-from ratings.services import RatedMatch, ladder_replay, rating_apply_locked, rating_apply_match, rating_compute
+from ratings.models import PlayerRating, RatingChange
+from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
 
 FUTURE_TOLERANCE = timedelta(minutes=1)
 DUPLICATE_WINDOW = timedelta(minutes=10)
@@ -510,68 +510,3 @@ def match_confirm_overdue(*, now: datetime | None = None) -> int:
                 _confirm(match, Confirmation.AUTOMATIC, now)
                 confirmed += 1
     return confirmed
-
-
-def match_moderate_confirm(*, match: Match, moderator: User, now: datetime | None = None) -> Match:
-    """A moderator settles a pending or disputed match as reported."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        match = _locked(match)
-        if match.status not in (MatchStatus.PENDING, MatchStatus.DISPUTED):
-            raise ValidationError(
-                CANNOT_CONFIRM, code="cannot_confirm", params={"status": match.get_status_display().lower()}
-            )
-        _confirm(match, Confirmation.MODERATOR, now)
-        return match
-
-
-def match_void(*, match: Match, moderator: User, reason: str, now: datetime | None = None) -> Match:
-    """Void a match; if it was rated, the ladder is replayed from it without it."""
-    now = now or timezone.now()
-    if not reason.strip():
-        raise ValidationError(REASON_REQUIRED, code="reason_required")
-    with transaction.atomic():
-        match = _locked(match)
-        if match.status == MatchStatus.VOID:
-            raise ValidationError(ALREADY_VOID, code="already_void")
-        match.status = MatchStatus.VOID
-        match.voided_at = now
-        match.voided_by = moderator
-        match.moderator_note = _note(match, f"Voided: {reason.strip()}")
-        match.save(update_fields=["status", "voided_at", "voided_by", "moderator_note"])
-        event = RatingEvent.objects.filter(match=match).first()
-        if event is not None:
-            event.is_active = False
-            event.save(update_fields=["is_active"])
-            ladder_replay(ladder=match.ladder, from_event_id=event.pk)
-        return match
-
-
-def match_correct(
-    *, match: Match, moderator: User, placements: Sequence[int], reason: str, now: datetime | None = None
-) -> Match:
-    """Set the result a moderator decided; a rated match is replayed from its place in the log."""
-    now = now or timezone.now()
-    if not reason.strip():
-        raise ValidationError(REASON_REQUIRED, code="reason_required")
-    with transaction.atomic():
-        match = _locked(match)
-        if match.status == MatchStatus.VOID:
-            raise ValidationError(ALREADY_VOID, code="already_void")
-        sides = list(match.sides.order_by("index"))
-        _check_placements(match.ladder, placements, sides=len(sides))
-        for side, placement in zip(sides, placements, strict=True):
-            side.placement = placement
-        MatchSide.objects.bulk_update(sides, ["placement"])
-        match.moderator_note = _note(match, f"Corrected to placements {list(placements)}: {reason.strip()}")
-        match.save(update_fields=["moderator_note"])
-        event = RatingEvent.objects.filter(match=match, is_active=True).first()
-        if event is not None:
-            ladder_replay(ladder=match.ladder, from_event_id=event.pk)
-        elif match.status != MatchStatus.CONFIRMED:
-            _confirm(match, Confirmation.MODERATOR, now)
-        return match
-
-
-def _note(match: Match, line: str) -> str:
-    return f"{match.moderator_note}\n{line}".strip()

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from ladder.models import Match, MatchStatus
 from ladder.services import matches as svc
+from ladder.services import moderation
 from ladder.services.matches import SideInput
 from ratings.models import PlayerRating, RatingChange, RatingEvent
 from tests.factories import LadderFactory, UserFactory, member
@@ -87,7 +88,7 @@ def test_dispute_stops_the_match_until_a_moderator_decides(chess, alice, bob, mo
     match.refresh_from_db()
     assert match.status == MatchStatus.DISPUTED
     assert match.sides.get(index=1).dispute_reason == "I won that one"
-    svc.match_correct(match=match, moderator=moderator, placements=[2, 1], reason="replay checked")
+    moderation.match_correct(match=match, moderator=moderator, placements=[2, 1], reason="replay checked")
     assert rating(chess, bob).rating > 1500 > rating(chess, alice).rating
 
 
@@ -215,7 +216,7 @@ def test_void_of_a_rated_match_replays_the_ladder_without_it(chess, alice, bob, 
         played_at=Match.objects.get(ladder=chess, participants__player=carol).played_at,
     )
 
-    svc.match_void(match=first, moderator=moderator, reason="wrong opponent")
+    moderation.match_void(match=first, moderator=moderator, reason="wrong opponent")
 
     assert rating(chess, bob).rating == 1500 and rating(chess, bob).games == 0
     assert rating(chess, alice).games == 1
@@ -229,7 +230,7 @@ def test_void_needs_a_reason(chess, alice, bob, moderator):
     match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
 
     with pytest.raises(ValidationError, match="Give a reason"):
-        svc.match_void(match=match, moderator=moderator, reason="  ")
+        moderation.match_void(match=match, moderator=moderator, reason="  ")
     match.refresh_from_db()
     assert match.status == MatchStatus.PENDING
 

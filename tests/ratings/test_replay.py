@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from ladder.models import Match
 from ladder.services import matches as svc
+from ladder.services import moderation
 from ladder.services.matches import SideInput
 from ratings.models import PlayerRating, RatingChange, RatingEvent
 from ratings.services import ladder_replay, rating_adjust
@@ -107,8 +108,10 @@ def test_partial_replay_after_a_correction_equals_a_full_replay(moderator):
         matches.append(svc.match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=clock, now=clock))
 
     target = matches[20]
-    svc.match_correct(match=target, moderator=moderator, placements=[1] * target.sides.count(), reason="draw really")
-    svc.match_void(match=matches[35], moderator=moderator, reason="cheating")
+    moderation.match_correct(
+        match=target, moderator=moderator, placements=[1] * target.sides.count(), reason="draw really"
+    )
+    moderation.match_void(match=matches[35], moderator=moderator, reason="cheating")
     after_partial = snapshot(ladder)
 
     ladder_replay(ladder=ladder)

@@ -16,7 +16,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from ladder.services import ladder_join
+from ladder.services import ladder_join, moderation
 from ladder.services import matches as svc
 from ladder.services.matches import SideInput
 from ladder.services.nightly import ladder_nightly, local_midnight, local_midnights
@@ -122,7 +122,7 @@ def test_partial_replay_after_a_void_equals_a_full_replay(moderator):
     rated = ladder.matches.filter(rated_at__isnull=False).order_by("rating_event__id")
     middle = rated[rated.count() // 2]
 
-    svc.match_void(match=middle, moderator=moderator, reason="played on the wrong server")
+    moderation.match_void(match=middle, moderator=moderator, reason="played on the wrong server")
     after_void = standings(ladder)
     ladder_replay(ladder=ladder)
 

@@ -1,0 +1,93 @@
+"""A moderator's decisions on a match: confirm it as reported, void it, or correct its result.
+
+Each validates first (nothing changes on refusal), then writes in one transaction with
+the match row locked; voiding or correcting a rated match replays the ladder from its
+place in the log (``ratings.services.ladder_replay``), so every later rating follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from ladder.models import Confirmation, Match, MatchSide, MatchStatus
+from ladder.services.matches import (
+    ALREADY_VOID,
+    CANNOT_CONFIRM,
+    REASON_REQUIRED,
+    _check_placements,
+    _confirm,
+    _locked,
+)
+from ratings.models import RatingEvent
+from ratings.services import ladder_replay
+
+
+def match_moderate_confirm(*, match: Match, moderator: User, now: datetime | None = None) -> Match:
+    """A moderator settles a pending or disputed match as reported."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _locked(match)
+        if match.status not in (MatchStatus.PENDING, MatchStatus.DISPUTED):
+            raise ValidationError(
+                CANNOT_CONFIRM, code="cannot_confirm", params={"status": match.get_status_display().lower()}
+            )
+        _confirm(match, Confirmation.MODERATOR, now)
+        return match
+
+
+def match_void(*, match: Match, moderator: User, reason: str, now: datetime | None = None) -> Match:
+    """Void a match; if it was rated, the ladder is replayed from it without it."""
+    now = now or timezone.now()
+    if not reason.strip():
+        raise ValidationError(REASON_REQUIRED, code="reason_required")
+    with transaction.atomic():
+        match = _locked(match)
+        if match.status == MatchStatus.VOID:
+            raise ValidationError(ALREADY_VOID, code="already_void")
+        match.status = MatchStatus.VOID
+        match.voided_at = now
+        match.voided_by = moderator
+        match.moderator_note = _note(match, f"Voided: {reason.strip()}")
+        match.save(update_fields=["status", "voided_at", "voided_by", "moderator_note"])
+        event = RatingEvent.objects.filter(match=match).first()
+        if event is not None:
+            event.is_active = False
+            event.save(update_fields=["is_active"])
+            ladder_replay(ladder=match.ladder, from_event_id=event.pk)
+        return match
+
+
+def match_correct(
+    *, match: Match, moderator: User, placements: Sequence[int], reason: str, now: datetime | None = None
+) -> Match:
+    """Set the result a moderator decided; a rated match is replayed from its place in the log."""
+    now = now or timezone.now()
+    if not reason.strip():
+        raise ValidationError(REASON_REQUIRED, code="reason_required")
+    with transaction.atomic():
+        match = _locked(match)
+        if match.status == MatchStatus.VOID:
+            raise ValidationError(ALREADY_VOID, code="already_void")
+        sides = list(match.sides.order_by("index"))
+        _check_placements(match.ladder, placements, sides=len(sides))
+        for side, placement in zip(sides, placements, strict=True):
+            side.placement = placement
+        MatchSide.objects.bulk_update(sides, ["placement"])
+        match.moderator_note = _note(match, f"Corrected to placements {list(placements)}: {reason.strip()}")
+        match.save(update_fields=["moderator_note"])
+        event = RatingEvent.objects.filter(match=match, is_active=True).first()
+        if event is not None:
+            ladder_replay(ladder=match.ladder, from_event_id=event.pk)
+        elif match.status != MatchStatus.CONFIRMED:
+            _confirm(match, Confirmation.MODERATOR, now)
+        return match
+
+
+def _note(match: Match, line: str) -> str:
+    return f"{match.moderator_note}\n{line}".strip()
