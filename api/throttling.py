@@ -1,5 +1,10 @@
 """Rate limits per token (or signed-in session) and per anonymous address.
 
+``SearchThrottle`` adds one more for the leaderboard searches that have to rank the whole
+ladder (a search or bot filter no one asked for within the cache period): each costs
+PostgreSQL about 0.1–0.25 s for 100,000 members, so without their own, lower limit one
+token sending new searches could keep the database busy. Cached answers do not count.
+
 Rates come from ``settings.API_THROTTLE_RATES`` at each request (not at import), so a
 deployment or a test can change them. Each answer over the limit is a 429 with
 ``Retry-After``.
@@ -35,7 +40,10 @@ class ApiRateThrottle(SimpleRateThrottle):
             self.scope, ident = "user", str(request.user.pk)
         else:
             self.scope, ident = "anon", self.get_ident(request)
-        self.rate = rates.get(self.scope)
+        return self._allow(request, view, rates.get(self.scope), ident)
+
+    def _allow(self, request: Request, view: APIView, rate: str | None, ident: str) -> bool:
+        self.rate = rate
         if self.rate is None:
             return True
         self.num_requests, self.duration = self.parse_rate(self.rate)
@@ -44,3 +52,17 @@ class ApiRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request: Request, view: APIView) -> str:
         return self.key
+
+
+class SearchThrottle(ApiRateThrottle):
+    """``search`` scope: leaderboard searches computed anew, per token, session user or address."""
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        if isinstance(request.auth, ApiToken):
+            ident = f"token-{request.auth.pk}"
+        elif request.user and request.user.is_authenticated:
+            ident = f"user-{request.user.pk}"
+        else:
+            ident = f"anon-{self.get_ident(request)}"
+        self.scope = "search"
+        return self._allow(request, view, settings.API_THROTTLE_RATES.get("search"), ident)

@@ -168,6 +168,8 @@ API_THROTTLE_RATES = {
         ("anon", env_str("API_THROTTLE_ANON", "120/minute")),
         ("user", env_str("API_THROTTLE_USER", "1200/minute")),
         ("token", env_str("API_THROTTLE_TOKEN", "1200/minute")),
+        # Leaderboard searches and bot filters not already cached, on top of the above.
+        ("search", env_str("API_THROTTLE_SEARCH", "30/minute")),
     )
 }
 for _scope, _rate in API_THROTTLE_RATES.items():

@@ -47,6 +47,7 @@ from api.serializers import (
     WinProbabilityIn,
     WinProbabilityOut,
 )
+from api.throttling import SearchThrottle
 from api.views.base import errors, paginated, parse, query
 from ladder import selectors
 from ladder.models import Ladder, LeaderboardSnapshot
@@ -93,26 +94,37 @@ class LeaderboardView(APIView):
         description="Ranked players by rank, then the unranked ones (provisional, too few games, idle) with "
         "their reasons. `rank_change` counts the places gained since the latest nightly leaderboard snapshot. "
         "Pages are cached: each shows the ladder as ranked at most `API_LEADERBOARD_CACHE_SECONDS` (5 s by "
-        "default) earlier; while one request recomputes an expired page, the others get the previous one.",
+        "default) earlier; while one request recomputes an expired page, the others get the previous one. "
+        "A search (`q`) or bot filter not in the cache also counts against `API_THROTTLE_SEARCH` (30 a "
+        "minute per client by default).",
     )
     def get(self, request: Request, slug: str) -> HttpResponseBase:
         params = query(request, LeaderboardFilterIn)
         seconds = settings.API_LEADERBOARD_CACHE_SECONDS
+        searching = bool(params.get("q", "").strip() or params.get("bots"))
         if not seconds:
-            body = _leaderboard_json(request, _leaderboard(_ladder(slug), params))
+            body = self._page(request, slug, params, searching=searching)
         else:
             # The links in the page are absolute, so the address the client used is part of the key.
             where = f"{slug}|{request.scheme}://{request.get_host()}|{sorted(params.items())}"
             key = "api:leaderboard:" + hashlib.sha256(where.encode()).hexdigest()
-            if selectors.ranks_in_sql() and not params.get("q", "").strip() and not params.get("bots"):
+            if selectors.ranks_in_sql() and not searching:
                 _, body = cached_entry(
                     key, lambda: _leaderboard_in_order(request, slug, params, seconds), source=_order_key(slug)
                 )
             else:
-                body = cached(key, seconds, lambda: _leaderboard_json(request, _leaderboard(_ladder(slug), params)))
+                body = cached(key, seconds, lambda: self._page(request, slug, params, searching=searching))
         if "indent" in request.accepted_media_type:  # "application/json; indent=4": DRF pretty-prints it
             return Response(json.loads(body))
         return HttpResponse(body, content_type="application/json")
+
+    def _page(self, request: Request, slug: str, params: dict[str, Any], *, searching: bool) -> bytes:
+        """A page ranked for itself; a search's (or bot filter's) counts against ``API_THROTTLE_SEARCH``."""
+        if searching:
+            throttle = SearchThrottle()
+            if not throttle.allow_request(request, self):
+                self.throttled(request, throttle.wait())
+        return _leaderboard_json(request, _leaderboard(_ladder(slug), params))
 
 
 STALE_SECONDS = 60  # how long past its freshness a page may still be served while one request recomputes it

@@ -88,3 +88,34 @@ def test_tokens_are_throttled_each_on_its_own(client_for, player):
     assert first.get("/api/v1/me/").status_code == 200
     assert first.get("/api/v1/me/").status_code == 429
     assert second.get("/api/v1/me/").status_code == 200
+
+
+@override_settings(API_THROTTLE_RATES={"anon": "100/minute", "token": None, "user": None, "search": "2/minute"})
+def test_leaderboard_searches_that_must_be_ranked_have_their_own_limit(api, ladder):
+    """Only a search (or bot filter) computed anew counts: cached ones and plain pages are free."""
+    url = f"/api/v1/ladders/{ladder.slug}/leaderboard/"
+    assert api.get(url, {"q": "al"}).status_code == 200
+    assert api.get(url, {"bots": "only"}).status_code == 200
+    for _ in range(3):
+        assert api.get(url, {"q": "al"}).status_code == 200  # cached
+        assert api.get(url).status_code == 200  # a plain page
+    response = api.get(url, {"q": "bo"})
+    assert response.status_code == 429
+    assert error_of(response)["code"] == "throttled"
+    assert int(response["Retry-After"]) > 0
+    assert api.get(url, {"q": "bo"}, REMOTE_ADDR="10.0.0.9").status_code == 200  # per client
+
+
+def test_a_malformed_search_limit_is_refused_at_start():
+    import os
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "ladder.settings", "API_THROTTLE_SEARCH": "lots"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0 and "API_THROTTLE_SEARCH must look like 60/minute" in result.stderr
