@@ -5,7 +5,7 @@ would take an hour): ``--players`` users and their ``PlayerRating`` rows at the 
 values, ``--matches`` confirmed and rated 1 v 1 matches one ``--step`` apart, with their
 two sides, two participants and one ``RatingEvent`` each (ids in played order). There is
 no ``RatingChange`` yet: the first replay writes 2 × matches of them; the second one
-first marks those not current, which is the cost of replaying a ladder with a history.
+first moves those to the superseded history, which is the cost of replaying a ladder with a history.
 
 Each replay is ``ratings.services.ladder_replay(ladder=...)``, what ``manage.py
 replay_ratings --ladder SLUG`` runs. It is split into phases with its progress callback
@@ -337,11 +337,11 @@ def replay(ladder, args: argparse.Namespace, run: int) -> float:
 def check(ladder, matches: int) -> None:
     from django.db.models import Sum
 
-    from ratings.models import PlayerRating, RatingChange
+    from ratings.models import PlayerRating, RatingChange, SupersededChange
 
-    current = RatingChange.objects.filter(ladder=ladder, is_current=True).count()
+    current = RatingChange.objects.filter(ladder=ladder).count()
     games = PlayerRating.objects.filter(ladder=ladder).aggregate(total=Sum("games"))["total"] or 0
-    history = RatingChange.objects.filter(ladder=ladder).count()
+    history = current + SupersededChange.objects.filter(ladder=ladder).count()
     good = current == 2 * matches and games == 2 * matches
     print(
         f"  check: current history rows {current:,}, sum of games {games:,}, expected {2 * matches:,} each:"

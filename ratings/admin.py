@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.utils import timezone
 
-from ratings.models import PlayerRating, RatingAdjustment, RatingChange
+from ratings.models import PlayerRating, RatingAdjustment, RatingChange, SupersededChange
 from ratings.services import rating_adjust
 
 
@@ -64,9 +64,8 @@ class RatingChangeAdmin(admin.ModelAdmin):
         "rating_before",
         "rating_after",
         "delta_shown",
-        "is_current",
     )
-    list_filter = ("ladder", "kind", "is_current")
+    list_filter = ("ladder", "kind")
     list_select_related = ("player", "ladder")
     search_fields = ("player__username",)
     ordering = ("-event_id", "player_id")
@@ -82,6 +81,27 @@ class RatingChangeAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: RatingChange | None = None) -> bool:
+        return False
+
+
+@admin.register(SupersededChange)
+class SupersededChangeAdmin(admin.ModelAdmin):
+    """History rows replays replaced, kept as they were: read-only."""
+
+    list_display = ("event_id", "player", "ladder", "kind", "rating_before", "rating_after", "superseded_at")
+    list_filter = ("kind",)
+    list_select_related = ("player", "ladder")
+    search_fields = ("player__username",)
+    ordering = ("-id",)
+    show_full_result_count = False  # no count(*) of a table that can hold millions of rows
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: SupersededChange | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: SupersededChange | None = None) -> bool:
         return False
 
 

@@ -154,16 +154,36 @@ class RatingEvent(models.Model):
         return f"{self.kind} event {self.pk}"
 
 
-class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
-    def current(self) -> RatingChangeQuerySet:
-        return self.filter(is_current=True)
+class ChangeValues(models.Model):
+    """What a history row records: the standing before and after one event for one player."""
+
+    kind = models.CharField(max_length=10, choices=ChangeKind.choices)
+    rating_before = models.FloatField()
+    rd_before = models.FloatField("RD before")
+    volatility_before = models.FloatField()
+    rd_as_of_before = models.DateTimeField()
+    rd_at_event = models.FloatField("RD at the event", help_text="The RD the update started from.")
+    rating_after = models.FloatField()
+    rd_after = models.FloatField("RD after")
+    volatility_after = models.FloatField()
+    rd_as_of_after = models.DateTimeField()
+    expected = models.FloatField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    delta = models.FloatField()
+    engine = models.CharField(max_length=10)
+    engine_params = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        abstract = True
 
 
-class RatingChange(models.Model):
+class RatingChange(ChangeValues):
     """History: one row per player per rating event, append-only.
 
-    A replay never edits a row: it marks the rows it recomputes ``is_current=False`` and
-    writes new ones of kind ``replay``, so what a player once saw stays on record.
+    A replay never edits a row: it moves the rows it recomputes, unchanged, to
+    ``SupersededChange`` and writes new ones of kind ``replay``, so what a player once saw
+    stays on record. This table holds the current history only.
     """
 
     # History rows are written only by the rating services and replays, in the transaction
@@ -194,33 +214,12 @@ class RatingChange(models.Model):
         db_constraint=False,
         db_index=False,
     )
-    kind = models.CharField(max_length=10, choices=ChangeKind.choices)
-    rating_before = models.FloatField()
-    rd_before = models.FloatField("RD before")
-    volatility_before = models.FloatField()
-    rd_as_of_before = models.DateTimeField()
-    rd_at_event = models.FloatField("RD at the event", help_text="The RD the update started from.")
-    rating_after = models.FloatField()
-    rd_after = models.FloatField("RD after")
-    volatility_after = models.FloatField()
-    rd_as_of_after = models.DateTimeField()
-    expected = models.FloatField(null=True, blank=True)
-    score = models.FloatField(null=True, blank=True)
-    delta = models.FloatField()
-    engine = models.CharField(max_length=10)
-    engine_params = models.JSONField(default=dict)
-    is_current = models.BooleanField(default=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    objects = RatingChangeQuerySet.as_manager()
 
     class Meta:
         ordering = ["event_id", "id"]
         constraints = [
             models.CheckConstraint(condition=Q(rd_before__gt=0) & Q(rd_after__gt=0), name="change_rd_positive"),
-            models.UniqueConstraint(
-                fields=["event", "player"], condition=Q(is_current=True), name="change_one_current_per_event_player"
-            ),
+            models.UniqueConstraint(fields=["event", "player"], name="change_one_per_event_player"),
         ]
         indexes = [
             models.Index(fields=["ladder", "player", "event"], name="change_ladder_player_event"),
@@ -229,3 +228,43 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} {self.delta:+.1f} ({self.kind})"
+
+
+class SupersededChange(ChangeValues):
+    """A history row a replay recomputed, moved here unchanged (with its id) when the replay
+    wrote its successor: the record of what a player once saw.
+
+    Moving a row (``DELETE … RETURNING`` into an ``INSERT``) costs a third of marking it in
+    place, which rewrote every index entry of the row: that was most of the time of
+    replaying a ladder with a long history. Only the primary key is indexed; the table is
+    read in the admin, rarely.
+    """
+
+    id = models.BigIntegerField(primary_key=True, help_text="The row's id when it was current.")
+    event = models.ForeignKey(
+        RatingEvent, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False, db_index=False
+    )
+    ladder = models.ForeignKey(
+        "ladder.Ladder", on_delete=models.DO_NOTHING, related_name="+", db_constraint=False, db_index=False
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False, db_index=False
+    )
+    match = models.ForeignKey(
+        "ladder.Match",
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
+    )
+    superseded_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a replay replaced it (empty for rows replaced before this was kept)."
+    )
+
+    class Meta:
+        ordering = ["event_id", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.delta:+.1f} ({self.kind}, superseded)"

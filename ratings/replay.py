@@ -26,7 +26,16 @@ from psycopg.types.json import Jsonb
 
 from ladder.models import Ladder, Participant
 from ratings.history import Standing, apply_adjustment, apply_match, engine_settings, initial_standing
-from ratings.models import ChangeKind, EventKind, PlayerRating, RatingAdjustment, RatingChange, RatingEvent
+from ratings.models import (
+    ChangeKind,
+    ChangeValues,
+    EventKind,
+    PlayerRating,
+    RatingAdjustment,
+    RatingChange,
+    RatingEvent,
+    SupersededChange,
+)
 from ratings.nightly import NightlyTimeline
 
 # A history row as the replay writes it: the columns that vary from row to row, then the
@@ -49,7 +58,7 @@ ROW_COLUMNS = (
     "delta",
     "engine_params",
 )
-SHARED_COLUMNS = ("ladder_id", "kind", "engine", "is_current", "created_at")
+SHARED_COLUMNS = ("ladder_id", "kind", "engine", "created_at")
 # PostgreSQL types of ``ROW_COLUMNS + SHARED_COLUMNS``, for the binary COPY.
 COPY_TYPES = (
     ["int8", "int8", "int8"]
@@ -58,7 +67,7 @@ COPY_TYPES = (
     + ["float8"] * 3
     + ["timestamptz"]
     + ["float8"] * 3
-    + ["jsonb", "int8", "varchar", "varchar", "bool", "timestamptz"]
+    + ["jsonb", "int8", "varchar", "varchar", "timestamptz"]
 )
 EVENTS_PER_BATCH = 50_000
 STANDING_COLUMNS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
@@ -94,8 +103,8 @@ def ladder_replay(
 
     Every rating row of the ladder is locked first, so no live update interleaves (a live
     update waiting on those locks numbers its event after the replay). History rows of the
-    replayed events are marked not current and new ``replay`` rows written; voided events
-    are skipped.
+    replayed events move unchanged to ``SupersededChange`` and new ``replay`` rows are
+    written; voided events are skipped.
     """
     with transaction.atomic():
         members = list(
@@ -117,10 +126,10 @@ def ladder_replay(
             _load_standings_before(ladder, first, standings)
         touched: set[int] = set(standings) if full else set()
         if first is not None:
-            superseded = RatingChange.objects.filter(ladder=ladder, event_id__gte=first, is_current=True)
             if not full:
-                touched.update(superseded.values_list("player_id", flat=True).distinct())
-            superseded.update(is_current=False)
+                replaced = RatingChange.objects.filter(ladder=ladder, event_id__gte=first)
+                touched.update(replaced.values_list("player_id", flat=True).distinct())
+            _supersede(ladder, first, now=timezone.now())
         engine = ladder.get_engine()
         nights = NightlyTimeline.of(ladder)  # RDs written back at midnights, between events
         settings_json = json.dumps(engine_settings(ladder))
@@ -273,13 +282,49 @@ def _fetch_raw(queryset: QuerySet[Any], chunk: int = 20_000) -> Iterator[tuple[A
             yield from batch
 
 
+_HISTORY_COLUMNS = ", ".join(
+    ["id", "event_id", "ladder_id", "player_id", "match_id"] + [field.column for field in ChangeValues._meta.fields]
+)
+_MOVE_SQL = f"""
+    WITH moved AS (
+        DELETE FROM {RatingChange._meta.db_table} WHERE ladder_id = %(ladder)s AND event_id >= %(first)s
+        RETURNING {_HISTORY_COLUMNS}
+    )
+    INSERT INTO {SupersededChange._meta.db_table} ({_HISTORY_COLUMNS}, superseded_at)
+    SELECT {_HISTORY_COLUMNS}, %(now)s FROM moved
+"""
+_COPY_SQL = f"""
+    INSERT INTO {SupersededChange._meta.db_table} ({_HISTORY_COLUMNS}, superseded_at)
+    SELECT {_HISTORY_COLUMNS}, %(now)s FROM {RatingChange._meta.db_table}
+    WHERE ladder_id = %(ladder)s AND event_id >= %(first)s
+"""
+
+
+def _supersede(ladder: Ladder, first: int, *, now: datetime) -> None:
+    """Move the ladder's history rows from event ``first`` on to ``SupersededChange``, unchanged.
+
+    On PostgreSQL one statement deletes them and inserts what the delete returns; elsewhere
+    the rows are copied, then deleted (the same transaction either way).
+    """
+    params = {"ladder": ladder.pk, "first": first, "now": now}
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(_MOVE_SQL, params)
+        else:
+            cursor.execute(_COPY_SQL, params)
+            cursor.execute(
+                f"DELETE FROM {RatingChange._meta.db_table} WHERE ladder_id = %(ladder)s AND event_id >= %(first)s",
+                params,
+            )
+
+
 def _adjustment_event(event: RatingEvent) -> _Event:
     return _Event(id=event.pk, kind=EventKind.ADJUSTMENT, at=event.at, adjustment=event.adjustment)
 
 
 def _load_standings_before(ladder: Ladder, first: int, standings: dict[int, Standing]) -> None:
     """Each player's standing just before event ``first``, from the current history."""
-    earlier = RatingChange.objects.current().filter(ladder=ladder, event_id__lt=first)
+    earlier = RatingChange.objects.all().filter(ladder=ladder, event_id__lt=first)
     if connection.features.can_distinct_on_fields:
         latest = earlier.order_by("player_id", "-event_id").distinct("player_id")
     else:
@@ -331,7 +376,7 @@ class _ChangeWriter:
     def __init__(self, *, ladder_id: int, kind: str, engine: str, created_at: datetime) -> None:
         self.count = 0
         self._postgres = connection.vendor == "postgresql"
-        self._shared = (ladder_id, kind, engine, True, created_at)
+        self._shared = (ladder_id, kind, engine, created_at)
         self._json: dict[str, Any] = {}  # JSON text -> its jsonb adapter, made once per text
         self._rows: list[tuple[Any, ...]] = []
         self._stack: contextlib.ExitStack | None = None

@@ -77,7 +77,7 @@ class PlayerHistoryView(APIView):
         ladder = get_object_or_404(Ladder, slug=slug)
         params = query(request, HistoryFilterIn)
         changes = (
-            RatingChange.objects.current()
+            RatingChange.objects.all()
             .filter(ladder=ladder, player=player)
             .select_related("event")
             .order_by("event_id", "id")

@@ -109,7 +109,7 @@ def matches_with_details(matches: QuerySet[Match]) -> QuerySet[Match]:
                 Prefetch("participants", queryset=Participant.objects.select_related("player").order_by("id"))
             ),
         ),
-        Prefetch("rating_changes", queryset=RatingChange.objects.current(), to_attr="current_changes"),
+        Prefetch("rating_changes", queryset=RatingChange.objects.all(), to_attr="current_changes"),
     )
 
 

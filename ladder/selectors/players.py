@@ -82,7 +82,7 @@ def player_standing(
             reasons=("left the ladder",),
         )
     history = list(
-        RatingChange.objects.current()
+        RatingChange.objects.all()
         .filter(ladder=ladder, player=player)
         .select_related("event")
         .order_by("event_id", "id")

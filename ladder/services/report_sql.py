@@ -125,11 +125,11 @@ _RATE = f""", new_event AS (
     INSERT INTO {_CHANGE} (event_id, ladder_id, player_id, match_id, kind, rating_before, rd_before,
                            volatility_before, rd_as_of_before, rd_at_event, rating_after, rd_after,
                            volatility_after, rd_as_of_after, expected, score, delta, engine, engine_params,
-                           is_current, created_at)
+                           created_at)
     SELECT new_event.id, %(ladder)s, c.player, new_match.id, '{ChangeKind.MATCH.value}', c.rating_before,
            c.rd_before, c.volatility_before, c.rd_as_of_before, c.rd_at_event, c.rating_after, c.rd_after,
            c.volatility_after, c.rd_as_of_after, c.expected, c.score, c.delta, %(engine)s,
-           %(engine_params)s::jsonb, true, %(now)s
+           %(engine_params)s::jsonb, %(now)s
     FROM new_event, new_match, unnest(
         %(c_player)s::bigint[], %(c_rating_before)s::float8[], %(c_rd_before)s::float8[],
         %(c_volatility_before)s::float8[], %(c_rd_as_of_before)s::timestamptz[], %(c_rd_at_event)s::float8[],

@@ -78,7 +78,27 @@ def test_correct_action_sets_placements_and_replays(client, setup, moderator):
     client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
 
     assert PlayerRating.objects.get(ladder=ladder, player=bob).rating > 1500
-    assert RatingChange.objects.current().filter(match=match, kind="replay").count() == 2
+    assert RatingChange.objects.all().filter(match=match, kind="replay").count() == 2
+
+
+def test_moderators_read_the_superseded_history_and_cannot_change_it(client, setup, moderator):
+    from ratings.models import SupersededChange
+
+    ladder, alice, bob = setup
+    match = report(ladder, alice, bob, reporter=moderator)
+    data = {"action": "correct_result", "_selected_action": [match.pk], "apply": "1"}
+    client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
+    row = SupersededChange.objects.get(match=match, player=alice)
+    assert row.kind == "match" and row.delta > 0  # alice's win, as it was first recorded
+
+    listing = client.get(reverse("admin:ratings_supersededchange_changelist"))
+    assert listing.status_code == 200 and "alice" in listing.text
+    detail = client.get(reverse("admin:ratings_supersededchange_change", args=[row.pk]))
+    assert detail.status_code == 200
+    assert (
+        client.post(reverse("admin:ratings_supersededchange_delete", args=[row.pk]), {"post": "yes"}).status_code == 403
+    )
+    assert SupersededChange.objects.filter(pk=row.pk).exists()
 
 
 def test_manual_adjustment_needs_a_reason_and_is_history(client, setup, moderator):

@@ -14,7 +14,7 @@ from ladder.models import Match
 from ladder.services import matches as svc
 from ladder.services import moderation
 from ladder.services.matches import SideInput
-from ratings.models import PlayerRating, RatingChange, RatingEvent
+from ratings.models import PlayerRating, RatingChange, RatingEvent, SupersededChange
 from ratings.services import ladder_replay, rating_adjust
 from tests.factories import LadderFactory, member
 
@@ -92,7 +92,7 @@ def test_full_replay_gives_exactly_the_live_ratings(engine, moderator, report_pa
 
     assert stats.matches == rated
     assert_same(live, snapshot(ladder))
-    assert RatingChange.objects.current().filter(ladder=ladder, kind="replay").count() == stats.changes
+    assert RatingChange.objects.all().filter(ladder=ladder, kind="replay").count() == stats.changes
 
 
 @pytest.mark.django_db
@@ -117,7 +117,37 @@ def test_partial_replay_after_a_correction_equals_a_full_replay(moderator):
     ladder_replay(ladder=ladder)
 
     assert_same(after_partial, snapshot(ladder))
-    assert RatingChange.objects.current().filter(match=matches[35]).count() == 0
+    assert RatingChange.objects.filter(match=matches[35]).count() == 0
+
+
+@pytest.mark.django_db
+def test_a_replay_moves_the_rows_it_replaces_unchanged_and_keeps_the_earlier_ones(moderator):
+    ladder = LadderFactory()
+    players = [member(ladder, f"m{n}") for n in range(4)]
+    clock = timezone.now() - timedelta(days=30)
+    matches = []
+    for n in range(8):
+        clock += timedelta(hours=5)
+        a, b = players[n % 4], players[(n + 1) % 4]
+        sides = [SideInput(players=[a], placement=1), SideInput(players=[b], placement=2)]
+        matches.append(svc.match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=clock, now=clock))
+    columns = [field.attname for field in RatingChange._meta.concrete_fields]
+    before = {row["id"]: row for row in RatingChange.objects.filter(ladder=ladder).values(*columns)}
+    voided = RatingEvent.objects.get(match=matches[4])
+
+    moderation.match_void(match=matches[4], moderator=moderator, reason="wrong result")
+
+    kept = {
+        row["id"]: row for row in RatingChange.objects.filter(ladder=ladder, event_id__lt=voided.pk).values(*columns)
+    }
+    assert kept == {pk: row for pk, row in before.items() if row["event_id"] < voided.pk}
+    moved = {row["id"]: row for row in SupersededChange.objects.filter(ladder=ladder).values(*columns, "superseded_at")}
+    assert moved.keys() == {pk for pk, row in before.items() if row["event_id"] >= voided.pk}
+    for pk, row in moved.items():
+        assert row.pop("superseded_at") is not None
+        assert row == before[pk]
+    assert not RatingChange.objects.filter(ladder=ladder, event_id__gte=voided.pk, kind="match").exists()
+    assert RatingChange.objects.filter(ladder=ladder, event_id__gt=voided.pk).count() == 2 * 3  # the three later
 
 
 @pytest.mark.django_db(transaction=True)
