@@ -33,14 +33,16 @@ class ApiRateThrottle(SimpleRateThrottle):
         return None  # chosen per request in allow_request
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        rates = settings.API_THROTTLE_RATES
+        self.scope, ident = self._client(request)
+        return self._allow(request, view, settings.API_THROTTLE_RATES.get(self.scope), ident)
+
+    def _client(self, request: Request) -> tuple[str, str]:
+        """Who is counted: ``("token", its id)``, ``("user", their id)`` or ``("anon", the address)``."""
         if isinstance(request.auth, ApiToken):
-            self.scope, ident = "token", str(request.auth.pk)
-        elif request.user and request.user.is_authenticated:
-            self.scope, ident = "user", str(request.user.pk)
-        else:
-            self.scope, ident = "anon", self.get_ident(request)
-        return self._allow(request, view, rates.get(self.scope), ident)
+            return "token", str(request.auth.pk)
+        if request.user and request.user.is_authenticated:
+            return "user", str(request.user.pk)
+        return "anon", self.get_ident(request)
 
     def _allow(self, request: Request, view: APIView, rate: str | None, ident: str) -> bool:
         self.rate = rate
@@ -58,11 +60,6 @@ class SearchThrottle(ApiRateThrottle):
     """``search`` scope: leaderboard searches computed anew, per token, session user or address."""
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        if isinstance(request.auth, ApiToken):
-            ident = f"token-{request.auth.pk}"
-        elif request.user and request.user.is_authenticated:
-            ident = f"user-{request.user.pk}"
-        else:
-            ident = f"anon-{self.get_ident(request)}"
+        kind, ident = self._client(request)
         self.scope = "search"
-        return self._allow(request, view, settings.API_THROTTLE_RATES.get("search"), ident)
+        return self._allow(request, view, settings.API_THROTTLE_RATES.get("search"), f"{kind}-{ident}")

@@ -47,6 +47,15 @@ def trusted(db, ladder):
     return server
 
 
+def report_body(ladder, a="alice", b="bob", **extra):
+    """A 1 v 1 report body: ``a`` beat ``b``."""
+    return {
+        "ladder": ladder.slug,
+        "sides": [{"players": [a], "placement": 1}, {"players": [b], "placement": 2}],
+        **extra,
+    }
+
+
 def error_of(response) -> dict:
     body = response.json()
     assert set(body) == {"error"}, body

@@ -258,12 +258,6 @@ def test_a_cached_ranking_written_by_other_code_is_recomputed_not_a_500(api, cro
     assert cache.get(_order_key(crowded.slug))[1].ladder_id == crowded.pk
 
 
-def test_the_cached_ranking_key_names_the_format_of_the_ranking():
-    from api.views.ladders import _order_key
-
-    assert _order_key("x").startswith("api:leaderboard:order:") and len(_order_key("x").split(":")[3]) == 12
-
-
 def test_leaderboard_is_pretty_printed_when_asked(api, crowded):
     compact = leaderboard(api, crowded.slug)
     pretty = leaderboard(api, crowded.slug, {"HTTP_ACCEPT": "application/json; indent=2"})

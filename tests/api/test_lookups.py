@@ -12,7 +12,7 @@ from api.lookups import ladder_by_slug, users_by_username
 from api.models import IdempotencyKey
 from api.services import token_create, token_hash, token_revoke
 from ladder import db
-from tests.api.test_matches import report_body
+from tests.api.conftest import report_body
 from tests.factories import UserFactory, member
 
 pytestmark = pytest.mark.django_db

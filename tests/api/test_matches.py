@@ -9,18 +9,10 @@ from api.models import IdempotencyKey
 from ladder.models import Match, MatchStatus
 from ladder.services.matches import DUPLICATE_REPORT, OWN_REPORT
 from ratings.models import PlayerRating
-from tests.api.conftest import error_of
+from tests.api.conftest import error_of, report_body
 from tests.factories import LadderFactory, UserFactory, member
 
 pytestmark = pytest.mark.django_db
-
-
-def report_body(ladder, a="alice", b="bob", **extra):
-    return {
-        "ladder": ladder.slug,
-        "sides": [{"players": [a], "placement": 1}, {"players": [b], "placement": 2}],
-        **extra,
-    }
 
 
 def test_player_reports_and_opponent_confirms(client_for, ladder, members):
