@@ -36,6 +36,14 @@ class LadderFactory(factory.django.DjangoModelFactory):
     slug = factory.Sequence(lambda n: f"test-ladder-{n}")
     game = "Chess"
     description = "A ladder for tests."
+    # The fair-play limits are off: most tests report old games between the same few players.
+    # tests/ladder/test_fair_play.py turns them on.
+    report_limit_per_hour = 0
+    pair_limit_per_day = 0
+    backdate_hours = 0
+    new_account_hours = 0
+    review_unanswered_reports = 0
+    review_one_sided_results = 0
 
 
 def member(ladder: Ladder, username: str, **fields) -> User:

@@ -212,6 +212,43 @@ class Ladder(models.Model):
         help_text="Game servers and bots whose reports in this ladder are confirmed at once, even for games "
         "they did not play.",
     )
+    # Fair play: limits on results reported after play (trusted reporters and moderators are exempt).
+    report_limit_per_hour = models.PositiveIntegerField(
+        "reports per hour",
+        default=10,
+        help_text="A player may report at most this many results of games played outside the queue in one hour "
+        "(results of games the queue paired don't count). 0 turns the limit off.",
+    )
+    pair_limit_per_day = models.PositiveIntegerField(
+        "results per pair per day",
+        default=6,
+        help_text="At most this many results of games played outside the queue between the same two players "
+        "in 24 hours, whoever reports them. 0 turns the limit off.",
+    )
+    backdate_hours = models.PositiveIntegerField(
+        "backdating window (hours)",
+        default=6,
+        help_text="A player reporting a game played outside the queue may date it at most this many hours back. "
+        "0 turns the rule off.",
+    )
+    new_account_hours = models.PositiveIntegerField(
+        "new accounts (hours)",
+        default=24,
+        help_text="For this many hours after signing up, an account can report only games the queue paired it "
+        "in, not games played elsewhere. 0 turns the rule off.",
+    )
+    review_unanswered_reports = models.PositiveIntegerField(
+        "hold after unanswered reports",
+        default=3,
+        help_text="A result does not confirm itself when its reporter has this many unanswered reports (this "
+        "one included) against the same player: it waits for the opponent or a moderator. 0 turns it off.",
+    )
+    review_one_sided_results = models.PositiveIntegerField(
+        "hold one-sided series of",
+        default=5,
+        help_text="A result does not confirm itself when the two players have this many results in 7 days "
+        "(this one included) and the same player won at least 80% of them. 0 turns it off.",
+    )
     ranked_min_games = models.PositiveIntegerField(
         "ranked after games",
         default=5,

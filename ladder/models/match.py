@@ -70,6 +70,19 @@ class Match(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="voided_matches"
     )
     moderator_note = models.TextField(blank=True, help_text="Why a moderator voided or corrected this match.")
+    paired_by_queue = models.BooleanField(
+        default=False, db_default=False, help_text="The matchmaking queue paired these players for this game."
+    )
+    held_for_review = models.BooleanField(
+        "flagged",
+        default=False,
+        db_default=False,
+        help_text="The fair-play checks flagged this result when it was reported: it never confirms itself "
+        "and waits for the opponent or a moderator.",
+    )
+    review_evidence = models.JSONField(
+        null=True, blank=True, help_text="What the fair-play checks saw when the result was reported."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = MatchQuerySet.as_manager()
@@ -80,6 +93,7 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["ladder", "status", "played_at"], name="match_ladder_status_played"),
             models.Index(fields=["status", "reported_at"], name="match_status_reported"),
+            models.Index(fields=["reported_by", "reported_at"], name="match_reporter_reported"),
         ]
         constraints = [
             models.CheckConstraint(

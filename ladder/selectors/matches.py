@@ -139,7 +139,7 @@ def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> 
             for side in sides
         ]
         confirms_at = None
-        if match.status == MatchStatus.PENDING and match.reported_at:
+        if match.status == MatchStatus.PENDING and match.reported_at and not match.held_for_review:
             confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
         summaries.append(
             MatchSummary(
@@ -172,7 +172,7 @@ def written_match_summary(match: Match) -> MatchSummary:
         for side, players in written.sides
     ]
     confirms_at = None
-    if match.status == MatchStatus.PENDING and match.reported_at:
+    if match.status == MatchStatus.PENDING and match.reported_at and not match.held_for_review:
         confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
     return MatchSummary(match=match, sides=lines, confirms_at=confirms_at)
 

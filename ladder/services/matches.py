@@ -29,7 +29,7 @@ from ladder.models import (
     Participant,
     SideAnswer,
 )
-from ladder.services import report_sql
+from ladder.services import fair_play, report_sql
 from ladder.services.report_sql import LockedMember
 from ratings.models import PlayerRating, RatingChange
 from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
@@ -223,6 +223,9 @@ def match_report(
         raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
     with transaction.atomic():
         rows = _lock_members(ladder, players, played_at)
+        hold = None
+        if not trusted:
+            hold = fair_play.check_report(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
         duplicate = _find_duplicate(ladder, sides, played_at)
         if duplicate is not None:
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate.pk})
@@ -236,6 +239,8 @@ def match_report(
             confirmation=how,
             confirmed_at=now if trusted else None,
             rated_at=now if trusted else None,
+            held_for_review=hold is not None,
+            review_evidence=hold.evidence if hold else None,
         )
         reporter_side = _reporter_side(sides, reporter)
         match_sides = MatchSide.objects.bulk_create(
@@ -282,6 +287,9 @@ def _report_in_two_statements(
         if not trusted and reporter.pk not in {p.pk for p in players}:
             raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
         _check_members(ladder, players, members, played_at)
+        hold = None
+        if not trusted:
+            hold = fair_play.check_report(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
         how = (Confirmation.MODERATOR if moderator else Confirmation.TRUSTED) if trusted else ""
         reporter_side = _reporter_side(sides, reporter)
         rated = None
@@ -317,6 +325,8 @@ def _report_in_two_statements(
         )
         if duplicate_id is not None:
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate_id})
+        if hold is not None:
+            Match.objects.filter(pk=match_id).update(held_for_review=True, review_evidence=hold.evidence)
     match = Match(
         pk=match_id,
         ladder=ladder,
@@ -328,6 +338,8 @@ def _report_in_two_statements(
         confirmed_at=now if trusted else None,
         rated_at=now if trusted else None,
         created_at=now,
+        held_for_review=hold is not None,
+        review_evidence=hold.evidence if hold else None,
     )
     _attach_written(match, sides, reporter_side, reporter, now, rated)
     return match
@@ -471,15 +483,53 @@ def match_dispute(*, match: Match, user: User, reason: str = "", now: datetime |
     now = now or timezone.now()
     with transaction.atomic():
         match = _locked(match)
-        side = _answerable(match, user)
-        side.answer = SideAnswer.DISPUTED
-        side.answered_by = user
-        side.answered_at = now
-        side.dispute_reason = reason.strip()
-        side.save(update_fields=["answer", "answered_by", "answered_at", "dispute_reason"])
-        match.status = MatchStatus.DISPUTED
-        match.save(update_fields=["status"])
+        _dispute(match, _answerable(match, user), user, reason, now)
         return match
+
+
+def _dispute(match: Match, side: MatchSide, user: User, reason: str, now: datetime) -> None:
+    side.answer = SideAnswer.DISPUTED
+    side.answered_by = user
+    side.answered_at = now
+    side.dispute_reason = reason.strip()
+    side.save(update_fields=["answer", "answered_by", "answered_at", "dispute_reason"])
+    match.status = MatchStatus.DISPUTED
+    match.save(update_fields=["status"])
+
+
+def match_dispute_all_from(
+    *, user: User, reporter: User, reason: str = "", ladder: Ladder | None = None, now: datetime | None = None
+) -> list[Match]:
+    """Dispute, in one go, every result ``reporter`` reported that ``user`` has yet to answer.
+
+    For a player flooded with invented results: each becomes disputed, with the same reason,
+    and waits for a moderator. Returns the disputed matches (none is no error); ``ladder``
+    narrows it to one ladder.
+    """
+    now = now or timezone.now()
+    if reporter.pk == user.pk:
+        raise ValidationError(OWN_REPORT, code="own_report")
+    pending = Match.objects.filter(
+        status=MatchStatus.PENDING, reported_by=reporter, participants__player=user, participants__side__answer=""
+    )
+    if ladder is not None:
+        pending = pending.filter(ladder=ladder)
+    with transaction.atomic():
+        ids = list(pending.order_by("pk").values_list("pk", flat=True))
+        matches = list(
+            Match.objects.select_for_update(of=("self",))
+            .filter(pk__in=ids, status=MatchStatus.PENDING)
+            .select_related("ladder")
+            .order_by("pk")
+        )
+        disputed = []
+        for match in matches:
+            side = _side_of(match, user)
+            if side.answer:
+                continue
+            _dispute(match, side, user, reason, now)
+            disputed.append(match)
+        return disputed
 
 
 def match_confirm_overdue(*, now: datetime | None = None) -> int:
@@ -493,7 +543,9 @@ def match_confirm_overdue(*, now: datetime | None = None) -> int:
     for ladder in Ladder.objects.filter(matches__status=MatchStatus.PENDING).distinct():
         deadline = now - timedelta(hours=ladder.confirmation_hours)
         ids = list(
-            Match.objects.filter(ladder=ladder, status=MatchStatus.PENDING, reported_at__lte=deadline)
+            Match.objects.filter(
+                ladder=ladder, status=MatchStatus.PENDING, reported_at__lte=deadline, held_for_review=False
+            )
             .order_by("reported_at", "pk")
             .values_list("pk", flat=True)
         )
@@ -501,7 +553,7 @@ def match_confirm_overdue(*, now: datetime | None = None) -> int:
             with transaction.atomic():
                 match = (
                     Match.objects.select_for_update(skip_locked=True, of=("self",))
-                    .filter(pk=pk, status=MatchStatus.PENDING)
+                    .filter(pk=pk, status=MatchStatus.PENDING, held_for_review=False)
                     .select_related("ladder")
                     .first()
                 )

@@ -250,7 +250,15 @@ class Command(BaseCommand):
         user = User.objects.filter(username__iexact=username).first()
         if user is not None:
             return user, False
-        user = User(username=username, email=f"{username}@example.org", is_staff=is_staff, is_superuser=is_superuser)
+        # Demo accounts signed up before the demo's season, so they are not new accounts
+        # (which may report only games the queue paired them in).
+        user = User(
+            username=username,
+            email=f"{username}@example.org",
+            is_staff=is_staff,
+            is_superuser=is_superuser,
+            date_joined=timezone.now() - timedelta(days=HISTORY_DAYS + 1),
+        )
         user.password = self._hash(password)
         user.save()
         return user, True

@@ -1,0 +1,248 @@
+"""The first line of fair play: limits on results reported after play, and results held for a moderator.
+
+A participant who reports a game played outside the queue (``matches.match_report``) is
+checked here, inside the report's transaction and after the players' rating rows are
+locked, so two reports racing each other are counted one after the other:
+
+- **limits** (refused, nothing written): reports per reporter per hour, results per pair of
+  players per 24 hours, how far back ``played_at`` may go, and new accounts, which may only
+  report games the queue paired them in;
+- **holds** (accepted, but flagged): a result whose reporter already has unanswered reports
+  against the same player, or which continues a frequent, one-sided series between the two,
+  never confirms itself. The opponent can still confirm or dispute it; otherwise a moderator
+  decides, seeing the evidence recorded with the match (``Match.review_evidence``).
+
+Trusted reporters and moderators are exempt from all of it. Results of games the queue
+paired are never limited: the queue made the game, so it cannot be invented.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from django.core.exceptions import ValidationError
+from django.db.models import Sum
+
+from accounts.models import User
+from ladder.models import Ladder, Match, MatchStatus, Participant
+from ratings.models import RatingChange
+
+REPORT_WINDOW = timedelta(hours=1)
+PAIR_WINDOW = timedelta(hours=24)
+SERIES_WINDOW = timedelta(days=7)
+ONE_SIDED_SHARE = 0.8
+
+REPORT_LIMIT = (
+    "You have reported %(count)d results in %(ladder)s in the last hour, the most it allows for games "
+    "played outside the queue. Try again in %(minutes)d minutes, or use the queue."
+)
+PAIR_LIMIT = (
+    "%(ladder)s already has %(count)d results between you and %(opponent)s from the last 24 hours, the most "
+    "it allows for games played outside the queue. Try again in %(minutes)d minutes, or use the queue."
+)
+BACKDATED = (
+    "%(ladder)s accepts results of games played at most %(hours)d hours ago; ask a moderator to record an older game."
+)
+NEW_ACCOUNT = (
+    "New accounts can report only games the queue paired them in, for their first %(hours)d hours. "
+    "Use “Find a match” on the ladder's page, or try again %(when)s."
+)
+
+HOLD_UNANSWERED = "%(reporter)s has %(count)d unanswered reports against %(opponent)s"
+HOLD_ONE_SIDED = "%(count)d results between %(reporter)s and %(opponent)s in 7 days, %(wins)d won by %(winner)s"
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """Why a result waits for a moderator, and what the checks saw (stored as ``review_evidence``)."""
+
+    reasons: list[str]
+    evidence: dict[str, Any]
+
+
+def _minutes_until(moment: datetime, now: datetime) -> int:
+    return max(1, math.ceil((moment - now).total_seconds() / 60))
+
+
+class ReportedSide(Protocol):
+    players: Sequence[User]
+    placement: int
+
+
+def check_report(
+    *, ladder: Ladder, reporter: User, sides: Sequence[ReportedSide], played_at: datetime, now: datetime
+) -> Hold | None:
+    """Refuse a participant's report of a game played outside the queue, or say why to hold it.
+
+    ``sides`` are the reported sides, the reporter on one of them. Raises ``ValidationError``
+    (codes ``new_account``, ``backdated``, ``report_limit``, ``pair_limit``; the limits carry
+    ``retry_after`` in seconds as a param) and returns a ``Hold`` or ``None``.
+    """
+    mine = next(side.placement for side in sides if any(p.pk == reporter.pk for p in side.players))
+    # Each player of another side, and whether the reporter beat them (None for a shared place).
+    opponents = [
+        (player, None if side.placement == mine else mine < side.placement)
+        for side in sides
+        if all(p.pk != reporter.pk for p in side.players)
+        for player in side.players
+    ]
+    if ladder.new_account_hours and reporter.date_joined > now - timedelta(hours=ladder.new_account_hours):
+        allowed_at = reporter.date_joined + timedelta(hours=ladder.new_account_hours)
+        raise ValidationError(
+            NEW_ACCOUNT,
+            code="new_account",
+            params={"hours": ladder.new_account_hours, "when": f"after {allowed_at:%Y-%m-%d %H:%M} UTC"},
+        )
+    if ladder.backdate_hours and played_at < now - timedelta(hours=ladder.backdate_hours):
+        raise ValidationError(
+            {
+                "played_at": ValidationError(
+                    BACKDATED, code="backdated", params={"ladder": ladder.name, "hours": ladder.backdate_hours}
+                )
+            }
+        )
+    after_play = Match.objects.filter(ladder=ladder, paired_by_queue=False)
+    if ladder.report_limit_per_hour:
+        recent = list(
+            after_play.filter(reported_by=reporter, reported_at__gt=now - REPORT_WINDOW)
+            .order_by("reported_at")
+            .values_list("reported_at", flat=True)[: ladder.report_limit_per_hour]
+        )
+        if len(recent) >= ladder.report_limit_per_hour:
+            free_at = recent[0] + REPORT_WINDOW
+            raise ValidationError(
+                REPORT_LIMIT,
+                code="report_limit",
+                params={
+                    "count": len(recent),
+                    "ladder": ladder.name,
+                    "minutes": _minutes_until(free_at, now),
+                    "retry_after": math.ceil((free_at - now).total_seconds()),
+                },
+            )
+    if ladder.pair_limit_per_day:
+        for opponent, _ in opponents:
+            together = list(
+                after_play.filter(reported_at__gt=now - PAIR_WINDOW)
+                .exclude(status=MatchStatus.VOID)
+                .filter(pk__in=_matches_of(reporter))
+                .filter(pk__in=_matches_of(opponent))
+                .order_by("reported_at")
+                .values_list("reported_at", flat=True)[: ladder.pair_limit_per_day]
+            )
+            if len(together) >= ladder.pair_limit_per_day:
+                free_at = together[0] + PAIR_WINDOW
+                raise ValidationError(
+                    PAIR_LIMIT,
+                    code="pair_limit",
+                    params={
+                        "count": len(together),
+                        "ladder": ladder.name,
+                        "opponent": opponent.username,
+                        "minutes": _minutes_until(free_at, now),
+                        "retry_after": math.ceil((free_at - now).total_seconds()),
+                    },
+                )
+    return _hold(ladder=ladder, reporter=reporter, opponents=opponents, now=now)
+
+
+def _matches_of(player: User) -> Any:
+    return Participant.objects.filter(player=player).values("match_id")
+
+
+def _hold(
+    *, ladder: Ladder, reporter: User, opponents: Sequence[tuple[User, bool | None]], now: datetime
+) -> Hold | None:
+    reasons: list[str] = []
+    evidence: dict[str, Any] = {"reporter": reporter.username, "checked_at": now.isoformat(), "opponents": {}}
+    for opponent, won in opponents:
+        seen: dict[str, Any] = {}
+        if ladder.review_unanswered_reports:
+            # Pending reports by ``reporter`` in which ``opponent``'s side has not answered, plus this one.
+            unanswered = (
+                Match.objects.filter(ladder=ladder, status=MatchStatus.PENDING, reported_by=reporter)
+                .filter(participants__player=opponent, participants__side__answer="")
+                .count()
+                + 1
+            )
+            seen["unanswered_reports"] = unanswered
+            if unanswered >= ladder.review_unanswered_reports:
+                reasons.append(
+                    HOLD_UNANSWERED
+                    % {"reporter": reporter.username, "count": unanswered, "opponent": opponent.username}
+                )
+        if ladder.review_one_sided_results:
+            series = _series(ladder, reporter, opponent, now)
+            wins = {reporter.username: series["reporter_wins"], opponent.username: series["opponent_wins"]}
+            if won is True:
+                wins[reporter.username] += 1
+            elif won is False:
+                wins[opponent.username] += 1
+            count = series["results"] + 1
+            winner, most = max(wins.items(), key=lambda item: item[1])
+            seen.update(
+                results_7_days=count,
+                wins=wins,
+                rating_moved_7_days={
+                    reporter.username: series["reporter_moved"],
+                    opponent.username: series["opponent_moved"],
+                },
+            )
+            if count >= ladder.review_one_sided_results and most >= ONE_SIDED_SHARE * count:
+                reasons.append(
+                    HOLD_ONE_SIDED
+                    % {
+                        "count": count,
+                        "reporter": reporter.username,
+                        "opponent": opponent.username,
+                        "wins": most,
+                        "winner": winner,
+                    }
+                )
+        evidence["opponents"][opponent.username] = seen
+    if not reasons:
+        return None
+    evidence["reasons"] = reasons
+    return Hold(reasons=reasons, evidence=evidence)
+
+
+def _series(ladder: Ladder, reporter: User, opponent: User, now: datetime) -> dict[str, Any]:
+    """Results between the two in the last 7 days (reported, not void), who won them, and the rating they moved."""
+    matches = (
+        Match.objects.filter(ladder=ladder, reported_at__gt=now - SERIES_WINDOW)
+        .exclude(status__in=[MatchStatus.VOID, MatchStatus.SCHEDULED])
+        .filter(pk__in=_matches_of(reporter))
+        .filter(pk__in=_matches_of(opponent))
+    )
+    placements = Participant.objects.filter(match__in=matches, player__in=[reporter, opponent]).values_list(
+        "match_id", "player_id", "side__placement"
+    )
+    by_match: dict[int, dict[int, int | None]] = {}
+    for match_id, player_id, placement in placements:
+        by_match.setdefault(match_id, {})[player_id] = placement
+    reporter_wins = opponent_wins = 0
+    for places in by_match.values():
+        mine, theirs = places.get(reporter.pk), places.get(opponent.pk)
+        if mine is None or theirs is None or mine == theirs:
+            continue
+        if mine < theirs:
+            reporter_wins += 1
+        else:
+            opponent_wins += 1
+    moved = dict(
+        RatingChange.objects.filter(match__in=matches, player__in=[reporter, opponent])
+        .values("player_id")
+        .annotate(total=Sum("delta"))
+        .values_list("player_id", "total")
+    )
+    return {
+        "results": len(by_match),
+        "reporter_wins": reporter_wins,
+        "opponent_wins": opponent_wins,
+        "reporter_moved": round(moved.get(reporter.pk) or 0.0, 1),
+        "opponent_moved": round(moved.get(opponent.pk) or 0.0, 1),
+    }

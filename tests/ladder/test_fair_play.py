@@ -1,0 +1,342 @@
+"""Fair play: limits on results reported after play, results held for a moderator, dispute-all.
+
+The ladders here use the model's defaults (the test factory turns the checks off) unless a
+test narrows one setting, so each test shows one rule at work.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
+
+from ladder.models import Ladder, Match, MatchStatus
+from ladder.services import matches as svc
+from ladder.services.matches import SideInput
+from tests.factories import UserFactory, member
+
+DEFAULTS = {f.name: f.default for f in Ladder._meta.get_fields() if hasattr(f, "default")}
+
+
+def fair_ladder(slug="fair", **settings) -> Ladder:
+    """A ladder with the shipped fair-play defaults, then ``settings`` on top."""
+    fields = {
+        name: DEFAULTS[name]
+        for name in (
+            "report_limit_per_hour",
+            "pair_limit_per_day",
+            "backdate_hours",
+            "new_account_hours",
+            "review_unanswered_reports",
+            "review_one_sided_results",
+        )
+    }
+    fields.update(settings)
+    return Ladder.objects.create(name=slug.title(), slug=slug, game="Chess", **fields)
+
+
+def veteran(ladder, name):
+    """A member whose account is a month old."""
+    user = member(ladder, name)
+    user.date_joined = timezone.now() - timedelta(days=30)
+    user.save(update_fields=["date_joined"])
+    return user
+
+
+def win(ladder, reporter, opponent, *, winner=None, played_at=None, now=None):
+    winner = winner or reporter
+    loser = opponent if winner != opponent else reporter
+    return svc.match_report(
+        ladder=ladder,
+        reporter=reporter,
+        sides=[SideInput([winner], 1), SideInput([loser], 2)],
+        played_at=played_at,
+        now=now,
+    )
+
+
+def refusal(call) -> ValidationError:
+    with pytest.raises(ValidationError) as info:
+        call()
+    return info.value
+
+
+def test_the_shipped_defaults_are_on():
+    assert DEFAULTS["report_limit_per_hour"] == 10
+    assert DEFAULTS["pair_limit_per_day"] == 6
+    assert DEFAULTS["backdate_hours"] == 6
+    assert DEFAULTS["new_account_hours"] == 24
+    assert DEFAULTS["review_unanswered_reports"] == 3
+    assert DEFAULTS["review_one_sided_results"] == 5
+
+
+@pytest.mark.django_db
+def test_a_reporter_gets_a_limited_number_of_reports_an_hour(report_path):
+    ladder = fair_ladder(report_limit_per_hour=3, review_unanswered_reports=0, review_one_sided_results=0)
+    alice = veteran(ladder, "alice")
+    rivals = [veteran(ladder, f"rival{n}") for n in range(5)]
+    now = timezone.now()
+    for n in range(3):
+        win(ladder, alice, rivals[n], now=now + timedelta(minutes=15 * n))
+
+    error = refusal(lambda: win(ladder, alice, rivals[3], now=now + timedelta(minutes=40)))
+    assert error.code == "report_limit"
+    assert "3 results" in error.messages[0] and "20 minutes" in error.messages[0]
+    assert error.params["retry_after"] == 20 * 60
+    assert Match.objects.filter(ladder=ladder).count() == 3
+    # Another player is not limited by alice's reports; alice is again an hour after her first.
+    win(ladder, rivals[4], rivals[3], now=now + timedelta(minutes=40))
+    win(ladder, alice, rivals[3], now=now + timedelta(minutes=61), played_at=now + timedelta(minutes=60))
+
+
+@pytest.mark.django_db
+def test_games_the_queue_paired_are_not_limited():
+    from matchmaking.services import queue_join
+
+    ladder = fair_ladder(report_limit_per_hour=1, review_unanswered_reports=0, review_one_sided_results=0)
+    alice, bob, carol = veteran(ladder, "alice"), veteran(ladder, "bob"), veteran(ladder, "carol")
+    queue_join(ladder=ladder, player=alice)
+    queue_join(ladder=ladder, player=bob)
+    paired = Match.objects.get(ladder=ladder, status=MatchStatus.SCHEDULED)
+    assert paired.paired_by_queue
+    svc.match_report_result(match=paired, reporter=alice, placements=[1, 2])
+    win(ladder, alice, carol)  # the queue's game did not use up the one report an hour
+    assert refusal(lambda: win(ladder, alice, bob)).code == "report_limit"
+
+
+@pytest.mark.django_db
+def test_the_same_two_players_get_a_limited_number_of_results_a_day(report_path):
+    ladder = fair_ladder(pair_limit_per_day=2, review_unanswered_reports=0, review_one_sided_results=0)
+    alice, bob, carol = veteran(ladder, "alice"), veteran(ladder, "bob"), veteran(ladder, "carol")
+    now = timezone.now()
+    win(ladder, alice, bob, now=now)
+    win(ladder, bob, alice, now=now + timedelta(minutes=30))  # whoever reports, it is the same pair
+
+    error = refusal(lambda: win(ladder, alice, bob, now=now + timedelta(hours=1)))
+    assert error.code == "pair_limit"
+    assert "bob" in error.messages[0]
+    assert error.params["retry_after"] == 23 * 3600
+    win(ladder, alice, carol, now=now + timedelta(hours=1))
+    win(ladder, alice, bob, now=now + timedelta(hours=24, minutes=1), played_at=now + timedelta(hours=24))
+
+
+@pytest.mark.django_db
+def test_a_void_result_does_not_count_against_the_pair(moderator):
+    from ladder.services.moderation import match_void
+
+    ladder = fair_ladder(pair_limit_per_day=1, review_unanswered_reports=0, review_one_sided_results=0)
+    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
+    wrong = win(ladder, alice, bob)
+    match_void(match=wrong, moderator=moderator, reason="Reported by mistake.")
+    win(ladder, bob, alice)
+
+
+@pytest.mark.django_db
+def test_a_participant_may_backdate_only_within_the_window(report_path, moderator):
+    ladder = fair_ladder(backdate_hours=6)
+    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
+    now = timezone.now()
+
+    error = refusal(lambda: win(ladder, alice, bob, played_at=now - timedelta(hours=7), now=now))
+    assert error.message_dict["played_at"][0].startswith("Fair accepts results of games played at most 6 hours ago")
+    assert not Match.objects.filter(ladder=ladder).exists()
+    win(ladder, alice, bob, played_at=now - timedelta(hours=5), now=now)
+    # Moderators and trusted reporters record older games.
+    win(ladder, moderator, bob, winner=alice, played_at=now - timedelta(days=3), now=now)
+    server = UserFactory(username="server", is_bot=True)
+    ladder.trusted_reporters.add(server)
+    svc.match_report(
+        ladder=ladder,
+        reporter=server,
+        sides=[SideInput([bob], 1), SideInput([alice], 2)],
+        played_at=now - timedelta(days=2),
+        now=now,
+    )
+
+
+@pytest.mark.django_db
+def test_a_new_account_reports_only_games_the_queue_paired(report_path):
+    from matchmaking.services import queue_join
+
+    ladder = fair_ladder(new_account_hours=24)
+    newcomer = member(ladder, "newcomer")  # signed up just now
+    bob = veteran(ladder, "bob")
+
+    error = refusal(lambda: win(ladder, newcomer, bob))
+    assert error.code == "new_account"
+    assert "first 24 hours" in error.messages[0]
+    # The queue's game is fine, and so is a report once the account is a day old.
+    queue_join(ladder=ladder, player=newcomer)
+    queue_join(ladder=ladder, player=bob)
+    paired = Match.objects.get(ladder=ladder, status=MatchStatus.SCHEDULED)
+    svc.match_report_result(match=paired, reporter=newcomer, placements=[1, 2])
+    later = timezone.now() + timedelta(hours=25)
+    win(ladder, newcomer, bob, now=later, played_at=later)
+
+
+@pytest.mark.django_db
+def test_unanswered_reports_against_one_player_wait_for_a_moderator(report_path):
+    """The probe's 50 unilateral reports against a passive player: from the third on, none confirms itself."""
+    ladder = fair_ladder(review_unanswered_reports=3, pair_limit_per_day=0, report_limit_per_hour=0)
+    mallory, victim = veteran(ladder, "mallory"), veteran(ladder, "victim")
+    start = timezone.now()
+    made = [win(ladder, mallory, victim, now=start + timedelta(minutes=15 * n)) for n in range(5)]
+
+    held = [Match.objects.get(pk=m.pk).held_for_review for m in made]
+    assert held == [False, False, True, True, True]
+    evidence = Match.objects.get(pk=made[2].pk).review_evidence
+    assert evidence["reasons"] == ["mallory has 3 unanswered reports against victim"]
+    assert evidence["opponents"]["victim"]["unanswered_reports"] == 3
+
+    assert svc.match_confirm_overdue(now=start + timedelta(hours=30)) == 2
+    statuses = [Match.objects.get(pk=m.pk).status for m in made]
+    assert statuses == [MatchStatus.CONFIRMED] * 2 + [MatchStatus.PENDING] * 3
+    # The opponent may still answer a held result.
+    svc.match_confirm(match=made[2], user=victim)
+    assert Match.objects.get(pk=made[2].pk).status == MatchStatus.CONFIRMED
+
+
+@pytest.mark.django_db
+def test_a_frequent_one_sided_series_waits_for_a_moderator(report_path):
+    ladder = fair_ladder(review_one_sided_results=5, review_unanswered_reports=0, pair_limit_per_day=0)
+    alice, bob, carol = veteran(ladder, "alice"), veteran(ladder, "bob"), veteran(ladder, "carol")
+    start = timezone.now()
+    for n in range(4):
+        match = win(ladder, alice, bob, now=start + timedelta(minutes=15 * n))
+        svc.match_confirm(match=match, user=bob, now=start + timedelta(minutes=15 * n))
+    fifth = win(ladder, alice, bob, now=start + timedelta(minutes=60))
+
+    fifth = Match.objects.get(pk=fifth.pk)
+    assert fifth.held_for_review
+    seen = fifth.review_evidence["opponents"]["bob"]
+    assert seen["results_7_days"] == 5 and seen["wins"] == {"alice": 5, "bob": 0}
+    assert seen["rating_moved_7_days"]["alice"] > 0 > seen["rating_moved_7_days"]["bob"]
+    assert fifth.review_evidence["reasons"] == ["5 results between alice and bob in 7 days, 5 won by alice"]
+    # A balanced series is not one-sided, and neither is another pair.
+    assert not Match.objects.get(pk=win(ladder, alice, carol, now=start + timedelta(minutes=61)).pk).held_for_review
+
+
+@pytest.mark.django_db
+def test_a_series_both_players_win_is_not_held(report_path):
+    ladder = fair_ladder(review_one_sided_results=5, review_unanswered_reports=0, pair_limit_per_day=0)
+    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
+    start = timezone.now()
+    for n, winner in enumerate([alice, bob, alice, bob]):
+        match = win(ladder, alice, bob, winner=winner, now=start + timedelta(minutes=15 * n))
+        svc.match_confirm(match=match, user=bob, now=start + timedelta(minutes=15 * n))
+    assert not Match.objects.get(pk=win(ladder, alice, bob, now=start + timedelta(minutes=60)).pk).held_for_review
+
+
+@pytest.mark.django_db
+def test_trusted_reporters_and_moderators_are_exempt(moderator):
+    ladder = fair_ladder(report_limit_per_hour=1, pair_limit_per_day=1, review_unanswered_reports=1)
+    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
+    start = timezone.now()
+    for n in range(3):
+        match = win(ladder, moderator, bob, winner=alice, now=start + timedelta(minutes=20 * n))
+        assert match.status == MatchStatus.CONFIRMED and not match.held_for_review
+
+
+@pytest.mark.django_db
+def test_a_player_disputes_every_pending_report_from_one_reporter():
+    ladder = fair_ladder(review_unanswered_reports=0, pair_limit_per_day=0, report_limit_per_hour=0)
+    mallory, victim, carol = veteran(ladder, "mallory"), veteran(ladder, "victim"), veteran(ladder, "carol")
+    flood = [win(ladder, mallory, victim, now=timezone.now() + timedelta(minutes=15 * n)) for n in range(4)]
+    fair = win(ladder, carol, victim)
+    answered = win(ladder, mallory, victim, now=timezone.now() + timedelta(minutes=90))
+    svc.match_confirm(match=answered, user=victim)
+
+    disputed = svc.match_dispute_all_from(user=victim, reporter=mallory, reason="Never played these.")
+
+    assert sorted(m.pk for m in disputed) == sorted(m.pk for m in flood)
+    for match in flood:
+        match = Match.objects.get(pk=match.pk)
+        assert match.status == MatchStatus.DISPUTED
+        assert match.sides.get(index=1).dispute_reason == "Never played these."
+    assert Match.objects.get(pk=fair.pk).status == MatchStatus.PENDING
+    assert Match.objects.get(pk=answered.pk).status == MatchStatus.CONFIRMED
+    assert svc.match_dispute_all_from(user=victim, reporter=mallory) == []
+    assert refusal(lambda: svc.match_dispute_all_from(user=mallory, reporter=mallory)).code == "own_report"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_hourly_limit_holds_when_reports_race(report_path):
+    """Six reports at once by one player: the reporter's locked rating row lets exactly the limit through."""
+    ladder = fair_ladder(
+        report_limit_per_hour=3, pair_limit_per_day=0, review_unanswered_reports=0, review_one_sided_results=0
+    )
+    alice = veteran(ladder, "alice")
+    rivals = [veteran(ladder, f"rival{n}") for n in range(6)]
+    barrier = threading.Barrier(6)
+    outcomes: list[str] = []
+
+    def report(rival) -> None:
+        try:
+            barrier.wait()
+            win(ladder, alice, rival)
+            outcomes.append("recorded")
+        except ValidationError as error:
+            outcomes.append(error.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=report, args=(rival,)) for rival in rivals]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["recorded"] * 3 + ["report_limit"] * 3
+    assert Match.objects.filter(ladder=ladder).count() == 3
+
+
+# Pages -----------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_report_page_says_why_a_report_is_refused(client):
+    ladder = fair_ladder(backdate_hours=6)
+    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
+    client.force_login(alice)
+    old = (timezone.localtime() - timedelta(hours=8)).strftime("%Y-%m-%dT%H:%M")
+    response = client.post(
+        reverse("ladder:report", args=[ladder.slug]),
+        {"kind": "1v1", "duel-opponent": "bob", "duel-result": "won", "duel-played_at": old},
+    )
+    assert response.status_code == 400
+    assert "at most 6 hours ago" in response.content.decode()
+    assert not Match.objects.filter(ladder=ladder).exists()
+    assert bob  # reported against
+
+
+@pytest.mark.django_db
+def test_the_to_confirm_page_offers_to_dispute_a_flood_at_once(client):
+    ladder = fair_ladder(review_unanswered_reports=3, pair_limit_per_day=0)
+    mallory, victim = veteran(ladder, "mallory"), veteran(ladder, "victim")
+    flood = [win(ladder, mallory, victim, now=timezone.now() + timedelta(minutes=15 * n)) for n in range(3)]
+    client.force_login(victim)
+
+    page = client.get(reverse("ladder:awaiting")).content.decode()
+    assert "3 results from mallory" in page
+    assert "Dispute all 3 results from mallory" in page
+    assert "flagged" in page  # the third waits for a moderator, and the card says so
+
+    response = client.post(reverse("ladder:dispute_all"), {"reporter": "mallory", "reason": "Not mine."}, follow=True)
+    assert "Disputed 3 results mallory reported." in response.content.decode()
+    assert {Match.objects.get(pk=m.pk).status for m in flood} == {MatchStatus.DISPUTED}
+
+
+@pytest.mark.django_db
+def test_a_flagged_match_shows_its_evidence_to_moderators(admin_client):
+    ladder = fair_ladder(review_unanswered_reports=1)
+    mallory, victim = veteran(ladder, "mallory"), veteran(ladder, "victim")
+    match = win(ladder, mallory, victim)
+    listing = admin_client.get(reverse("admin:ladder_match_changelist") + "?held_for_review__exact=1")
+    assert f">{match.pk}<" in listing.content.decode()
+    page = admin_client.get(reverse("admin:ladder_match_change", args=[match.pk])).content.decode()
+    assert "mallory has 1 unanswered reports against victim" in page
+    assert "1 result(s) in 7 days" in page
