@@ -141,15 +141,48 @@ LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
-# Login throttling (django-axes): after AXES_FAILURE_LIMIT failures from one address, or
-# for one account, further attempts are refused for the cool-off time.
+# Login throttling (django-axes, see accounts/throttling.py): a username is locked from one
+# client address after AXES_FAILURE_LIMIT failures there, and an address for every username
+# after LOGIN_ADDRESS_FAILURE_LIMIT, each for the cool-off time (every attempt during a lock
+# starts it again). Nobody can lock an account from another address.
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50)
+_cooloff_minutes = env_int("LOGIN_COOLOFF_MINUTES", 15)
+for _name, _value in (
+    ("LOGIN_FAILURE_LIMIT", AXES_FAILURE_LIMIT),
+    ("LOGIN_ADDRESS_FAILURE_LIMIT", LOGIN_ADDRESS_FAILURE_LIMIT),
+    ("LOGIN_COOLOFF_MINUTES", _cooloff_minutes),
+):
+    if _value < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1; got {_value}")
+AXES_COOLOFF_TIME = timedelta(minutes=_cooloff_minutes)
+# In this order: LoginAttemptHandler reads the pair's attempts first, then the address's.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "accounts.throttling.LoginAttemptHandler"
+AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttling.client_address"
 AXES_USERNAME_CALLABLE = "accounts.throttling.axes_username"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# How many proxies of the site's own stand in front of it, each appending the address it
+# got a request from to X-Forwarded-For (1 for one nginx). Login and sign-up limits then
+# count the client that address names; 0 counts REMOTE_ADDR and ignores the header, which
+# anyone can write. Set it only when the web processes cannot be reached but through them.
+PROXY_COUNT = env_int("PROXY_COUNT", env_int("API_NUM_PROXIES", 0))
+if PROXY_COUNT < 0:
+    raise ImproperlyConfigured(f"PROXY_COUNT must be 0 or more; got {PROXY_COUNT}")
+
+# Sign-ups per client address ("N/second|minute|hour|day"; empty turns the limit off),
+# counted in the cache before the password is hashed.
+SIGNUP_RATE = env_str("SIGNUP_RATE", "5/hour") or None
+if SIGNUP_RATE is not None and (
+    SIGNUP_RATE.count("/") != 1
+    or not SIGNUP_RATE.split("/")[0].isdigit()
+    or int(SIGNUP_RATE.split("/")[0]) < 1
+    or SIGNUP_RATE.split("/")[1][:1] not in ("s", "m", "h", "d")
+):
+    raise ImproperlyConfigured(f"SIGNUP_RATE must look like 5/hour; got {SIGNUP_RATE!r}")
 
 # The REST API (/api/v1/): JSON only, token or session auth, throttled per token and per
 # anonymous address ("N/second|minute|hour|day"; an empty value turns a limit off).
