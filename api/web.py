@@ -2,42 +2,58 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
 
 from api.models import ApiToken
 from api.services import token_create, token_revoke
 
-NEW_TOKEN = "api_new_token"  # session key: the secret of the token just created, until it is shown
+# Session key: the one-time key of the creation form last shown. It is no secret; it only
+# tells a fresh submission from the same form sent again (a reload of the page it returned).
+FORM_KEY = "api_token_form"
+ALREADY_SENT = (
+    "This form was already sent, so no second token was created. "
+    "If you did not copy the token it showed, revoke it below and create a new one."
+)
 
 
+@never_cache
+@require_http_methods(["GET", "POST"])
 @login_required
 def tokens(request: HttpRequest) -> HttpResponse:
     """The user's tokens and a form to create one.
 
-    A created token's secret goes through the session to the page the browser is
-    redirected to, and is dropped from the session as it is shown: shown once, and a
-    reload neither shows it again nor creates a second token.
+    A created token's secret is in the page that answers the form and nowhere else: not in
+    the session, not in a cache, and (``Cache-Control: no-store``) not in the browser's
+    cache either. It is shown once. Reloading that page sends the form again, which the
+    browser asks about first; the form's one-time key was used, so no second token is
+    made and the page says so.
     """
-    context: dict[str, object] = {"tokens": ApiToken.objects.filter(user=request.user), "secret": None}
-    if request.method == "POST":
-        try:
-            token, secret = token_create(
-                user=request.user, name=request.POST.get("name", ""), read_only=request.POST.get("read_only") == "on"
-            )
-        except ValidationError as exc:
-            context["error"] = " ".join(exc.messages)
-            return render(request, "api/tokens.html", context, status=400)
-        request.session[NEW_TOKEN] = {"id": token.pk, "secret": secret}
-        return redirect("api_tokens")
-    new = request.session.pop(NEW_TOKEN, None)
-    if new is not None:
-        context.update(secret=new["secret"], created=ApiToken.objects.filter(pk=new["id"], user=request.user).first())
-    return render(request, "api/tokens.html", context)
+    if request.method == "GET":
+        return _page(request)
+    sent_key = request.POST.get("form_key", "")
+    shown_key = request.session.pop(FORM_KEY, "")
+    if not sent_key or not secrets.compare_digest(sent_key, shown_key):
+        return _page(request, status=409, notice=ALREADY_SENT)
+    name = request.POST.get("name", "")
+    try:
+        token, secret = token_create(user=request.user, name=name, read_only=request.POST.get("read_only") == "on")
+    except ValidationError as exc:
+        return _page(request, status=400, error=" ".join(exc.messages), name=name)
+    return _page(request, created=token, secret=secret)
+
+
+def _page(request: HttpRequest, *, status: int = 200, **context: object) -> HttpResponse:
+    request.session[FORM_KEY] = form_key = secrets.token_urlsafe(16)
+    context = {"tokens": ApiToken.objects.filter(user=request.user), "form_key": form_key, **context}
+    return render(request, "api/tokens.html", context, status=status)
 
 
 @require_POST

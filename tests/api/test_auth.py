@@ -74,26 +74,6 @@ def test_session_auth_works_with_csrf(player, ladder):
     assert "CSRF" in error_of(response)["message"]
 
 
-def test_token_page_creates_shows_once_and_revokes(player_client, player):
-    page = player_client.post("/accounts/tokens/", {"name": "my bot", "read_only": "on"}, follow=True)
-    assert page.redirect_chain == [("/accounts/tokens/", 302)]  # a reload is a GET, not a second token
-    secret = page.context["secret"]
-    assert secret.encode() in page.content
-    token = ApiToken.objects.get(user=player)
-    assert token.read_only and token.name == "my bot" and page.context["created"] == token
-    assert token.key_hash == token_hash(secret)
-    again = player_client.get("/accounts/tokens/")
-    assert secret.encode() not in again.content and "api_new_token" not in player_client.session
-    assert ApiToken.objects.filter(user=player).count() == 1
-    player_client.post(f"/accounts/tokens/{token.pk}/revoke/")
-    token.refresh_from_db()
-    assert token.is_revoked
-
-
-def test_token_page_refuses_a_nameless_token(player_client):
-    assert player_client.post("/accounts/tokens/", {"name": " "}).status_code == 400
-
-
 def test_cannot_revoke_someone_elses_token(player_client, opponent):
     token, _ = token_create(user=opponent, name="theirs")
     player_client.post(f"/accounts/tokens/{token.pk}/revoke/")
