@@ -1,18 +1,50 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import flatten_fieldsets
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.models import Group
-from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest, HttpResponse
 
 from accounts.models import User
 
 MODERATORS_GROUP = "moderators"
+BAN_PERMISSION = "accounts.ban_user"
+# What a non-superuser may edit, and only on a player's account: moderators mark bots and
+# clear offensive profile texts; ``is_active`` (banning) also needs ``ban_user``.
+PLAYER_FIELDS = ("about", "is_bot")
+
+
+def is_protected(*, actor: User, target: User) -> bool:
+    """Whether ``actor`` must leave ``target`` alone: staff accounts (moderators included),
+    superusers and your own account are changed by a superuser only."""
+    if actor.is_superuser:
+        return False
+    return target.is_staff or target.is_superuser or target.pk == actor.pk
+
+
+def players_set_active(*, actor: User, queryset: QuerySet[User], active: bool) -> tuple[int, int, bool]:
+    """Bans or unbans the players in ``queryset``; never a staff account, a superuser or ``actor``.
+
+    Returns how many players were set, how many staff accounts were skipped, and whether
+    ``actor`` was among the selected (and skipped).
+    """
+    staff = Q(is_staff=True) | Q(is_superuser=True)
+    changed = queryset.exclude(staff).exclude(pk=actor.pk).update(is_active=active)
+    skipped_staff = queryset.filter(staff).exclude(pk=actor.pk).count()
+    return changed, skipped_staff, queryset.filter(pk=actor.pk).exists()
 
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
+    """Superusers manage accounts; moderators (``ban_user``) ban players and mark bots.
+
+    A non-superuser never changes a staff account, a superuser, their own account, a
+    password or an e-mail address here: those pages are read-only or refused for them.
+    """
+
     list_display = ("username", "email", "is_active", "is_bot", "is_staff", "date_joined", "last_login")
     list_filter = ("is_active", "is_bot", "is_staff", "is_superuser", "groups")
     search_fields = ("username", "email")
@@ -25,29 +57,70 @@ class UserAdmin(DjangoUserAdmin):
             {
                 "fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions"),
                 "description": "Turn off “active” to ban an account: it can no longer log in or play. "
-                "Moderators need “staff status” and the “moderators” group.",
+                "Moderators need “staff status” and the “moderators” group. Moderators can ban players only; "
+                "staff accounts and superusers are changed by a superuser.",
             },
         ),
         ("Dates", {"fields": ("last_login", "date_joined")}),
     )
     actions = ("deactivate_accounts", "activate_accounts", "make_moderators")
 
+    def has_change_permission(self, request: HttpRequest, obj: User | None = None) -> bool:
+        """Moderators may open a player's page to ban them or mark a bot, never a staff account's."""
+        if request.user.is_superuser:
+            return super().has_change_permission(request, obj)
+        allowed = request.user.has_perm("accounts.change_user") or request.user.has_perm(BAN_PERMISSION)
+        return allowed and (obj is None or not is_protected(actor=request.user, target=obj))
+
+    def get_fieldsets(self, request: HttpRequest, obj: User | None = None) -> list[tuple[str | None, dict]]:
+        """Non-superusers don't see the password block: its button leads to a page only superusers may use."""
+        fieldsets = super().get_fieldsets(request, obj)
+        if request.user.is_superuser or obj is None:
+            return fieldsets
+        return [
+            (name, {**options, "fields": tuple(field for field in options["fields"] if field != "password")})
+            for name, options in fieldsets
+        ]
+
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
-        """Only superusers hand out powers: a moderator may ban a player, not promote one."""
+        """Only superusers hand out powers or change e-mail addresses; moderators edit ``PLAYER_FIELDS``."""
         readonly = ("last_login", "date_joined")
+        if request.user.is_superuser:
+            return readonly
+        editable = PLAYER_FIELDS + (("is_active",) if request.user.has_perm(BAN_PERMISSION) else ())
+        fields = flatten_fieldsets(self.get_fieldsets(request, obj))
+        return tuple(dict.fromkeys([*readonly, *(field for field in fields if field not in editable)]))
+
+    def user_change_password(self, request: HttpRequest, id: str, form_url: str = "") -> HttpResponse:
+        """Setting someone's password takes over their account: superusers only, even on your own account."""
         if not request.user.is_superuser:
-            readonly += ("is_staff", "is_superuser", "groups", "user_permissions")
-        return readonly
+            raise PermissionDenied
+        return super().user_change_password(request, id, form_url)
 
-    @admin.action(description="Deactivate (ban) the selected accounts", permissions=["change"])
+    def has_ban_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(BAN_PERMISSION)
+
+    @admin.action(description="Deactivate (ban) the selected players", permissions=["ban"])
     def deactivate_accounts(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
-        count = queryset.exclude(pk=request.user.pk).exclude(is_superuser=True).update(is_active=False)
-        self.message_user(request, f"Deactivated {count} account(s).", messages.SUCCESS)
+        self._set_active(request, queryset, active=False, verb="Deactivated")
 
-    @admin.action(description="Reactivate the selected accounts", permissions=["change"])
+    @admin.action(description="Reactivate the selected players", permissions=["ban"])
     def activate_accounts(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
-        count = queryset.update(is_active=True)
-        self.message_user(request, f"Reactivated {count} account(s).", messages.SUCCESS)
+        self._set_active(request, queryset, active=True, verb="Reactivated")
+
+    def _set_active(self, request: HttpRequest, queryset: QuerySet[User], *, active: bool, verb: str) -> None:
+        changed, skipped_staff, skipped_self = players_set_active(actor=request.user, queryset=queryset, active=active)
+        self.message_user(request, f"{verb} {changed} account(s).", messages.SUCCESS)
+        reasons = []
+        if skipped_staff:
+            reasons.append(
+                f"{skipped_staff} staff account(s) or superuser(s): a superuser changes those on the account's page"
+            )
+        if skipped_self:
+            reasons.append("your own account")
+        if reasons:
+            skipped = skipped_staff + skipped_self
+            self.message_user(request, f"Skipped {skipped}: {'; '.join(reasons)}.", messages.WARNING)
 
     @admin.action(description="Make the selected accounts moderators", permissions=["promote"])
     def make_moderators(self, request: HttpRequest, queryset: QuerySet[User]) -> None:

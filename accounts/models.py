@@ -40,6 +40,9 @@ class User(AbstractUser):
 
     class Meta:
         ordering = ["username"]
+        # Moderators ban and unban players with this, not with ``change_user``: the user
+        # admin lets it touch players only, never staff accounts or superusers.
+        permissions = [("ban_user", "Can ban and unban players")]
         constraints = [
             models.UniqueConstraint(
                 Lower("username"),

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from ladder import admin_periodic  # noqa: F401 (narrows the periodic tasks admin for moderators)
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
 from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
 from ladder.services.nightly import ladder_nightly, local_midnight

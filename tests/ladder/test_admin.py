@@ -13,7 +13,8 @@ pytestmark = pytest.mark.django_db
 def test_moderators_group_has_the_moderation_permissions():
     codenames = set(Group.objects.get(name="moderators").permissions.values_list("codename", flat=True))
 
-    assert {"change_ladder", "add_ladder", "view_playerrating", "change_user", "delete_accessattempt"} <= codenames
+    assert {"change_ladder", "add_ladder", "view_playerrating", "ban_user", "delete_accessattempt"} <= codenames
+    assert "change_user" not in codenames
     assert "delete_ladder" not in codenames
     assert "delete_playerrating" not in codenames
 

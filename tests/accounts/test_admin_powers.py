@@ -1,0 +1,442 @@
+"""What a moderator can do in the user and periodic-task admins, against every kind of account.
+
+The cast: ``root`` (a superuser), ``mod`` (the moderator signed in), ``mod2`` (another
+moderator) and ``alice`` (a player). A moderator bans and unbans players and marks bots;
+everything that could take over or lock out a staff account is refused.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group, Permission
+from django.urls import reverse
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+from accounts.models import User
+from tests.factories import PASSWORD, UserFactory
+
+pytestmark = pytest.mark.django_db
+CHANGELIST = reverse("admin:accounts_user_changelist")
+NEW_PASSWORD = "a-brand-new-secret-42"
+
+
+@pytest.fixture
+def root(db):
+    return UserFactory(username="root", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def mod2(db):
+    user = UserFactory(username="mod2", is_staff=True)
+    user.groups.add(Group.objects.get(name="moderators"))
+    return user
+
+
+@pytest.fixture
+def cast(root, moderator, mod2, player):
+    return {"superuser": root, "moderator": mod2, "self": moderator, "player": player}
+
+
+@pytest.fixture
+def mod_client(client, moderator):
+    client.force_login(moderator)
+    return client
+
+
+@pytest.fixture
+def root_client(client, root):
+    client.force_login(root)
+    return client
+
+
+def change_url(user: User) -> str:
+    return reverse("admin:accounts_user_change", args=[user.pk])
+
+
+def password_url(user: User) -> str:
+    return reverse("admin:auth_user_password_change", args=[user.pk])
+
+
+def snapshot(user: User) -> tuple:
+    user.refresh_from_db()
+    return (user.username, user.email, user.password, user.is_active, user.is_staff, user.is_superuser, user.about)
+
+
+def act(client, action: str, *users: User):
+    return client.post(CHANGELIST, {"action": action, "_selected_action": [u.pk for u in users]}, follow=True)
+
+
+def messages_of(response) -> list[str]:
+    return [str(message) for message in response.context["messages"]]
+
+
+# The hostile edit: everything a takeover would touch, posted to the change form.
+TAKEOVER = {
+    "username": "renamed",
+    "email": "attacker@example.org",
+    "is_staff": "on",
+    "is_superuser": "on",
+    "about": "edited by a moderator",
+    "is_bot": "on",
+    # "is_active" left out: a checkbox left out means "off", i.e. a ban
+}
+
+
+def test_moderators_hold_ban_user_not_change_user():
+    codenames = set(Group.objects.get(name="moderators").permissions.values_list("codename", flat=True))
+
+    assert {"ban_user", "view_user"} <= codenames
+    assert "change_user" not in codenames
+    assert Permission.objects.get(codename="ban_user").name == "Can ban and unban players"
+
+
+# --- as a moderator -------------------------------------------------------------------------
+
+
+def test_moderator_sees_the_user_list_with_ban_actions_only(mod_client, cast):
+    response = mod_client.get(CHANGELIST)
+
+    assert response.status_code == 200
+    assert {"root", "mod", "mod2", "alice"} <= {user.username for user in response.context["cl"].result_list}
+    actions = {name for name, _ in response.context["action_form"].fields["action"].choices if name}
+    assert actions == {"deactivate_accounts", "activate_accounts"}
+
+
+@pytest.mark.parametrize("target", ["superuser", "moderator", "self"])
+def test_moderator_only_views_staff_accounts_and_their_own(mod_client, cast, target):
+    response = mod_client.get(change_url(cast[target]))
+
+    assert response.status_code == 200
+    assert response.context["has_change_permission"] is False
+    assert "../password/" not in response.text
+    assert 'name="_save"' not in response.text
+
+
+def test_moderator_may_edit_only_ban_and_profile_fields_of_a_player(mod_client, cast):
+    response = mod_client.get(change_url(cast["player"]))
+
+    assert response.status_code == 200
+    assert response.context["has_change_permission"] is True
+    rendered = {field for fieldset in response.context["adminform"] for line in fieldset for field in line}
+    editable = {f.field.name for f in rendered if not f.is_readonly}
+    assert editable == {"about", "is_bot", "is_active"}
+    assert "../password/" not in response.text
+    assert "alice@example.org" in response.text  # the address is shown, read-only
+
+
+@pytest.mark.parametrize("target", ["superuser", "moderator", "self"])
+def test_moderator_cannot_post_changes_to_staff_accounts_or_their_own(mod_client, cast, target):
+    user = cast[target]
+    before = snapshot(user)
+
+    response = mod_client.post(change_url(user), TAKEOVER)
+
+    assert response.status_code == 403
+    assert snapshot(user) == before
+
+
+def test_moderator_posting_a_players_form_changes_only_ban_and_profile_fields(mod_client, cast):
+    alice = cast["player"]
+
+    response = mod_client.post(change_url(alice), TAKEOVER)
+
+    assert response.status_code == 302
+    alice.refresh_from_db()
+    assert (alice.is_active, alice.is_bot, alice.about) == (False, True, "edited by a moderator")
+    assert (alice.username, alice.email, alice.is_staff, alice.is_superuser) == (
+        "alice",
+        "alice@example.org",
+        False,
+        False,
+    )
+
+
+@pytest.mark.parametrize("target", ["superuser", "moderator", "self", "player"])
+def test_moderator_cannot_open_or_post_any_password_page(mod_client, cast, target):
+    user = cast[target]
+
+    page = mod_client.get(password_url(user))
+    posted = mod_client.post(
+        password_url(user), {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "usable_password": "true"}
+    )
+
+    assert page.status_code == 403 and posted.status_code == 403
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD) and not user.check_password(NEW_PASSWORD)
+
+
+def test_a_hand_granted_change_user_is_not_enough_to_set_a_password(client, root, player):
+    """The old hole, without the moderators group: staff with ``change_user`` still may not."""
+    clerk = UserFactory(username="clerk", is_staff=True)
+    clerk.user_permissions.add(*Permission.objects.filter(codename__in=["view_user", "change_user"]))
+    client.force_login(clerk)
+
+    assert client.get(password_url(root)).status_code == 403
+    assert client.get(password_url(player)).status_code == 403
+    assert client.post(change_url(root), TAKEOVER).status_code == 403
+    root.refresh_from_db()
+    assert root.is_active and root.email == "root@example.org"
+
+
+def test_moderator_ban_skips_staff_superusers_and_themselves(mod_client, cast):
+    response = act(mod_client, "deactivate_accounts", *cast.values())
+
+    active = dict(User.objects.filter(pk__in=[u.pk for u in cast.values()]).values_list("username", "is_active"))
+    assert active == {"root": True, "mod2": True, "mod": True, "alice": False}
+    assert messages_of(response) == [
+        "Deactivated 1 account(s).",
+        "Skipped 3: 2 staff account(s) or superuser(s): a superuser changes those on the account's page; "
+        "your own account.",
+    ]
+
+
+def test_moderator_unban_reactivates_players_only(mod_client, cast):
+    User.objects.filter(username__in=["root", "mod2", "alice"]).update(is_active=False)
+
+    response = act(mod_client, "activate_accounts", cast["superuser"], cast["moderator"], cast["player"])
+
+    active = dict(User.objects.filter(username__in=["root", "mod2", "alice"]).values_list("username", "is_active"))
+    assert active == {"root": False, "mod2": False, "alice": True}
+    assert "Reactivated 1 account(s)." in messages_of(response)
+    assert any(message.startswith("Skipped 2: 2 staff account(s)") for message in messages_of(response))
+
+
+@pytest.mark.parametrize("action", ["make_moderators", "delete_selected"])
+def test_moderator_cannot_run_superuser_actions(mod_client, cast, action):
+    alice = cast["player"]
+
+    act(mod_client, action, alice)
+
+    alice.refresh_from_db()
+    assert not alice.is_staff and not alice.groups.exists()
+
+
+def test_staff_without_ban_user_cannot_ban(client, player):
+    viewer = UserFactory(username="viewer", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_user"))
+    client.force_login(viewer)
+
+    act(client, "deactivate_accounts", player)
+
+    player.refresh_from_db()
+    assert player.is_active
+    assert client.post(change_url(player), TAKEOVER).status_code == 403
+
+
+@pytest.mark.parametrize("page", ["add", "delete", "history"])
+def test_moderator_cannot_add_or_delete_accounts_but_reads_history(mod_client, cast, page):
+    args = [] if page == "add" else [cast["player"].pk]
+    response = mod_client.get(reverse(f"admin:accounts_user_{page}", args=args))
+
+    assert response.status_code == (200 if page == "history" else 403)
+
+
+def test_players_cannot_open_the_user_admin(client, player, root):
+    client.force_login(player)
+
+    assert client.get(password_url(root)).status_code == 302
+    assert client.get(change_url(root)).status_code == 302
+
+
+# --- as a superuser -------------------------------------------------------------------------
+
+
+def test_superuser_still_edits_every_field_of_a_moderator(root_client, cast):
+    mod2 = cast["moderator"]
+    page = root_client.get(change_url(mod2))
+    assert page.status_code == 200 and "../password/" in page.text
+    data = {
+        "username": "mod2",
+        "email": "new@example.org",
+        "about": "",
+        "groups": [],
+        "date_joined_0": "2026-01-01",
+        "date_joined_1": "00:00:00",
+        # is_active and is_staff left out: off
+    }
+
+    response = root_client.post(change_url(mod2), data)
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    mod2.refresh_from_db()
+    assert (mod2.email, mod2.is_active, mod2.is_staff, mod2.groups.exists()) == ("new@example.org", False, False, False)
+
+
+@pytest.mark.parametrize("target", ["moderator", "player", "superuser"])
+def test_superuser_sets_passwords(root_client, cast, target):
+    user = cast[target]
+    assert root_client.get(password_url(user)).status_code == 200
+
+    response = root_client.post(
+        password_url(user), {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "usable_password": "true"}
+    )
+
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password(NEW_PASSWORD)
+
+
+def test_superuser_bans_players_and_the_action_still_skips_staff(root_client, cast):
+    response = act(root_client, "deactivate_accounts", cast["moderator"], cast["player"], cast["self"])
+
+    active = dict(User.objects.filter(username__in=["mod", "mod2", "alice"]).values_list("username", "is_active"))
+    assert active == {"mod": True, "mod2": True, "alice": False}
+    assert "Deactivated 1 account(s)." in messages_of(response)
+
+    act(root_client, "activate_accounts", cast["player"])
+    assert User.objects.get(username="alice").is_active
+
+
+def test_superuser_makes_moderators(root_client, cast):
+    act(root_client, "make_moderators", cast["player"])
+
+    alice = User.objects.get(username="alice")
+    assert alice.is_staff and alice.groups.filter(name="moderators").exists()
+
+
+def test_superuser_sees_every_action_and_the_add_page(root_client, cast):
+    response = root_client.get(CHANGELIST)
+
+    actions = {name for name, _ in response.context["action_form"].fields["action"].choices if name}
+    assert actions == {"deactivate_accounts", "activate_accounts", "make_moderators", "delete_selected"}
+    assert root_client.get(reverse("admin:accounts_user_add")).status_code == 200
+
+
+# --- other admin pages a moderator reaches ------------------------------------------------
+
+
+def test_moderator_lifts_a_staff_login_lock_without_touching_the_account(mod_client, root):
+    from axes.models import AccessAttempt
+
+    attempt = AccessAttempt.objects.create(
+        username="root", ip_address="203.0.113.9", user_agent="probe", failures_since_start=5
+    )
+    before = snapshot(root)
+
+    response = mod_client.post(reverse("admin:axes_accessattempt_delete", args=[attempt.pk]), {"post": "yes"})
+
+    assert response.status_code == 302
+    assert not AccessAttempt.objects.exists()
+    assert snapshot(root) == before
+
+
+def test_moderator_cannot_reach_groups(mod_client):
+    assert mod_client.get(reverse("admin:auth_group_changelist")).status_code == 403
+
+
+# --- periodic tasks -------------------------------------------------------------------------
+
+NIGHTLY_TASK = "ladder.tasks.run_nightly_task"
+
+
+@pytest.fixture
+def task():
+    return PeriodicTask.objects.get(task=NIGHTLY_TASK)
+
+
+def task_url(task: PeriodicTask, page: str = "change") -> str:
+    return reverse(f"admin:django_celery_beat_periodictask_{page}", args=[task.pk])
+
+
+def form_data(page) -> dict[str, object]:
+    """What the browser would post back for the editable fields of a change form."""
+    form = page.context["adminform"].form
+    data = {}
+    for name in form.fields:
+        value = form.initial.get(name)
+        if value is None or value is False:
+            continue
+        data[name] = "on" if value is True else value
+    return data
+
+
+def test_moderator_edits_only_the_schedule_of_a_periodic_task(mod_client, task):
+    name = task.name
+    before = (task.queue, task.exchange, task.routing_key, task.headers, task.priority, task.description)
+    page = mod_client.get(task_url(task))
+    assert page.status_code == 200
+    assert set(page.context["adminform"].form.fields) <= {
+        "enabled",
+        "interval",
+        "crontab",
+        "solar",
+        "clocked",
+        "start_time",
+        "one_off",
+        "expires",
+        "expire_seconds",
+    }
+    every_hour = IntervalSchedule.objects.create(every=1, period="hours")
+    data = form_data(page)
+    data.update(
+        {
+            "name": "renamed",
+            "regtask": "matchmaking.tasks.sweep_queue_task",
+            "task": "celery.backend_cleanup",
+            "args": "[1]",
+            "kwargs": '{"x": 1}',
+            "queue": "elsewhere",
+            "exchange": "x",
+            "routing_key": "y",
+            "headers": '{"h": 1}',
+            "priority": "9",
+            "description": "rewritten",
+            "interval": every_hour.pk,
+            "crontab": "",
+            "expire_seconds": "3600",
+        }
+    )
+    data.pop("enabled", None)
+
+    response = mod_client.post(task_url(task), data)
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    task.refresh_from_db()
+    assert (task.enabled, task.interval_id, task.crontab_id) == (False, every_hour.pk, None)
+    assert (task.name, task.task, task.args, task.kwargs) == (name, NIGHTLY_TASK, "[]", "{}")
+    assert (task.queue, task.exchange, task.routing_key, task.headers, task.priority, task.description) == before
+
+
+def test_moderator_cannot_add_or_delete_periodic_tasks(mod_client, task):
+    assert mod_client.get(reverse("admin:django_celery_beat_periodictask_add")).status_code == 403
+    assert mod_client.post(task_url(task, "delete"), {"post": "yes"}).status_code == 403
+    assert PeriodicTask.objects.filter(pk=task.pk).exists()
+
+
+def test_moderator_pauses_tasks_from_the_list_but_cannot_run_or_delete_them(mod_client, task):
+    changelist = reverse("admin:django_celery_beat_periodictask_changelist")
+    page = mod_client.get(changelist)
+    actions = {name for name, _ in page.context["action_form"].fields["action"].choices if name}
+    assert actions == {"enable_tasks", "disable_tasks", "toggle_tasks"}
+
+    mod_client.post(changelist, {"action": "disable_tasks", "_selected_action": [task.pk]})
+    mod_client.post(changelist, {"action": "delete_selected", "_selected_action": [task.pk], "post": "yes"})
+
+    task.refresh_from_db()
+    assert task.enabled is False
+
+
+def test_view_only_staff_cannot_pause_periodic_tasks(client, task):
+    viewer = UserFactory(username="viewer", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_periodictask"))
+    client.force_login(viewer)
+    changelist = reverse("admin:django_celery_beat_periodictask_changelist")
+
+    client.post(changelist, {"action": "disable_tasks", "_selected_action": [task.pk]})
+
+    task.refresh_from_db()
+    assert task.enabled is True
+
+
+def test_superuser_still_edits_every_field_of_a_periodic_task(root_client, task):
+    page = root_client.get(task_url(task))
+    assert {"name", "regtask", "task", "args", "queue"} <= set(page.context["adminform"].form.fields)
+    data = form_data(page)
+    data.update({"name": "Renamed nightly", "args": "[]", "kwargs": "{}", "queue": "slow", "enabled": "on"})
+
+    response = root_client.post(task_url(task), data)
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    task.refresh_from_db()
+    assert (task.name, task.queue, task.task) == ("Renamed nightly", "slow", NIGHTLY_TASK)
+    assert root_client.get(reverse("admin:django_celery_beat_periodictask_add")).status_code == 200
