@@ -36,7 +36,7 @@ class LadderAdmin(admin.ModelAdmin):
     list_filter = ("engine", "is_listed", "allow_teams", "allow_free_for_all")
     search_fields = ("name", "slug", "game")
     prepopulated_fields = {"slug": ("name",)}
-    filter_horizontal = ("trusted_reporters",)
+    autocomplete_fields = ("trusted_reporters",)  # a select of every account never finishes on a big site
     readonly_fields = ("created_at", "updated_at", "last_nightly")
     actions = ("run_nightly",)
     fieldsets = (
