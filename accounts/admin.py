@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib import admin, messages
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.admin.utils import flatten_fieldsets
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 
@@ -15,6 +19,7 @@ BAN_PERMISSION = "accounts.ban_user"
 # What a non-superuser may edit, and only on a player's account: moderators mark bots and
 # clear offensive profile texts; ``is_active`` (banning) also needs ``ban_user``.
 PLAYER_FIELDS = ("about", "is_bot")
+LOGGED = {False: "Banned (deactivated) by the admin action.", True: "Unbanned (reactivated) by the admin action."}
 
 
 def is_protected(*, actor: User, target: User) -> bool:
@@ -25,16 +30,30 @@ def is_protected(*, actor: User, target: User) -> bool:
     return target.is_staff or target.is_superuser or target.pk == actor.pk
 
 
-def players_set_active(*, actor: User, queryset: QuerySet[User], active: bool) -> tuple[int, int, bool]:
+@dataclass(frozen=True, slots=True)
+class BanResult:
+    changed: int
+    skipped_staff: int
+    skipped_self: bool
+
+
+def players_set_active(*, actor: User, queryset: QuerySet[User], active: bool, message: str) -> BanResult:
     """Bans or unbans the players in ``queryset``; never a staff account, a superuser or ``actor``.
 
-    Returns how many players were set, how many staff accounts were skipped, and whether
-    ``actor`` was among the selected (and skipped).
+    Each player whose state changed gets ``message`` in their admin history, under ``actor``.
     """
     staff = Q(is_staff=True) | Q(is_superuser=True)
-    changed = queryset.exclude(staff).exclude(pk=actor.pk).update(is_active=active)
-    skipped_staff = queryset.filter(staff).exclude(pk=actor.pk).count()
-    return changed, skipped_staff, queryset.filter(pk=actor.pk).exists()
+    with transaction.atomic():
+        ids = list(queryset.exclude(staff).exclude(pk=actor.pk).exclude(is_active=active).values_list("pk", flat=True))
+        changed = User.objects.filter(pk__in=ids).update(is_active=active)
+        LogEntry.objects.log_actions(
+            user_id=actor.pk, queryset=User.objects.filter(pk__in=ids), action_flag=CHANGE, change_message=message
+        )
+    return BanResult(
+        changed=changed,
+        skipped_staff=queryset.filter(staff).exclude(pk=actor.pk).count(),
+        skipped_self=queryset.filter(pk=actor.pk).exists(),
+    )
 
 
 @admin.register(User)
@@ -109,17 +128,18 @@ class UserAdmin(DjangoUserAdmin):
         self._set_active(request, queryset, active=True, verb="Reactivated")
 
     def _set_active(self, request: HttpRequest, queryset: QuerySet[User], *, active: bool, verb: str) -> None:
-        changed, skipped_staff, skipped_self = players_set_active(actor=request.user, queryset=queryset, active=active)
-        self.message_user(request, f"{verb} {changed} account(s).", messages.SUCCESS)
+        result = players_set_active(actor=request.user, queryset=queryset, active=active, message=LOGGED[active])
+        self.message_user(request, f"{verb} {result.changed} account(s).", messages.SUCCESS)
         reasons = []
-        if skipped_staff:
+        if result.skipped_staff:
             reasons.append(
-                f"{skipped_staff} staff account(s) or superuser(s): a superuser changes those on the account's page"
+                f"{result.skipped_staff} staff account(s) or superuser(s): "
+                "a superuser changes those on the account's page"
             )
-        if skipped_self:
+        if result.skipped_self:
             reasons.append("your own account")
         if reasons:
-            skipped = skipped_staff + skipped_self
+            skipped = result.skipped_staff + result.skipped_self
             self.message_user(request, f"Skipped {skipped}: {'; '.join(reasons)}.", messages.WARNING)
 
     @admin.action(description="Make the selected accounts moderators", permissions=["promote"])

@@ -8,6 +8,7 @@ everything that could take over or lock out a staff account is refused.
 from __future__ import annotations
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Group, Permission
 from django.urls import reverse
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
@@ -183,6 +184,8 @@ def test_moderator_ban_skips_staff_superusers_and_themselves(mod_client, cast):
 
     active = dict(User.objects.filter(pk__in=[u.pk for u in cast.values()]).values_list("username", "is_active"))
     assert active == {"root": True, "mod2": True, "mod": True, "alice": False}
+    logged = LogEntry.objects.values_list("user__username", "object_repr", "change_message")
+    assert list(logged) == [("mod", "alice", "Banned (deactivated) by the admin action.")]
     assert messages_of(response) == [
         "Deactivated 1 account(s).",
         "Skipped 3: 2 staff account(s) or superuser(s): a superuser changes those on the account's page; "
