@@ -8,6 +8,13 @@ token sending new searches could keep the database busy. Cached answers do not c
 Rates come from ``settings.API_THROTTLE_RATES`` at each request (not at import), so a
 deployment or a test can change them. Each answer over the limit is a 429 with
 ``Retry-After``.
+
+A limit of N per period counts requests in a window opened by the client's first request
+and lasting the period; the N+1st request in it is refused until the window ends. The
+count is one atomic Redis ``INCR`` (``ladder.cache.count_in_window``), so concurrent
+requests from many processes never get more than N through; DRF's own throttle reads a
+list of timestamps and writes it back, and concurrent requests overwrote each other's.
+With Redis unavailable requests are let through (the cache logs the outage).
 """
 
 from __future__ import annotations
@@ -15,10 +22,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.core.cache import caches
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from api.models import ApiToken
+from ladder.cache import count_in_window
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
@@ -28,6 +37,7 @@ class ApiRateThrottle(SimpleRateThrottle):
     """``token`` scope per token, ``user`` per session user, ``anon`` per client address."""
 
     scope = "api"
+    cache_format = "throttle:%(scope)s:%(ident)s"  # a count, not DRF's list of timestamps
 
     def get_rate(self) -> str | None:
         return None  # chosen per request in allow_request
@@ -46,14 +56,26 @@ class ApiRateThrottle(SimpleRateThrottle):
 
     def _allow(self, request: Request, view: APIView, rate: str | None, ident: str) -> bool:
         self.rate = rate
+        self._wait: int | None = None
         if self.rate is None:
             return True
         self.num_requests, self.duration = self.parse_rate(self.rate)
         self.key = self.cache_format % {"scope": self.scope, "ident": ident}
-        return super().allow_request(request, view)
+        counted = count_in_window(caches["default"], self.key, self.duration)
+        if counted is None:
+            return True  # the cache cannot count (Redis is down): let it through
+        count, seconds_left = counted
+        if count > self.num_requests:
+            self._wait = seconds_left
+            return False
+        return True
 
     def get_cache_key(self, request: Request, view: APIView) -> str:
         return self.key
+
+    def wait(self) -> int | None:
+        """Seconds until the window that refused the request ends (``Retry-After``)."""
+        return self._wait
 
 
 class SearchThrottle(ApiRateThrottle):

@@ -15,7 +15,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from ladder.env import env_bool, env_int, env_list, env_str
+from ladder.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("LADDER_VAR_DIR", str(BASE_DIR / "var")))
@@ -64,6 +64,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A 503 with Retry-After when a task cannot be queued (Redis down), not a bare 500.
+    "ladder.middleware.ServiceUnavailableMiddleware",
     # Last, as its documentation asks, so it sees the outcome of every login attempt.
     "axes.middleware.AxesMiddleware",
 ]
@@ -105,6 +107,14 @@ if _database_url:
         # keep prepared statements (PgBouncer before 1.21 in transaction mode).
         _prepare = env_bool("DATABASE_PREPARED_STATEMENTS", True)
         DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5 if _prepare else None
+        # PostgreSQL (14+, on Linux) checks every this many milliseconds whether the client
+        # of a running statement is still there, and cancels it if not: a web or Celery
+        # process killed mid-statement does not leave it running (and holding its locks)
+        # to the end. 0 turns the check off.
+        if _check_ms := env_int("DATABASE_CLIENT_CHECK_MS", 5000):
+            _options = DATABASES["default"]["OPTIONS"]
+            _check = f"-c client_connection_check_interval={_check_ms}"
+            _options["options"] = f"{_options.get('options', '')} {_check}".strip()
 else:
     DATABASES = {
         "default": {
@@ -115,10 +125,23 @@ else:
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Cache: Redis when CACHE_URL is set (needed to share login throttles between processes).
+# Cache: Redis when CACHE_URL is set (needed to share rate limits between processes). The
+# site works on without it (ladder/cache.py): reads miss, writes are dropped, rate limits
+# let requests through. The timeouts bound what a stalled Redis costs a request, and after
+# a failure each process leaves Redis alone for CACHE_RETRY_SECONDS.
 _cache_url = env_str("CACHE_URL")
 if _cache_url:
-    CACHES = {"default": {"BACKEND": "ladder.cache.RedisCache", "LOCATION": _cache_url}}  # Django's, one client
+    CACHES = {
+        "default": {
+            "BACKEND": "ladder.cache.RedisCache",  # Django's, one client per pool, errors as misses
+            "LOCATION": _cache_url,
+            "OPTIONS": {
+                "socket_connect_timeout": env_float("CACHE_CONNECT_TIMEOUT", 0.25),
+                "socket_timeout": env_float("CACHE_TIMEOUT", 0.5),
+                "retry_seconds": env_float("CACHE_RETRY_SECONDS", 5.0),
+            },
+        }
+    }
     # Sessions are read from the shared cache and written through to the database: a
     # request (a queue poll every 2 s) then reads its session without a query. Not with
     # the in-memory cache, which each web process would hold its own copy of.
@@ -277,6 +300,31 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The longest task is a replay: 36-56 s for 1,000,000 matches (README, benchmarks), the
+# nightly job 5-8 s. A task is stopped at CELERY_TASK_TIME_LIMIT (10 minutes: ten times the
+# largest replay measured), 30 s after a SoftTimeLimitExceeded that rolls its transaction
+# back. A task fetched but not acknowledged is given to another worker once the visibility
+# timeout passes: a killed worker's task waits that long. It must outlast the longest wait
+# plus run of a task a worker holds, or a running task would start a second time: a retry
+# waits up to 600 s (ladder/tasks.py) and then runs up to the time limit, so the default
+# is the two plus a minute (21 minutes, not Redis's hour).
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600)
+if CELERY_TASK_TIME_LIMIT < 60:
+    raise ImproperlyConfigured(f"CELERY_TASK_TIME_LIMIT must be at least 60 (seconds); got {CELERY_TASK_TIME_LIMIT}")
+CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 30
+_RETRY_DELAY_MAX = 600  # ladder.tasks.RETRY["retry_backoff_max"]
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", _RETRY_DELAY_MAX + CELERY_TASK_TIME_LIMIT + 60)
+if CELERY_VISIBILITY_TIMEOUT <= _RETRY_DELAY_MAX + CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"CELERY_VISIBILITY_TIMEOUT must exceed {_RETRY_DELAY_MAX} s (the longest retry delay) plus "
+        f"CELERY_TASK_TIME_LIMIT ({CELERY_TASK_TIME_LIMIT} s); got {CELERY_VISIBILITY_TIMEOUT}"
+    )
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    # Publishing to a Redis that stopped answering fails after these instead of waiting forever.
+    "socket_connect_timeout": 2,
+    "socket_timeout": 10,
+}
 # Periodic tasks live in the database (django-celery-beat), created by the migration
 # ladder/0006 and editable by moderators in the admin: the hourly nightly job, the queue
 # sweep every 15 s and auto-confirmation every 5 minutes. Run exactly one beat process.

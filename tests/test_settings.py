@@ -108,3 +108,62 @@ def test_suite_runs_on_postgresql_through_psycopg3():
 
     assert connection.vendor == "postgresql"
     assert connection.Database.__name__ == "psycopg"
+
+
+@pytest.mark.django_db
+def test_new_connections_have_postgresql_check_for_a_vanished_client():
+    from django.db import connections
+
+    connection = connections.create_connection("default")  # a new one, as a web or Celery process opens
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW client_connection_check_interval")
+            assert cursor.fetchone() == ("5s",)
+    finally:
+        connection.close()
+
+
+def test_client_connection_check_can_be_turned_off(tmp_path):
+    env = {"DATABASE_URL": "postgres://u:p@127.0.0.1:5432/ladder", "LADDER_VAR_DIR": str(tmp_path)}
+    code = PRINT.split("print(")[0] + "print(repr(s.DATABASES['default']['OPTIONS'].get('options')))"
+
+    assert run(["-c", code], env).stdout.strip() == "'-c client_connection_check_interval=5000'"
+    assert run(["-c", code], {**env, "DATABASE_CLIENT_CHECK_MS": "0"}).stdout.strip() == "None"
+
+
+CELERY_LIMITS = (
+    PRINT.split("print(")[0] + "from ladder.celery import app; c = app.conf; "
+    "print(c.broker_transport_options['visibility_timeout'], c.task_time_limit, c.task_soft_time_limit)"
+)
+
+
+def test_celery_gives_a_lost_task_to_another_worker_after_its_longest_possible_run(tmp_path):
+    """Not Redis's hour: the longest retry delay (600 s) plus the time limit plus a minute."""
+    env = {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "LADDER_VAR_DIR": str(tmp_path)}
+
+    assert run(["-c", CELERY_LIMITS], env).stdout.split() == ["1260", "600", "570"]
+    assert run(["-c", CELERY_LIMITS], {**env, "CELERY_TASK_TIME_LIMIT": "120"}).stdout.split() == ["780", "120", "90"]
+
+
+def test_a_visibility_timeout_shorter_than_a_task_is_refused(tmp_path):
+    env = {"CELERY_VISIBILITY_TIMEOUT": "900", "LADDER_VAR_DIR": str(tmp_path)}
+
+    result = run(["manage.py", "check"], env)
+
+    assert result.returncode != 0
+    assert "CELERY_VISIBILITY_TIMEOUT must exceed 600 s" in result.stderr
+
+
+def test_cache_timeouts_are_short(tmp_path):
+    env = {"CACHE_URL": "redis://127.0.0.1:6379/1", "LADDER_VAR_DIR": str(tmp_path)}
+    code = PRINT.split("print(")[0] + "print(*sorted(s.CACHES['default']['OPTIONS'].items()))"
+
+    assert run(["-c", code], env).stdout.split() == [
+        "('retry_seconds',",
+        "5.0)",
+        "('socket_connect_timeout',",
+        "0.25)",
+        "('socket_timeout',",
+        "0.5)",
+    ]
+    assert "CACHE_TIMEOUT must be a number" in run(["-c", code], {**env, "CACHE_TIMEOUT": "soon"}).stderr
