@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.cache import caches
+from django.http import HttpRequest
+from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -48,8 +50,9 @@ class ApiRateThrottle(SimpleRateThrottle):
 
     def _client(self, request: Request) -> tuple[str, str]:
         """Who is counted: ``("token", its id)``, ``("user", their id)`` or ``("anon", the address)``."""
-        if isinstance(request.auth, ApiToken):
-            return "token", str(request.auth.pk)
+        auth = getattr(request, "auth", None)  # a site page's request has no token
+        if isinstance(auth, ApiToken):
+            return "token", str(auth.pk)
         if request.user and request.user.is_authenticated:
             return "user", str(request.user.pk)
         return "anon", self.get_ident(request)
@@ -85,3 +88,14 @@ class SearchThrottle(ApiRateThrottle):
         kind, ident = self._client(request)
         self.scope = "search"
         return self._allow(request, view, settings.API_THROTTLE_RATES.get("search"), f"{kind}-{ident}")
+
+
+def search_allow(request: Request | HttpRequest) -> None:
+    """Count one leaderboard search ranked anew against the client's ``search`` limit; ``Throttled`` past it.
+
+    The API's leaderboard and the site's ladder page both call it, so a client's searches
+    share one budget whichever they use (a page's client is its signed-in user or address).
+    """
+    throttle = SearchThrottle()
+    if not throttle.allow_request(request, None):  # type: ignore[arg-type]  # no view: the scope says what counts
+        raise Throttled(throttle.wait())

@@ -7,7 +7,9 @@ they are, so the wording lives in one place (``ladder.services``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -16,8 +18,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
+from rest_framework.exceptions import Throttled
 
 from accounts.models import User
+from api.throttling import search_allow
 from ladder import charts, forms, selectors, services, snapshots
 from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus
 from ladder.services import matches as match_services
@@ -30,6 +34,10 @@ REPORTED = "Reported. %(who)s %(have)s %(hours)d hours to confirm."
 RATED = "Confirmed and rated."
 CONFIRMED_WAITING = "Confirmed. The match is rated once every side has answered."
 DISPUTED = "Disputed. A moderator will look at the match."
+SEARCH_LIMITED = (
+    "Too many new searches from you for now: you can search again in %(seconds)d seconds. "
+    "Meanwhile, here is the top of the leaderboard."
+)
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -37,17 +45,46 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "ladder/home.html", {"ladders": ladders})
 
 
+@dataclass(frozen=True, slots=True)
+class RefusedSearch:
+    """A search the search limit refused: what was asked, and when the client may search again."""
+
+    query: str
+    bots: str
+    retry_after: int
+
+
 def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """The ladder, its leaderboard (from the cache the API's leaderboard uses) and the visitor's standing.
+
+    A search or bot filter not in the cache counts against the client's API search limit
+    (``API_THROTTLE_SEARCH``); over it the page answers 429 with ``Retry-After`` and shows
+    the whole leaderboard with a note saying when to search again.
+    """
     ladder = get_object_or_404(Ladder, slug=slug)
     now = timezone.now()
-    leaderboard = selectors.ladder_leaderboard(
-        ladder=ladder,
-        now=now,
-        page=request.GET.get("page"),
-        query=request.GET.get("q", "")[:30],
-        bots=request.GET.get("bots", ""),
-    )
-    context = {"ladder": ladder, "leaderboard": leaderboard}
+    seconds = settings.API_LEADERBOARD_CACHE_SECONDS
+    query, bots = request.GET.get("q", "")[:30], request.GET.get("bots", "")
+    refused = None
+    try:
+        leaderboard = selectors.ladder_leaderboard_cached(
+            ladder=ladder,
+            now=now,
+            seconds=seconds,
+            page=request.GET.get("page"),
+            query=query,
+            bots=bots,
+            before_search=lambda: search_allow(request),
+        )
+    except Throttled as exc:
+        refused = RefusedSearch(query=query.strip(), bots=bots, retry_after=exc.wait or 1)
+        if request.htmx:  # htmx swaps no 429: it loads the whole page, which says what happened
+            headers = {"Retry-After": str(refused.retry_after), "HX-Redirect": request.get_full_path()}
+            return HttpResponse(SEARCH_LIMITED % {"seconds": refused.retry_after}, status=429, headers=headers)
+        leaderboard = selectors.ladder_leaderboard_cached(ladder=ladder, now=now, seconds=seconds)
+    context = {"ladder": ladder, "leaderboard": leaderboard, "refused": refused}
+    if refused is not None:
+        context["refused_message"] = SEARCH_LIMITED % {"seconds": refused.retry_after}
     if request.htmx and request.htmx.target == "leaderboard-panel":
         return render(request, "ladder/detail.html#leaderboard-panel", context)
     membership = None
@@ -66,6 +103,10 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if context["show_queue"]:
         entry = queue.current_entry(ladder=ladder, player=request.user) if membership else None
         context.update(panel_context(ladder, entry, now))
+    if refused is not None:
+        response = render(request, "ladder/detail.html", context, status=429)
+        response["Retry-After"] = str(refused.retry_after)
+        return response
     return render(request, "ladder/detail.html", context)
 
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import hashlib
 import json
 import logging
-import pickle
-import time
-from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.http.response import HttpResponseBase
@@ -47,10 +42,11 @@ from api.serializers import (
     WinProbabilityIn,
     WinProbabilityOut,
 )
-from api.throttling import SearchThrottle
+from api.throttling import search_allow
 from api.views.base import errors, paginated, parse, query
 from ladder import selectors
 from ladder.models import Ladder, LeaderboardSnapshot
+from ladder.selectors.leaderboard import cached, cached_entry, order_key
 from ladder.services import membership
 from matchmaking import services as queue_services
 from matchmaking.views import searching_count
@@ -110,7 +106,7 @@ class LeaderboardView(APIView):
             key = "api:leaderboard:" + hashlib.sha256(where.encode()).hexdigest()
             if selectors.ranks_in_sql() and not searching:
                 _, body = cached_entry(
-                    key, lambda: _leaderboard_in_order(request, slug, params, seconds), source=_order_key(slug)
+                    key, lambda: _leaderboard_in_order(request, slug, params, seconds), source=order_key(slug)
                 )
             else:
                 body = cached(key, seconds, lambda: self._page(request, slug, params, searching=searching))
@@ -121,98 +117,21 @@ class LeaderboardView(APIView):
     def _page(self, request: Request, slug: str, params: dict[str, Any], *, searching: bool) -> bytes:
         """A page ranked for itself; a search's (or bot filter's) counts against ``API_THROTTLE_SEARCH``."""
         if searching:
-            throttle = SearchThrottle()
-            if not throttle.allow_request(request, self):
-                self.throttled(request, throttle.wait())
+            search_allow(request)
         return _leaderboard_json(request, _leaderboard(_ladder(slug), params))
-
-
-STALE_SECONDS = 60  # how long past its freshness a page may still be served while one request recomputes it
-LOCK_SECONDS = 30  # a recomputation that takes longer (or whose process died) lets another one start
-COLD_WAIT_SECONDS = 5.0  # on a cold key, how long the others wait for the one computing it
-
-
-def cached(key: str, seconds: int, compute: Callable[[], Any]) -> Any:
-    """``compute()``, kept ``seconds`` in the cache, recomputed by one request at a time (see ``cached_entry``)."""
-
-    def entry() -> tuple[float, Any]:
-        value = compute()
-        return time.time() + seconds, value
-
-    return cached_entry(key, entry)[1]
-
-
-def cached_entry(key: str, compute: Callable[[], tuple[float, Any]], *, source: str | None = None) -> tuple[float, Any]:
-    """``compute()``'s ``(expires, value)``, kept in the cache, recomputed by one request at a time.
-
-    The cache holds the entry until ``STALE_SECONDS`` past ``expires``. Once a value is
-    past ``expires``, the first request to take the lock (``cache.add``: atomic in Redis
-    and in the local-memory cache) recomputes it while every other request gets the stale
-    value at once: an expiry costs one computation, not one per waiting request. On a
-    cold key nothing can be served, so the others wait for the first to finish (up to
-    ``COLD_WAIT_SECONDS``, then compute it themselves). A computation that raises (a 404)
-    stores nothing and frees the lock, and the next waiter takes it. A value computed
-    from another cached one (its ``source``) is served stale, not recomputed, while the
-    source is being recomputed: it would only be recomputed from the stale source. With
-    ``CACHE_URL`` set the cache and the lock are shared by every process.
-    """
-    entry = _read(key)
-    now = time.time()
-    if entry is not None and entry[0] > now:
-        return entry
-    if entry is not None and source is not None and cache.get(f"{source}:lock") is not None:
-        return entry
-    lock = f"{key}:lock"
-    locked = cache.add(lock, 1, timeout=LOCK_SECONDS)
-    if not locked:
-        if entry is not None:
-            return entry
-        deadline = now + COLD_WAIT_SECONDS
-        while time.time() < deadline:
-            time.sleep(0.02)
-            entry = _read(key)
-            if entry is not None:
-                return entry
-            locked = cache.add(lock, 1, timeout=LOCK_SECONDS)  # free again: the one computing it gave up
-            if locked:
-                break
-    try:
-        entry = compute()
-        cache.set(key, entry, timeout=int(max(entry[0] - time.time(), 0)) + STALE_SECONDS)
-    finally:
-        if locked:
-            cache.delete(lock)
-    return entry
-
-
-def _read(key: str) -> Any:
-    """The cached entry, or ``None`` if there is none or it can no longer be read (written by
-    code since changed: a miss, recomputed, rather than an error)."""
-    try:
-        return cache.get(key)
-    except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError, ValueError):
-        logger.warning("unreadable cache entry %s: recomputing it", key, exc_info=True)
-        return None
 
 
 def _leaderboard_in_order(request: Request, slug: str, params: dict[str, Any], seconds: int) -> tuple[float, bytes]:
     """A plain page (no search, no bot filter) cut from the ladder's cached ranking; fresh as long as it.
 
-    The whole ladder is ranked once per ``seconds`` for all its pages (``ladder_order``:
-    one statement, 2.4 MB for 100,000 members), so a page costs one query for its rows,
-    and every page expires with the ranking it was cut from. While one request ranks the
-    ladder again, its expired pages are served as they were (see ``cached_entry``).
+    The whole ladder is ranked once per ``seconds`` for all its pages, the ladder page's
+    too (``selectors.ladder_order_cached``: one statement, 2.4 MB for 100,000 members),
+    so a page costs one query for its rows, and every page expires with the ranking it
+    was cut from. While one request ranks the ladder again, its expired pages are served
+    as they were (see ``cached_entry``).
     """
     ladder = _ladder(slug)
-
-    def rank() -> tuple[float, selectors.LeaderboardOrder]:
-        order = selectors.ladder_order(ladder=ladder, now=timezone.now())
-        return time.time() + seconds, order
-
-    expires, order = cached_entry(_order_key(slug), rank)
-    if order.ladder_id != ladder.pk:  # ranked when the slug named another ladder (renamed since)
-        cache.delete(_order_key(slug))
-        expires, order = cached_entry(_order_key(slug), rank)
+    expires, order = selectors.ladder_order_cached(ladder=ladder, now=timezone.now(), seconds=seconds)
     board = selectors.ladder_leaderboard_in_order(
         ladder=ladder,
         order=order,
@@ -220,17 +139,6 @@ def _leaderboard_in_order(request: Request, slug: str, params: dict[str, Any], s
         per_page=params.get("page_size", ApiPagination.page_size),
     )
     return expires, _leaderboard_json(request, board)
-
-
-# The cached ranking is a pickled ``LeaderboardOrder``: its key names the class's fields, so
-# a deploy that changes them reads none of the entries the previous code wrote.
-_ORDER_FORMAT = hashlib.sha256(
-    repr([(f.name, str(f.type)) for f in dataclasses.fields(selectors.LeaderboardOrder)]).encode()
-).hexdigest()[:12]
-
-
-def _order_key(slug: str) -> str:
-    return f"api:leaderboard:order:{_ORDER_FORMAT}:{slug}"
 
 
 def _leaderboard(ladder: Ladder, params: dict[str, Any]) -> selectors.Leaderboard:

@@ -1,17 +1,26 @@
 """The leaderboard: who is ranked, in which order, one page at a time.
 
-Ranked in PostgreSQL (``_standings_sql``; ``ladder_order`` for a whole ladder's ranking,
-which the API caches) and in Python on other databases; both follow ``ladder.ranking``.
+Ranked in PostgreSQL (``_standings_sql``; ``ladder_order`` for a whole ladder's ranking)
+and in Python on other databases; both follow ``ladder.ranking``. Ranking a big ladder
+costs PostgreSQL about 0.1–0.25 s per 100,000 members, so the API and the ladder page
+serve it from the cache: ``ladder_order_cached`` ranks each ladder once per cache period
+for both, and ``cached_entry`` lets one request at a time recompute an expired entry.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import logging
+import pickle
 import struct
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.db import connection
 
@@ -26,6 +35,8 @@ from ladder.snapshots import RankChange, rank_changes
 from ratings.engines import Display, display
 from ratings.models import PlayerRating
 from ratings.nightly import rd_at_sql
+
+logger = logging.getLogger(__name__)
 
 LEADERBOARD_PAGE_SIZE = 50
 
@@ -343,7 +354,9 @@ def _leaderboard_sql(
 ) -> Leaderboard:
     """``ladder_leaderboard`` on PostgreSQL: ranked there, only the page's rows read (see ``_standings_sql``)."""
     try:
-        number = max(int(page), 1)  # type: ignore[arg-type]
+        # No page is numbered past 2³¹ (its rows' offset would not fit PostgreSQL's bigint): such a
+        # number is simply past the last page, which ``get_page`` then serves.
+        number = min(max(int(page), 1), 2**31)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         number = 1
     first = slice((number - 1) * per_page, number * per_page)
@@ -380,6 +393,17 @@ class LeaderboardOrder:
     ranked: int
     shown: int
     rows: bytes
+    ladder_state: str = ""  # ``ladder_state(ladder)`` when ranked: a change of settings ranks it again
+
+
+def ladder_state(ladder: Ladder) -> str:
+    """A digest of ``ladder``'s settings: a cached ranking or page made with other settings is not served.
+
+    Every field counts (a ladder has no field that changes with play), so a moderator's
+    change of scale, ranking rules or engine shows at once rather than after the cache period.
+    """
+    values = [(field.attname, getattr(ladder, field.attname)) for field in ladder._meta.concrete_fields]
+    return hashlib.sha256(repr(values).encode()).hexdigest()[:16]
 
 
 def ladder_order(*, ladder: Ladder, now: datetime) -> LeaderboardOrder:
@@ -405,7 +429,15 @@ def ladder_order(*, ladder: Ladder, now: datetime) -> LeaderboardOrder:
     rows = bytes(packed or b"")
     if len(rows) != shown_count * ORDER_ROW.size:  # a NULL field would drop its row from string_agg
         raise RuntimeError(f"packed {len(rows)} bytes for {shown_count} rows of {ORDER_ROW.size}")
-    return LeaderboardOrder(ladder_id=ladder.pk, at=now, members=members, ranked=ranked, shown=shown_count, rows=rows)
+    return LeaderboardOrder(
+        ladder_id=ladder.pk,
+        at=now,
+        members=members,
+        ranked=ranked,
+        shown=shown_count,
+        rows=rows,
+        ladder_state=ladder_state(ladder),
+    )
 
 
 class _OrderedStandings:
@@ -484,3 +516,192 @@ def _with_changes(
         bots=bots,
         since=since,
     )
+
+
+# Caching -------------------------------------------------------------------------------
+
+STALE_SECONDS = 60  # how long past its freshness a value may still be served while one request recomputes it
+LOCK_SECONDS = 30  # a recomputation that takes longer (or whose process died) lets another one start
+COLD_WAIT_SECONDS = 5.0  # on a cold key, how long the others wait for the one computing it
+
+
+def cached(key: str, seconds: int, compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept ``seconds`` in the cache, recomputed by one request at a time (see ``cached_entry``)."""
+
+    def entry() -> tuple[float, Any]:
+        value = compute()
+        return time.time() + seconds, value
+
+    return cached_entry(key, entry)[1]
+
+
+def cached_entry(key: str, compute: Callable[[], tuple[float, Any]], *, source: str | None = None) -> tuple[float, Any]:
+    """``compute()``'s ``(expires, value)``, kept in the cache, recomputed by one request at a time.
+
+    The cache holds the entry until ``STALE_SECONDS`` past ``expires``. Once a value is
+    past ``expires``, the first request to take the lock (``cache.add``: atomic in Redis
+    and in the local-memory cache) recomputes it while every other request gets the stale
+    value at once: an expiry costs one computation, not one per waiting request. On a
+    cold key nothing can be served, so the others wait for the first to finish (up to
+    ``COLD_WAIT_SECONDS``, then compute it themselves). A computation that raises (a 404,
+    a refused search) stores nothing and frees the lock, and the next waiter takes it. A
+    value computed from another cached one (its ``source``) is served stale, not
+    recomputed, while the source is being recomputed: it would only be recomputed from
+    the stale source. With ``CACHE_URL`` set the cache and the lock are shared by every
+    process.
+    """
+    entry = _read(key)
+    now = time.time()
+    if entry is not None and entry[0] > now:
+        return entry
+    if entry is not None and source is not None and cache.get(f"{source}:lock") is not None:
+        return entry
+    lock = f"{key}:lock"
+    locked = cache.add(lock, 1, timeout=LOCK_SECONDS)
+    if not locked:
+        if entry is not None:
+            return entry
+        deadline = now + COLD_WAIT_SECONDS
+        while time.time() < deadline:
+            time.sleep(0.02)
+            entry = _read(key)
+            if entry is not None:
+                return entry
+            locked = cache.add(lock, 1, timeout=LOCK_SECONDS)  # free again: the one computing it gave up
+            if locked:
+                break
+    try:
+        entry = compute()
+        cache.set(key, entry, timeout=int(max(entry[0] - time.time(), 0)) + STALE_SECONDS)
+    finally:
+        if locked:
+            cache.delete(lock)
+    return entry
+
+
+def _read(key: str) -> Any:
+    """The cached entry, or ``None`` if there is none or it can no longer be read (written by
+    code since changed: a miss, recomputed, rather than an error)."""
+    try:
+        return cache.get(key)
+    except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError, ValueError):
+        logger.warning("unreadable cache entry %s: recomputing it", key, exc_info=True)
+        return None
+
+
+def _format(*classes: type) -> str:
+    """A digest of ``classes``' fields: the keys of pickled entries name it, so a deploy that
+    changes them reads none of the entries the previous code wrote."""
+    fields = []
+    for cls in classes:
+        if dataclasses.is_dataclass(cls):
+            fields.append([(f.name, str(f.type)) for f in dataclasses.fields(cls)])
+        else:  # a model
+            fields.append([f.attname for f in cls._meta.concrete_fields])
+    return hashlib.sha256(repr(fields).encode()).hexdigest()[:12]
+
+
+_ORDER_FORMAT = _format(LeaderboardOrder)
+
+
+def order_key(slug: str) -> str:
+    """The cache key of the ladder ``slug``'s ranking (a ``LeaderboardOrder``), shared by the API and the pages."""
+    return f"api:leaderboard:order:{_ORDER_FORMAT}:{slug}"
+
+
+def ladder_order_cached(*, ladder: Ladder, now: datetime, seconds: int) -> tuple[float, LeaderboardOrder]:
+    """``ladder`` ranked at most ``seconds`` before (``ladder_order``), and when that ranking expires.
+
+    One entry per ladder for the API and the ladder page alike, so a ladder is ranked once
+    per cache period for every page of both. A ranking of another ladder (the slug was
+    renamed and taken over) or made with other settings is ranked again at once.
+    """
+
+    def rank() -> tuple[float, LeaderboardOrder]:
+        return time.time() + seconds, ladder_order(ladder=ladder, now=now)
+
+    key = order_key(ladder.slug)
+    expires, order = cached_entry(key, rank)
+    if order.ladder_id != ladder.pk or order.ladder_state != ladder_state(ladder):
+        cache.delete(key)
+        expires, order = cached_entry(key, rank)
+    return expires, order
+
+
+def _slim(row: LeaderboardRow) -> LeaderboardRow:
+    """``row`` with only the public fields of its player (no password hash or e-mail address goes to the cache)."""
+    player = row.rating.player
+    row.rating.player = User.from_db(
+        player._state.db, ["id", "username", "is_bot"], [player.pk, player.username, player.is_bot]
+    )
+    return row
+
+
+def _keepable(board: Leaderboard) -> Leaderboard:
+    """``board`` as the cache keeps it: this page's rows alone, players reduced to what a page shows.
+
+    The page's paginator counts a ``range`` (pickled as three numbers) instead of holding
+    the ranking or the search it was cut from.
+    """
+    page = board.page
+    rows = [_slim(row) for row in (*board.ranked, *board.provisional)]
+    paginator = Paginator(range(page.paginator.count), page.paginator.per_page)
+    return dataclasses.replace(board, page=Page(rows, page.number, paginator))
+
+
+_PAGE_FORMAT = _format(Leaderboard, LeaderboardRow, RankChange, PlayerRating, User, LeaderboardSnapshot)
+
+
+MAX_PAGE_NUMBER = 10**9  # past any ladder's last page (so the last is shown), and its offset fits a bigint
+
+
+def _page_number(page: int | str | None) -> int:
+    """The page asked for, as the paginator reads it (anything else is the first page; past the last, the last)."""
+    try:
+        return min(max(int(page), 1), MAX_PAGE_NUMBER)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 1
+
+
+def ladder_leaderboard_cached(
+    *,
+    ladder: Ladder,
+    now: datetime,
+    seconds: int,
+    page: int | str | None = 1,
+    query: str = "",
+    bots: str = "",
+    before_search: Callable[[], None] | None = None,
+) -> Leaderboard:
+    """``ladder_leaderboard``'s page, kept ``seconds`` in the cache (the API's leaderboard period).
+
+    A plain page is cut from the ladder's cached ranking (``ladder_order_cached``, the one
+    the API's pages come from) and kept until that ranking expires: the ladder is ranked
+    once per period for every page and client, and a page served again is one cache read.
+    A search or a bot filter ranks the ladder for itself, so ``before_search`` is called
+    first, only when it is not in the cache, and may raise to refuse it (the ladder page
+    counts it against the API's search limit). With ``seconds`` 0 nothing is cached.
+    """
+    query = query.strip()
+    bots = bots if bots in BOT_FILTERS else ""
+    number = _page_number(page)
+
+    def compute() -> Leaderboard:
+        if (query or bots) and before_search is not None:
+            before_search()
+        return ladder_leaderboard(ladder=ladder, now=now, page=number, query=query, bots=bots)
+
+    if not seconds:
+        return compute()
+    where = f"{_PAGE_FORMAT}:{ladder.pk}:{ladder_state(ladder)}:{number}"
+    if query or bots:
+        searched = hashlib.sha256(f"{query}|{bots}".encode()).hexdigest()
+        return cached(f"ladder:leaderboard:search:{where}:{searched}", seconds, lambda: _keepable(compute()))
+    if not ranks_in_sql():
+        return cached(f"ladder:leaderboard:page:{where}", seconds, lambda: _keepable(compute()))
+
+    def cut() -> tuple[float, Leaderboard]:
+        expires, order = ladder_order_cached(ladder=ladder, now=now, seconds=seconds)
+        return expires, _keepable(ladder_leaderboard_in_order(ladder=ladder, order=order, page=number))
+
+    return cached_entry(f"ladder:leaderboard:page:{where}", cut, source=order_key(ladder.slug))[1]

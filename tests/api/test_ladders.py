@@ -82,7 +82,7 @@ def test_leaderboard_rank_change_since_the_latest_snapshot(api, ladder):
 def test_leaderboard_cache_serves_the_stale_page_while_one_request_recomputes(monkeypatch):
     from django.core.cache import cache
 
-    from api.views import ladders
+    from ladder.selectors import leaderboard as ladders
 
     calls = []
     monkeypatch.setattr(ladders.time, "sleep", lambda seconds: None)
@@ -101,7 +101,7 @@ def test_leaderboard_cache_serves_the_stale_page_while_one_request_recomputes(mo
 def test_leaderboard_cache_on_a_cold_key_waits_for_the_one_computing_it(monkeypatch):
     from django.core.cache import cache
 
-    from api.views import ladders
+    from ladder.selectors import leaderboard as ladders
 
     assert cache.add("cold:lock", 1)
     monkeypatch.setattr(ladders.time, "sleep", lambda seconds: cache.set("cold", (time.time() + 5, "theirs")))
@@ -117,7 +117,7 @@ def test_leaderboard_cache_on_a_cold_key_waits_for_the_one_computing_it(monkeypa
 def test_leaderboard_cache_lets_a_waiter_compute_when_the_one_computing_fails(monkeypatch):
     from django.core.cache import cache
 
-    from api.views import ladders
+    from ladder.selectors import leaderboard as ladders
 
     assert cache.add("failed:lock", 1)
     monkeypatch.setattr(ladders.time, "sleep", lambda seconds: cache.delete("failed:lock"))  # it raised: a 404
@@ -131,7 +131,7 @@ def test_leaderboard_cache_lets_a_waiter_compute_when_the_one_computing_fails(mo
 def test_leaderboard_cache_serves_a_stale_value_while_its_source_is_recomputed():
     from django.core.cache import cache
 
-    from api.views import ladders
+    from ladder.selectors import leaderboard as ladders
 
     cache.set("page", (time.time() - 1, "old page"))
     assert cache.add("order:lock", 1)  # another request is ranking the ladder again
@@ -248,7 +248,7 @@ def test_a_cached_ranking_written_by_other_code_is_recomputed_not_a_500(api, cro
 
     from django.core.cache import cache
 
-    from api.views.ladders import _order_key
+    from ladder.selectors.leaderboard import order_key as _order_key
 
     cache.set(_order_key(crowded.slug), (time.time() + 60, Gone()), timeout=60)
     monkeypatch.delattr(sys.modules[__name__], "Gone")  # unpickling it now fails, as after a deploy
