@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# A production-like stack on loopback: PostgreSQL, Redis, gunicorn, a Celery worker and
-# celery beat, each a process of its own, as a deployment runs them (DEBUG off, static
-# files collected, periodic tasks from the database).
+# A production-like stack on loopback: PostgreSQL, Redis, nginx in front of gunicorn, a
+# Celery worker and celery beat, each a process of its own, as a deployment runs them
+# (DEBUG off, static files collected, periodic tasks from the database, gunicorn with
+# gunicorn.conf.py behind nginx with deploy/proxy.conf).
 #
 # Data lives in STACK_DIR (default var/stack; as root, /tmp/ladder-stack when the postgres
 # user cannot reach var/) and survives restarts. Ctrl-C stops every process, the servers
 # too. Settings (environment): HOST, PORT (web, 8000), STACK_PG_PORT (54329),
-# STACK_REDIS_PORT (56389), WEB_WORKERS (2), WORKER_CONCURRENCY (2), STACK_DEMO (1: load
-# the demo data with its public passwords; 0 to skip).
+# STACK_REDIS_PORT (56389), STACK_WEB_PORT (gunicorn's, behind nginx: a free port),
+# WEB_WORKERS (2), WORKER_CONCURRENCY (2), STACK_DEMO (1: load the demo data with its
+# public passwords; 0 to skip), STACK_NGINX (1: nginx in front, installed with apt-get as
+# root if missing, else a warning and gunicorn alone; 0: gunicorn alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -19,26 +22,51 @@ REDIS_PORT=${STACK_REDIS_PORT:-56389}
 WEB_WORKERS=${WEB_WORKERS:-2}
 WORKER_CONCURRENCY=${WORKER_CONCURRENCY:-2}
 STACK_DEMO=${STACK_DEMO:-1}
+STACK_NGINX=${STACK_NGINX:-1}
 
 log() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 as_root() { [ "$(id -u)" = 0 ]; }
 pg_bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+nginx_bin() { command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; }; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
 
 bash scripts/ensure-venv.sh requirements.txt
 
 missing=()
 [ -n "$(pg_bindir)" ] || missing+=(postgresql)
 command -v redis-server >/dev/null || missing+=(redis-server)
+if [ "$STACK_NGINX" = 1 ] && [ -z "$(nginx_bin)" ] && as_root && command -v apt-get >/dev/null; then
+  missing+=(nginx-light)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   as_root && command -v apt-get >/dev/null || die "missing ${missing[*]}: apt-get install ${missing[*]}"
   log "installing ${missing[*]} with apt-get"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Installed only to be run here: Debian's scripts must not start the system's nginx (or
+  # PostgreSQL, Redis) as services, which policy-rc.d's 101 tells them.
+  made_policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && made_policy=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+    || { [ -z "$made_policy" ] || rm -f /usr/sbin/policy-rc.d; die "apt-get install ${missing[*]} failed"; }
+  [ -z "$made_policy" ] || rm -f /usr/sbin/policy-rc.d
 fi
-for port in "$PORT" "$PG_PORT" "$REDIS_PORT"; do
-  port_free "$port" || die "port $port on 127.0.0.1 is taken (set PORT, STACK_PG_PORT or STACK_REDIS_PORT)"
+nginx=
+if [ "$STACK_NGINX" = 1 ]; then
+  nginx=$(nginx_bin) || true
+  [ -n "$nginx" ] || warn "no nginx (apt-get install nginx-light, as root): gunicorn faces clients alone," \
+    "and a few slow clients can hold every worker (see deploy/nginx.conf)"
+fi
+WEB_PORT=$PORT web_bind="$HOST:$PORT"
+if [ -n "$nginx" ]; then
+  WEB_PORT=${STACK_WEB_PORT:-$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+  web_bind="127.0.0.1:$WEB_PORT"
+fi
+for port in "$PORT" "$PG_PORT" "$REDIS_PORT" "$WEB_PORT"; do
+  port_free "$port" || die "port $port on 127.0.0.1 is taken (set PORT, STACK_PG_PORT, STACK_REDIS_PORT or STACK_WEB_PORT)"
 done
 
 run_pg=()
@@ -106,8 +134,39 @@ log "migrating, collecting static files"
 if [ "$STACK_DEMO" = 1 ]; then .venv/bin/python manage.py seed_demo --force; fi
 
 prefixed() { local name=$1; shift; "$@" > >(sed -u "s/^/$name | /") 2>&1 & pids+=($!); }
-prefixed "web   " .venv/bin/gunicorn ladder.wsgi --bind "$HOST:$PORT" --workers "$WEB_WORKERS" \
-  --access-logfile - --graceful-timeout 10
+if [ -n "$nginx" ]; then
+  # nginx on HOST:PORT buffers every request and response for gunicorn on loopback.
+  mkdir -p "$dir/nginx"
+  user=
+  if as_root; then user="user $(id -u www-data >/dev/null 2>&1 && echo www-data || echo 'nobody nogroup');"; fi
+  cat >"$dir/nginx/nginx.conf" <<NGINX
+$user
+worker_processes 1;
+pid $dir/nginx/nginx.pid;
+error_log stderr warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    server_tokens off;
+    client_body_temp_path $dir/nginx/client_body;
+    proxy_temp_path $dir/nginx/proxy;
+    fastcgi_temp_path $dir/nginx/fastcgi;
+    uwsgi_temp_path $dir/nginx/uwsgi;
+    scgi_temp_path $dir/nginx/scgi;
+    upstream ladder { server 127.0.0.1:$WEB_PORT; keepalive 8; }
+    server {
+        listen $HOST:$PORT;
+        include $root/deploy/proxy.conf;
+        location / { proxy_pass http://ladder; }
+    }
+}
+NGINX
+  "$nginx" -t -q -e stderr -p "$dir/nginx" -c "$dir/nginx/nginx.conf" || die "nginx refused $dir/nginx/nginx.conf"
+  prefixed "nginx " "$nginx" -e stderr -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -g "daemon off;"
+  # The site's client is the address nginx saw, and the scheme the one it was reached by.
+  export PROXY_COUNT=1 API_NUM_PROXIES=1 SECURE_PROXY_SSL_HEADER_NAME=HTTP_X_FORWARDED_PROTO
+fi
+prefixed "web   " .venv/bin/gunicorn -c gunicorn.conf.py --bind "$web_bind" --workers "$WEB_WORKERS"
 prefixed "worker" .venv/bin/celery -A ladder worker --loglevel INFO --concurrency "$WORKER_CONCURRENCY" \
   --hostname "worker@%h"
 prefixed "beat  " .venv/bin/celery -A ladder beat --loglevel INFO
@@ -115,6 +174,7 @@ prefixed "beat  " .venv/bin/celery -A ladder beat --loglevel INFO
 cat <<EOF
 
   Ladder (production-like) at http://$HOST:$PORT/   moderation: http://$HOST:$PORT/admin/
+  ${nginx:+nginx on $HOST:$PORT in front of }gunicorn on $web_bind
   PostgreSQL 127.0.0.1:$PG_PORT, Redis 127.0.0.1:$REDIS_PORT, data in $dir
   Run the nightly job now, through the broker:
     CELERY_BROKER_URL=$CELERY_BROKER_URL .venv/bin/celery -A ladder call ladder.tasks.run_nightly_task
