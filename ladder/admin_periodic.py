@@ -3,7 +3,7 @@
 django-celery-beat's admin lets anyone with ``change_periodictask`` rewrite what a task
 runs (its name, task, arguments, queue, headers...). Moderators only need to pause a
 task and move its schedule, so for everyone but superusers every other field is
-read-only, tasks cannot be added, deleted or run by hand from the list.
+read-only, and tasks cannot be added, deleted or run by hand from the list.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ class ScheduleForm(PeriodicTaskForm):
 
 class PeriodicTaskAdmin(BeatPeriodicTaskAdmin):
     form = ScheduleForm
-    actions = ("enable_tasks", "disable_tasks", "toggle_tasks", "run_tasks")
 
     def get_fieldsets(self, request: HttpRequest, obj: PeriodicTask | None = None) -> list[tuple[str | None, dict]]:
         """``regtask`` (a list of task names to pick from) is only for those who may set the task."""
@@ -65,7 +64,9 @@ class PeriodicTaskAdmin(BeatPeriodicTaskAdmin):
         fields = flatten_fieldsets(self.get_fieldsets(request, obj))
         return tuple(dict.fromkeys([*readonly, *(field for field in fields if field not in SCHEDULE_FIELDS)]))
 
-    def get_form(self, request: HttpRequest, obj: PeriodicTask | None = None, **kwargs: object) -> type[forms.Form]:
+    def get_form(
+        self, request: HttpRequest, obj: PeriodicTask | None = None, **kwargs: object
+    ) -> type[forms.ModelForm]:
         form = super().get_form(request, obj, **kwargs)
         if not request.user.is_superuser:
             form.base_fields.pop("regtask", None)
