@@ -172,6 +172,17 @@ def test_staff_who_may_not_view_users_gets_no_results(client, crowd):
     assert "crowd" not in response.text
 
 
+def test_moderator_gets_no_results_from_a_model_they_may_not_view(client, moderator):
+    client.force_login(moderator)
+
+    response = client.get(
+        AUTOCOMPLETE, {"app_label": "accounts", "model_name": "user", "field_name": "groups", "term": "mod"}
+    )
+
+    assert response.status_code == 403
+    assert "moderators" not in response.text
+
+
 def test_players_cannot_use_the_autocomplete(client, player, crowd):
     client.force_login(player)
 
