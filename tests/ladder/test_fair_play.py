@@ -340,3 +340,15 @@ def test_a_flagged_match_shows_its_evidence_to_moderators(admin_client):
     page = admin_client.get(reverse("admin:ladder_match_change", args=[match.pk])).content.decode()
     assert "mallory has 1 unanswered reports against victim" in page
     assert "1 result(s) in 7 days" in page
+    assert 'name="review_evidence"' not in page  # evidence is a record, not something to edit
+
+
+@pytest.mark.django_db
+def test_the_ladder_page_states_the_limits(client):
+    ladder = fair_ladder()
+    page = client.get(ladder.get_absolute_url()).content.decode()
+    assert (
+        "10 an hour, 6 a day against one opponent, played at most 6 hours ago; accounts under 24 hours old report "
+        "queue games only" in page
+    )
+    assert "then automatic unless flagged for a moderator" in page
