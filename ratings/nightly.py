@@ -12,13 +12,14 @@ engine does (tests compare them for every engine, with and without the cap)::
 Materialising writes ``RD(t)`` back with ``rd_as_of = t`` for every rating whose clock is
 behind ``t``. Growth composes, ``sqrt(sqrt(a² + g·s)² + g·u) = sqrt(a² + g·(s + u))``
 (and the cap is monotone), so it never changes an RD at any later instant, up to the
-last bit of a square root: a night run twice or a skipped night give the same numbers.
+last bit of a square root: a night run twice or a skipped night give the same numbers to
+about 1e-13, not bit for bit (a write-back rounds once more).
 
 Two rules do read the *stored* RD, and so depend on when it was last written: the queue's
 clock reset keeps it as stored (SPEC §6), and a result confirmed after a materialisation
 that followed the game starts from it (an RD never grows backwards). ``NightlyTimeline``
-lets a replay write RDs back at the same points of the rating log as the live ladder did,
-so replays stay exact.
+lets a replay write RDs back at the same points of the rating log, with the same
+operations, as the live ladder did, so replays reproduce the live ratings bit for bit.
 """
 
 from __future__ import annotations
@@ -122,21 +123,29 @@ class NightlyTimeline:
     """Where a ladder's nightly runs fell in its rating log, for replays.
 
     A run records the ladder's last rating event when it wrote the RDs back; every later
-    event saw the written values. Before a replay applies event ``e``, a player's
-    standing is therefore materialised to the latest midnight of a run recorded before
-    ``e`` (runs never go back in time, and one materialisation to the latest midnight is
-    the same as one after the other). At the end, ``final`` does the same for every
-    standing the replay writes, as the latest run did to the live rows.
+    event saw the written values. Before a replay applies event ``e``, each of its
+    players' standings is therefore written back at every midnight of a run recorded
+    before ``e`` that is later than the standing's ``rd_as_of``, one run after the other,
+    as the live ladder did. Growth composes, but only up to rounding: two write-backs,
+    ``sqrt(sqrt(a² + g·s)² + g·u)``, differ from one, ``sqrt(a² + g·(s + u))``, in the last
+    bit or two about a time in four, and later results carry the difference on. Only
+    the same steps give the same bits (``Engine.rd_written_back``). At the end,
+    ``materialise`` without an event does the same for every standing the replay writes,
+    as the runs did to the live rows.
+
+    A run whose midnight is not later than an earlier run's never wrote anything (every
+    clock was already at or past it), so only the runs that set a new latest midnight
+    are kept.
     """
 
     def __init__(self, runs: list[tuple[int, datetime]]) -> None:
-        runs = sorted(runs, key=lambda run: (run[0], run[1]))
-        self._event_ids = [event_id for event_id, _ in runs]
+        self._event_ids: list[int] = []
         self._midnights: list[datetime] = []
-        latest: datetime | None = None
-        for _, midnight in runs:
-            latest = midnight if latest is None or midnight > latest else latest
-            self._midnights.append(latest)
+        for event_id, midnight in sorted(runs, key=lambda run: (run[0], run[1])):
+            if not self._midnights or midnight > self._midnights[-1]:
+                self._event_ids.append(event_id)
+                self._midnights.append(midnight)
+        self._seconds = [midnight.timestamp() for midnight in self._midnights]
 
     @classmethod
     def of(cls, ladder: Ladder) -> NightlyTimeline:
@@ -165,17 +174,21 @@ class NightlyTimeline:
         *,
         before_event: int | None = None,
     ) -> None:
-        """Materialise ``players``' standings as the live ladder had them before ``before_event``.
+        """Write ``players``' RDs back as the live ladder had them before ``before_event``.
 
-        Without ``before_event``: as the latest run left them (the end of a replay).
+        Without ``before_event``: as the latest run left them (the end of a replay). The
+        runs a standing's clock is behind write it back in turn, as ``ratings_materialise``
+        did in SQL; runs before its clock did nothing to it (the clock is at or past
+        every midnight it was written back at, as events only move it forward).
         """
-        midnight = self.final if before_event is None else self.midnight_before(before_event)
-        if midnight is None:
+        end = len(self._event_ids) if before_event is None else bisect.bisect_left(self._event_ids, before_event)
+        if not end:
             return
-        at = midnight.timestamp()
+        midnights, seconds = self._midnights, self._seconds
+        last = midnights[end - 1]
         for player in players:
             standing = standings[player]
-            if standing.rd_as_of < midnight:
-                standings[player] = dataclasses.replace(
-                    standing, rd=engine.rd_at(standing.state(), at), rd_as_of=midnight
-                )
+            if standing.rd_as_of < last:
+                start = bisect.bisect_right(midnights, standing.rd_as_of, 0, end)
+                rd = engine.rd_written_back(standing.state(), seconds[start:end])
+                standings[player] = dataclasses.replace(standing, rd=rd, rd_as_of=last)

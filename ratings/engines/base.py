@@ -135,6 +135,17 @@ class Engine:
         """Store the RD at ``at`` with ``rd_as_of = at``; ``rd_at`` is unchanged by it (SPEC §1)."""
         return state._replace(rd=self.rd_at(state, at), rd_as_of=at)
 
+    def rd_written_back(self, state: RatingState, instants: Sequence[float]) -> float:
+        """The RD stored after ``materialize`` at each of ``instants`` in turn (SPEC §1, §7).
+
+        ``instants`` are later than ``state.rd_as_of`` and increasing, as nightly runs are.
+        Growth composes, but each write-back rounds the stored RD once more, so this is
+        ``rd_at`` at the last instant only to about 1e-13, not to the bit.
+        """
+        for at in instants:
+            state = self.materialize(state, at)
+        return state.rd
+
     # Internals ---------------------------------------------------------------------------
     def _rate_general(self, sides: Sequence[Sequence[RatingState]], placements: Sequence[int], at: float) -> GameResult:
         params = self.params

@@ -160,6 +160,28 @@ class GlickoFamily(Engine):
             rd = _sqrt(rd * rd + growth * seconds)
         return rd if rd < self._rd_max else self._rd_max
 
+    def rd_written_back(self, state: RatingState, instants: Sequence[float]) -> float:
+        """``rd_at`` at each instant in turn from the RD stored at the one before (see ``Engine``).
+
+        Written out: a replay calls it once for each player and stretch of nights. Once an
+        RD reaches the cap it stays there (``sqrt(cap² + growth·t)`` is capped again, and
+        ``sqrt(cap²)`` is the cap to the bit), so the remaining instants are skipped.
+        """
+        growth = self._growth_per_second
+        if growth is None:
+            growth = self._state_growth_per_second(state)
+        rd_max = self._rd_max
+        rd = state.rd
+        as_of = state.rd_as_of
+        for at in instants:
+            seconds = at - as_of
+            if seconds > 0.0:
+                rd = _sqrt(rd * rd + growth * seconds)
+            if rd >= rd_max:
+                return rd_max
+            as_of = at
+        return rd
+
     def _weight(self, score: float, rd_a: float, rd_b: float, diff: float) -> float:
         """TGR's ``2·MERIT − 1`` for one pairing (seed 000, SPEC §3); 1 without luck."""
         luck_p = self._luck_p
