@@ -31,6 +31,8 @@ SERVICE_STATUS: dict[str, int] = {
     "not_pending": status.HTTP_409_CONFLICT,
     "not_searching": status.HTTP_409_CONFLICT,
     "cannot_confirm": status.HTTP_409_CONFLICT,
+    # A new search within seconds of leaving one: retrying after Retry-After succeeds.
+    "queue_cooldown": status.HTTP_429_TOO_MANY_REQUESTS,
     # Refusals about who is asking.
     "not_participant": status.HTTP_403_FORBIDDEN,
     "own_report": status.HTTP_403_FORBIDDEN,
@@ -69,14 +71,18 @@ def error_body(code: str, message: str, fields: dict[str, list[str]] | None = No
 
 def from_service_error(exc: DjangoValidationError) -> ApiError:
     """A service's refusal as an API error; the first error's code picks the status."""
-    errors = exc.error_list if hasattr(exc, "error_list") else [exc]
-    code = next((e.code for e in errors if e.code), None) or "invalid"
     fields: dict[str, list[str]] = {}
     if hasattr(exc, "error_dict"):
         fields = {name: [m for e in errs for m in e.messages] for name, errs in exc.error_dict.items()}
-        code = next((e.code for errs in exc.error_dict.values() for e in errs if e.code), None) or "invalid"
+        errors = [e for errs in exc.error_dict.values() for e in errs]
+    else:
+        errors = exc.error_list
+    code = next((e.code for e in errors if e.code), None) or "invalid"
     message = " ".join(exc.messages)
-    return ApiError(SERVICE_STATUS.get(code, status.HTTP_400_BAD_REQUEST), code, message, fields)
+    error = ApiError(SERVICE_STATUS.get(code, status.HTTP_400_BAD_REQUEST), code, message, fields)
+    # A limit says when a retry can succeed; DRF's handler sends it as Retry-After.
+    error.wait = next((e.params["retry_after"] for e in errors if e.params and "retry_after" in e.params), None)
+    return error
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:

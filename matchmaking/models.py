@@ -19,8 +19,14 @@ class QueueEntry(models.Model):
 
     ``rating``, ``rd`` and ``rd_as_of`` copy the player's rating when the search starts,
     so the search for opponents is a range query on an index of waiting entries; RDs are
-    still inflated to the moment of pairing. At most one entry per player and ladder
-    waits at a time (a partial unique constraint).
+    still inflated to the moment of pairing.
+
+    Each player has at most one *open* entry per ladder (waiting, left or expired: a
+    partial unique constraint), and a new search reuses it: joining and leaving in a loop
+    rewrites one row instead of adding one per search. A matched entry closes for good
+    (it records the pairing and points to its match), so the rows of a player in a ladder
+    are one per match plus one. Leaving sets ``rejoin_after``: the cool-down before the
+    next search (``services.QUEUE_REJOIN_COOLDOWN``).
     """
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="queue_entries")
@@ -41,12 +47,16 @@ class QueueEntry(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     win_probability = models.FloatField(null=True, blank=True, help_text="The player's chance against the opponent.")
+    rejoin_after = models.DateTimeField(
+        null=True, blank=True, help_text="Left on purpose: the player's next search may start from this time."
+    )
 
     class Meta:
         verbose_name_plural = "queue entries"
         constraints = [
+            # Also one waiting entry per player and ladder; ``services._entry_create`` names this predicate.
             models.UniqueConstraint(
-                fields=["ladder", "player"], condition=Q(status="waiting"), name="queue_one_waiting_per_player"
+                fields=["ladder", "player"], condition=~Q(status="matched"), name="queue_one_open_per_player"
             ),
             models.CheckConstraint(condition=Q(rd__gt=0), name="queue_rd_positive"),
             models.CheckConstraint(

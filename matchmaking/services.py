@@ -13,11 +13,12 @@ deadlock.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from itertools import chain
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
@@ -36,13 +37,22 @@ from ratings.services import rating_reset_clock
 STALE_AFTER = timedelta(seconds=30)
 SEEN_EVERY = timedelta(seconds=10)
 CANDIDATES_EACH_WAY = 16
+# After leaving a search on purpose, the next may start this much later. Each join runs a
+# pairing search and a write, so a scripted join/leave loop is held to 12 searches a minute
+# per player and ladder; a person who left by mistake barely notices. The same on every
+# ladder: it guards the server, it is not a rule of play.
+QUEUE_REJOIN_COOLDOWN = timedelta(seconds=5)
+# The largest rating limit a search may set (the API's and the form's bound too): far
+# beyond any real rating gap, and well inside the column's integer.
+MAX_RATING_GAP = 10_000
 
 ALREADY_SEARCHING = "You are already searching for a match in %(ladder)s."
 ACCOUNT_BANNED = "Your account is deactivated, so it cannot search for matches."
 NOT_A_MEMBER = "Join %(ladder)s before searching for a match."
 TEAM_LADDER = "%(ladder)s has no 1 v 1 games: team games are reported after play."
-BAD_GAP = "The rating limit must be a whole number of points, at least 1."
+BAD_GAP = "The rating limit must be a whole number of points from 1 to 10000."
 NOT_SEARCHING = "You are not searching for a match in %(ladder)s."
+REJOIN_COOLDOWN = "You left the queue a moment ago: you can search again in %(retry_after)d seconds."
 
 
 def window_min_probability(ladder: Ladder, waited: timedelta) -> float:
@@ -94,7 +104,7 @@ def queue_join(
         raise ValidationError(ACCOUNT_BANNED, code="banned")
     if not ladder.allow_one_vs_one:
         raise ValidationError(TEAM_LADDER, code="team_ladder", params={"ladder": ladder.name})
-    if max_rating_gap is not None and (isinstance(max_rating_gap, bool) or max_rating_gap < 1):
+    if max_rating_gap is not None and (isinstance(max_rating_gap, bool) or not 1 <= max_rating_gap <= MAX_RATING_GAP):
         raise ValidationError(BAD_GAP, code="bad_gap")
     entry = _entry_create(ladder=ladder, player=player, max_rating_gap=max_rating_gap, now=now)
     queue_try_pair(entry=entry, now=now)
@@ -109,39 +119,66 @@ def _already_searching(ladder: Ladder) -> ValidationError:
     return ValidationError(ALREADY_SEARCHING, code="already_searching", params={"ladder": ladder.name})
 
 
-def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, now: datetime) -> QueueEntry:
-    """A waiting search holding a copy of the player's rating; refuses non-members and a second search.
+def _cooling_down(ladder: Ladder, rejoin_after: datetime, now: datetime) -> ValidationError:
+    """The refusal of a search started before ``rejoin_after``, with the seconds to wait (for ``Retry-After``)."""
+    wait = max(math.ceil((rejoin_after - now).total_seconds()), 1)
+    return ValidationError(REJOIN_COOLDOWN, code="queue_cooldown", params={"retry_after": wait, "ladder": ladder.name})
 
-    On PostgreSQL one ``INSERT … SELECT … ON CONFLICT DO NOTHING`` reads and copies the
-    rating; only when it inserts nothing does a second query tell the two refusals apart.
+
+# The player's open entry in a ladder (the constraint ``queue_one_open_per_player``), which
+# a new search reuses unless it is waiting or cooling down.
+_OPEN = f"NOT (status = '{EntryStatus.MATCHED.value}')"
+_JOIN_SQL = (
+    f"INSERT INTO {QueueEntry._meta.db_table} AS e (ladder_id, player_id, status, rating, rd, volatility,"
+    " rd_as_of, max_rating_gap, joined_at, last_seen_at)"
+    " SELECT ladder_id, player_id, %(waiting)s, rating, rd, volatility, rd_as_of, %(gap)s, %(now)s, %(now)s"
+    f" FROM {PlayerRating._meta.db_table} WHERE ladder_id = %(ladder)s AND player_id = %(player)s AND is_active"
+    f" ON CONFLICT (ladder_id, player_id) WHERE {_OPEN} DO UPDATE SET status = EXCLUDED.status,"
+    " rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, rd_as_of = EXCLUDED.rd_as_of,"
+    " max_rating_gap = EXCLUDED.max_rating_gap, joined_at = EXCLUDED.joined_at,"
+    " last_seen_at = EXCLUDED.last_seen_at, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
+    " win_probability = NULL, rejoin_after = NULL"
+    " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
+    " RETURNING id, rating, rd, volatility, rd_as_of"
+)
+
+
+def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, now: datetime) -> QueueEntry:
+    """A waiting search holding a copy of the player's rating; refuses non-members, a second
+    search and a search during the cool-down after leaving.
+
+    The player's open entry in the ladder (left or expired) is reused, so searching again
+    adds no row. On PostgreSQL one ``INSERT … SELECT … ON CONFLICT DO UPDATE … WHERE``
+    reads and copies the rating into a new or the reused row; only when it writes nothing
+    does a second query tell the refusals apart.
     """
     fields = {"ladder": ladder, "player": player, "max_rating_gap": max_rating_gap, "joined_at": now}
     if not db.postgresql():
-        rating = PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).first()
-        if rating is None:
-            raise _not_a_member(ladder)
-        copied = {name: getattr(rating, name) for name in ("rating", "rd", "volatility", "rd_as_of")}
-        try:
-            with transaction.atomic():
-                return QueueEntry.objects.create(**fields, **copied, last_seen_at=now)
-        except IntegrityError:
-            raise _already_searching(ladder) from None
-    waiting = EntryStatus.WAITING.value
+        return _entry_create_orm(ladder=ladder, player=player, fields=fields, now=now)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {QueueEntry._meta.db_table} (ladder_id, player_id, status, rating, rd, volatility,"
-            " rd_as_of, max_rating_gap, joined_at, last_seen_at)"
-            " SELECT ladder_id, player_id, %s, rating, rd, volatility, rd_as_of, %s, %s, %s"
-            f" FROM {PlayerRating._meta.db_table} WHERE ladder_id = %s AND player_id = %s AND is_active"
-            f" ON CONFLICT (ladder_id, player_id) WHERE status = '{waiting}' DO NOTHING"
-            " RETURNING id, rating, rd, volatility, rd_as_of",
-            [waiting, max_rating_gap, now, now, ladder.pk, player.pk],
+            _JOIN_SQL,
+            {
+                "waiting": EntryStatus.WAITING.value,
+                "gap": max_rating_gap,
+                "now": now,
+                "ladder": ladder.pk,
+                "player": player.pk,
+            },
         )
         row = cursor.fetchone()
     if row is None:
-        if PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).exists():
-            raise _already_searching(ladder)
-        raise _not_a_member(ladder)
+        if not PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).exists():
+            raise _not_a_member(ladder)
+        rejoin_after = (
+            QueueEntry.objects.filter(ladder=ladder, player=player)
+            .exclude(status__in=[EntryStatus.MATCHED, EntryStatus.WAITING])
+            .values_list("rejoin_after", flat=True)
+            .first()
+        )
+        if rejoin_after is not None and rejoin_after > now:
+            raise _cooling_down(ladder, rejoin_after, now)
+        raise _already_searching(ladder)
     pk, rating, rd, volatility, rd_as_of = row
     entry = QueueEntry(
         pk=pk, rating=rating, rd=rd, volatility=volatility, rd_as_of=rd_as_of, last_seen_at=now, **fields
@@ -149,6 +186,37 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
     entry._state.adding = False  # as loaded from the database: it is stored
     entry._state.db = connection.alias
     return entry
+
+
+def _entry_create_orm(*, ladder: Ladder, player: User, fields: dict[str, Any], now: datetime) -> QueueEntry:
+    """``_entry_create`` on other databases: the open entry locked and reused, or a new one."""
+    rating = PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).first()
+    if rating is None:
+        raise _not_a_member(ladder)
+    copied = {name: getattr(rating, name) for name in ("rating", "rd", "volatility", "rd_as_of")}
+    with transaction.atomic():
+        entry = (
+            QueueEntry.objects.select_for_update()
+            .filter(ladder=ladder, player=player)
+            .exclude(status=EntryStatus.MATCHED)
+            .first()
+        )
+        if entry is None:
+            try:
+                with transaction.atomic():
+                    return QueueEntry.objects.create(**fields, **copied, last_seen_at=now)
+            except IntegrityError:
+                raise _already_searching(ladder) from None
+        if entry.status == EntryStatus.WAITING:
+            raise _already_searching(ladder)
+        if entry.rejoin_after is not None and entry.rejoin_after > now:
+            raise _cooling_down(ladder, entry.rejoin_after, now)
+        reset = {"status": EntryStatus.WAITING, "last_seen_at": now, "ended_at": None, "match": None}
+        reset |= {"opponent": None, "win_probability": None, "rejoin_after": None}
+        for name, value in {**fields, **copied, **reset}.items():
+            setattr(entry, name, value)
+        entry.save()
+        return entry
 
 
 def current_entry(*, ladder: Ladder, player: User) -> QueueEntry | None:
@@ -179,10 +247,11 @@ def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime 
 
 
 def queue_leave(*, ladder: Ladder, player: User, now: datetime | None = None) -> QueueEntry:
-    """Cancel a search at once (no clock reset: the player chose to stop)."""
+    """Cancel a search at once (no clock reset: the player chose to stop); the next may start
+    after ``QUEUE_REJOIN_COOLDOWN``."""
     now = now or timezone.now()
     left = QueueEntry.objects.filter(ladder=ladder, player=player, status=EntryStatus.WAITING).update(
-        status=EntryStatus.LEFT, ended_at=now
+        status=EntryStatus.LEFT, ended_at=now, rejoin_after=now + QUEUE_REJOIN_COOLDOWN
     )
     if not left:
         raise ValidationError(NOT_SEARCHING, code="not_searching", params={"ladder": ladder.name})
@@ -378,7 +447,7 @@ def _claim(*pks: int) -> set[int]:
 
 def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datetime) -> Match:
     """Create the scheduled match and mark both claimed searches matched; ``me`` is updated in place."""
-    match = Match.objects.create(ladder=ladder, status=MatchStatus.SCHEDULED, played_at=now)
+    match = Match.objects.create(ladder=ladder, status=MatchStatus.SCHEDULED, played_at=now, paired_by_queue=True)
     sides = MatchSide.objects.bulk_create([MatchSide(match=match, index=0), MatchSide(match=match, index=1)])
     Participant.objects.bulk_create(
         [

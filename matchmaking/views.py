@@ -21,6 +21,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from ladder.models import Ladder
 from matchmaking import selectors, services
+from matchmaking.forms import QueueJoinForm
 from matchmaking.models import EntryStatus, QueueEntry
 
 
@@ -73,12 +74,11 @@ def queue_status(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def queue_join(request: HttpRequest, slug: str) -> HttpResponse:
     ladder = get_object_or_404(Ladder, slug=slug)
-    gap = request.POST.get("max_rating_gap", "").strip()
+    form = QueueJoinForm(request.POST)
     try:
-        limit = int(gap) if gap else None
-    except ValueError:
-        limit = -1
-    try:
+        if not form.is_valid():
+            raise ValidationError([message for errors in form.errors.values() for message in errors])
+        limit = form.cleaned_data["max_rating_gap"]
         entry = services.queue_join(ladder=ladder, player=request.user, max_rating_gap=limit)
     except ValidationError as exc:
         if request.htmx:

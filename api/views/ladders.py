@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 from accounts.models import User
 from api import presenters
 from api.errors import ApiError
+from api.models import ApiToken
 from api.pagination import ApiPagination
 from api.serializers import (
     EmptyIn,
@@ -300,17 +301,35 @@ class WinProbabilityView(APIView):
 
 
 class QueueView(APIView):
-    """``POST`` joins, ``GET`` polls (keeps the search alive, pairs or expires it), ``DELETE`` leaves."""
+    """``POST`` joins, ``GET`` polls (keeps the search alive, pairs or expires it), ``DELETE`` leaves.
 
-    @extend_schema(operation_id="queue_poll", responses={200: QueueOut, **errors(403)})
+    A poll through a read-only token only reads: it neither keeps the search alive nor pairs it.
+    """
+
+    @extend_schema(
+        operation_id="queue_poll",
+        responses={200: QueueOut, **errors(403)},
+        description="The search's state. Polling keeps the search alive (one without a poll for 30 s is "
+        "dropped), tries to pair it and expires it at the ladder's timeout; through a read-only token it "
+        "only reports the state as stored.",
+    )
     def get(self, request: Request, slug: str) -> Response:
         ladder = _ladder(slug)
         if not request.user.is_authenticated:
             self.permission_denied(request)
-        entry = queue_services.queue_poll(ladder=ladder, player=request.user)
+        if isinstance(request.auth, ApiToken) and request.auth.read_only:
+            entry = queue_services.current_entry(ladder=ladder, player=request.user)
+        else:
+            entry = queue_services.queue_poll(ladder=ladder, player=request.user)
         return Response(_queue(ladder, entry))
 
-    @extend_schema(operation_id="queue_join", request=QueueJoinIn, responses={201: QueueOut, **errors(403, 409)})
+    @extend_schema(
+        operation_id="queue_join",
+        request=QueueJoinIn,
+        responses={201: QueueOut, **errors(403, 409)},
+        description="Start searching, and pair at once if someone fits. Within 5 s of leaving a search "
+        "(`DELETE`) a new one is refused with 429, code `queue_cooldown`, and `Retry-After`.",
+    )
     def post(self, request: Request, slug: str) -> Response:
         ladder = _ladder(slug)
         params = parse(QueueJoinIn, request.data or {})
