@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from api.parsers import TOO_LARGE
 
 # Service error codes that are not plain bad input.
 SERVICE_STATUS: dict[str, int] = {
@@ -118,6 +122,10 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     """DRF's handler (which sets ``WWW-Authenticate`` and ``Retry-After``), then our shape."""
     if isinstance(exc, DjangoValidationError):
         exc = from_service_error(exc)
+    elif isinstance(exc, RequestDataTooBig):
+        # Over Django's DATA_UPLOAD_MAX_MEMORY_SIZE, refused before the parser's own, smaller limit: the same answer.
+        too_large = TOO_LARGE % settings.API_MAX_BODY_BYTES
+        exc = exceptions.ValidationError({"non_field_errors": [too_large]}, code="body_too_large")
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
