@@ -57,6 +57,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Content-Security-Policy, Permissions-Policy and the API's Vary/private (ladder/headers.py).
+    "ladder.headers.SiteCSPMiddleware",
+    "ladder.headers.SiteHeadersMiddleware",
     # A NUL character in the address, a query or a form field is a 400 (ladder/bad_input.py).
     "ladder.bad_input.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -346,6 +349,28 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 if _proxy_header := env_str("SECURE_PROXY_SSL_HEADER_NAME"):
     SECURE_PROXY_SSL_HEADER = (_proxy_header, "https")
+
+# Content-Security-Policy (django-csp) and Permissions-Policy on every answer: pages run
+# only the scripts and styles the site serves, nothing inline, and may use no camera,
+# microphone, location or the like. The API docs and error pages loosen it (ladder/headers.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'none'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "manifest-src": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "base-uri": ["'none'"],
+        "object-src": ["'none'"],
+    }
+}
+PERMISSIONS_POLICY = (
+    "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()"
+)
 
 LOGGING = {
     "version": 1,
