@@ -259,6 +259,33 @@ class MatchOut(serializers.Serializer):
     url = serializers.CharField()
 
 
+class ReplayJobOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    ladder = serializers.SlugField()
+    kind = serializers.ChoiceField(choices=["void", "correct", "replay"])
+    match = serializers.IntegerField(allow_null=True, help_text="The match decided, if the job is about one.")
+    status = serializers.ChoiceField(
+        choices=["queued", "running", "done", "failed"],
+        help_text="queued and running: ratings in the ladder may still change; done: they are final; failed: "
+        "see error (a moderator runs it again).",
+    )
+    events_done = serializers.IntegerField(help_text="Rating events replayed so far.")
+    events_total = serializers.IntegerField(allow_null=True, help_text="Known once the replay starts.")
+    percent = serializers.IntegerField(allow_null=True)
+    error = serializers.CharField(help_text="Why the last run failed; empty otherwise.")
+    requested_by = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.CharField()
+
+
+class DecisionOut(serializers.Serializer):
+    match = MatchOut()
+    job = ReplayJobOut(allow_null=True, help_text="The replay that re-rates the ladder; null when none was needed.")
+    status_url = serializers.CharField(allow_null=True, help_text="Poll this for the job's progress.")
+
+
 class QueueOut(serializers.Serializer):
     status = serializers.ChoiceField(
         choices=["idle", "waiting", "matched", "expired", "left"],

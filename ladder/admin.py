@@ -16,7 +16,11 @@ from ladder import admin_periodic  # noqa: F401 (narrows the periodic tasks admi
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
 from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
 from ladder.services.nightly import ladder_nightly, local_midnight
-from ratings.services import ladder_replay
+from ratings.admin import job_link
+from ratings.models import ReplayJob, ReplayJobKind
+from ratings.services import replay_job_for_match, replay_job_request
+
+REPLAY_REASON = "Replay of the whole history, from the admin."
 
 
 class LadderAdminForm(forms.ModelForm):
@@ -38,7 +42,7 @@ class LadderAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("name",)}
     autocomplete_fields = ("trusted_reporters",)  # a select of every account never finishes on a big site
     readonly_fields = ("created_at", "updated_at", "last_nightly")
-    actions = ("run_nightly",)
+    actions = ("run_nightly", "replay_ratings")
     fieldsets = (
         (None, {"fields": ("name", "slug", "game", "description", "is_listed")}),
         (
@@ -152,6 +156,13 @@ class LadderAdmin(admin.ModelAdmin):
                 f"{result.snapshot_rows} ranked players in the snapshot ({result.duration_seconds:.2f} s).",
                 messages.SUCCESS,
             )
+
+    @admin.action(description="Replay the ratings of the selected ladders (in the background)", permissions=["change"])
+    def replay_ratings(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        for ladder in queryset:
+            job = replay_whole_ladder(self, request, ladder)
+            job.refresh_from_db(fields=["status"])
+            self.message_user(request, format_html("{}: queued {}.", ladder.name, job_link(job)), messages.INFO)
 
 
 @admin.register(NightlyRun)
@@ -270,6 +281,7 @@ class MatchAdmin(admin.ModelAdmin):
         "voided_by",
         "moderator_note",
         "created_at",
+        "re_rating",
     )
     actions = ("confirm_matches", "void_matches", "correct_result", "replay_ladders")
 
@@ -317,11 +329,16 @@ class MatchAdmin(admin.ModelAdmin):
         if "apply" in request.POST and form.is_valid():
             reason = form.cleaned_data["reason"]
 
+            jobs: list[ReplayJob] = []
+
             def void(match: Match) -> None:
-                match_void(match=match, moderator=request.user, reason=reason)
+                decision = match_void(match=match, moderator=request.user, reason=reason)
                 self.log_change(request, match, f"Voided: {reason}")
+                if decision.job is not None:
+                    jobs.append(decision.job)
 
             self._each(request, queryset, void, "Voided")
+            self._queued(request, jobs)
             return None
         return self._intermediate(request, queryset, "void_matches", "Void matches", form)
 
@@ -339,21 +356,38 @@ class MatchAdmin(admin.ModelAdmin):
             placements = [form.cleaned_data[f"side_{side.index}"] for side in sides]
             reason = form.cleaned_data["reason"]
             try:
-                match_correct(match=match, moderator=request.user, placements=placements, reason=reason)
+                decision = match_correct(match=match, moderator=request.user, placements=placements, reason=reason)
             except ValidationError as exc:
                 self.message_user(request, " ".join(exc.messages), messages.ERROR)
             else:
                 self.log_change(request, match, f"Corrected to placements {placements}: {reason}")
-                self.message_user(request, f"Corrected match {match.pk}; the ladder was replayed.", messages.SUCCESS)
+                self.message_user(request, f"Corrected match {match.pk}.", messages.SUCCESS)
+                self._queued(request, [decision.job] if decision.job else [])
             return None
         return self._intermediate(request, queryset, "correct_result", f"Correct match {match.pk}", form)
 
     @admin.action(description="Replay the ladders of the selected matches", permissions=["change"])
     def replay_ladders(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
-        for ladder in Ladder.objects.filter(matches__in=queryset).distinct():
-            stats = ladder_replay(ladder=ladder)
-            self.log_change(request, ladder, f"Replayed {stats.matches} matches.")
-            self.message_user(request, f"{ladder.name}: replayed {stats.matches} matches.", messages.SUCCESS)
+        ladders = Ladder.objects.filter(pk__in=queryset.values("ladder_id"))
+        self._queued(request, [replay_whole_ladder(self, request, ladder) for ladder in ladders])
+
+    def _queued(self, request: HttpRequest, jobs: list[ReplayJob]) -> None:
+        """Say which replay jobs the action queued, each linked, with its status (done already with eager Celery)."""
+        for job in jobs:
+            job.refresh_from_db(fields=["status"])
+            self.message_user(
+                request,
+                format_html("{}: re-rating in {}; the ratings follow once it is done.", job.ladder.name, job_link(job)),
+                messages.ERROR if job.status == "failed" else messages.INFO,
+            )
+
+    @admin.display(description="re-rating")
+    def re_rating(self, obj: Match) -> str:
+        job = replay_job_for_match(match=obj) if obj.pk else None
+        if job is None:
+            latest = obj.replay_jobs.order_by("-pk").first() if obj.pk else None
+            return job_link(latest) if latest else "–"
+        return format_html("{}: this match's ratings may still change.", job_link(job))
 
     def _intermediate(
         self, request: HttpRequest, queryset: QuerySet[Match], action: str, title: str, form: forms.Form
@@ -368,6 +402,13 @@ class MatchAdmin(admin.ModelAdmin):
             "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
         }
         return TemplateResponse(request, "admin/ladder/match/action_form.html", context)
+
+
+def replay_whole_ladder(admin_: admin.ModelAdmin, request: HttpRequest, ladder: Ladder) -> ReplayJob:
+    """An admin action's replay of ``ladder``'s whole history: queued as a job, and logged on the ladder."""
+    job = replay_job_request(ladder=ladder, kind=ReplayJobKind.REPLAY, requested_by=request.user, reason=REPLAY_REASON)
+    admin_.log_change(request, ladder, f"Queued a replay of the whole history (replay job {job.pk}).")
+    return job
 
 
 class CorrectionForm(ReasonForm):

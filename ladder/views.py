@@ -29,6 +29,7 @@ from ladder.services.matches import SideInput
 from matchmaking import services as queue
 from matchmaking.views import panel_context
 from ratings.models import PlayerRating
+from ratings.services import replay_job_for_match
 
 REPORTED = "Reported. %(who)s %(have)s %(hours)d hours to confirm."
 RATED = "Confirmed and rated."
@@ -235,7 +236,10 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     summary = selectors.match_summary(pk=pk, viewer=request.user if request.user.is_authenticated else None)
     if summary is None:
         raise Http404("No such match.")
-    return render(request, "ladder/match.html", {"summary": summary, "match": summary.match})
+    match = summary.match
+    # Only a rated match has ratings a replay can still change (one query, only then).
+    re_rating = replay_job_for_match(match=match) if match.rated_at is not None else None
+    return render(request, "ladder/match.html", {"summary": summary, "match": match, "re_rating": re_rating})
 
 
 @require_POST

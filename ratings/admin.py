@@ -1,13 +1,23 @@
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
-from ratings.models import PlayerRating, RatingAdjustment, RatingChange, SupersededChange
-from ratings.services import rating_adjust
+from ratings.models import (
+    PlayerRating,
+    RatingAdjustment,
+    RatingChange,
+    ReplayJob,
+    ReplayJobStatus,
+    SupersededChange,
+)
+from ratings.services import rating_adjust, replay_job_enqueue
 
 
 @admin.register(PlayerRating)
@@ -159,4 +169,96 @@ class RatingAdjustmentAdmin(admin.ModelAdmin):
         return obj is None and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: RatingAdjustment | None = None) -> bool:
+        return False
+
+
+def job_link(job: ReplayJob) -> str:
+    """A link to ``job`` in the admin, with its status: for messages and the match page."""
+    url = reverse("admin:ratings_replayjob_change", args=[job.pk])
+    return format_html('<a href="{}">replay job {}</a> ({})', url, job.pk, job.get_status_display().lower())
+
+
+@admin.register(ReplayJob)
+class ReplayJobAdmin(admin.ModelAdmin):
+    """Re-rating after voids, corrections and replays, as the worker reports it: read-only.
+
+    "Run again" sends a failed job (or one whose message the broker lost) back to a worker.
+    """
+
+    list_display = (
+        "id",
+        "ladder",
+        "kind",
+        "match_link",
+        "status",
+        "progress",
+        "requested_by",
+        "started_at",
+        "finished_at",
+    )
+    list_filter = ("status", "kind", "ladder")
+    list_select_related = ("ladder", "requested_by")
+    search_fields = ("ladder__name", "reason")
+    ordering = ("-id",)
+    fields = (
+        "ladder",
+        "kind",
+        "match_link",
+        "from_event_id",
+        "reason",
+        "requested_by",
+        "status",
+        "progress",
+        "error",
+        "created_at",
+        "started_at",
+        "finished_at",
+    )
+    readonly_fields = fields
+    actions = ("run_again",)
+
+    @admin.display(description="match")
+    def match_link(self, obj: ReplayJob) -> str:
+        if obj.match_id is None:
+            return "–"
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:ladder_match_change", args=[obj.match_id]), obj.match_id
+        )
+
+    @admin.display(description="progress")
+    def progress(self, obj: ReplayJob) -> str:
+        percent = obj.percent
+        if percent is None:
+            return "not started" if obj.status == ReplayJobStatus.QUEUED else "–"
+        total = obj.events_total or obj.events_done
+        return format_html(
+            '<progress max="100" value="{}" aria-label="{}% replayed">{}%</progress> {}% ({} of {} events)',
+            percent,
+            percent,
+            percent,
+            percent,
+            f"{obj.events_done:,}",
+            f"{total:,}",
+        )
+
+    @admin.action(description="Run the selected jobs again (failed or stuck ones)", permissions=["run"])
+    def run_again(self, request: HttpRequest, queryset: QuerySet[ReplayJob]) -> None:
+        jobs = list(queryset.unfinished())
+        for job in jobs:
+            replay_job_enqueue(job_id=job.pk)
+            job.refresh_from_db()
+            self.message_user(request, format_html("Sent {} to a worker.", job_link(job)), messages.INFO)
+        if not jobs:
+            self.message_user(request, "Those jobs are done already.", messages.WARNING)
+
+    def has_run_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("ladder.change_match")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: ReplayJob | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: ReplayJob | None = None) -> bool:
         return False

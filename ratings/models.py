@@ -268,3 +268,90 @@ class SupersededChange(ChangeValues):
 
     def __str__(self) -> str:
         return f"{self.player_id} {self.delta:+.1f} ({self.kind}, superseded)"
+
+
+class ReplayJobKind(models.TextChoices):
+    VOID = "void", "Void"
+    CORRECT = "correct", "Correction"
+    REPLAY = "replay", "Replay"
+
+
+class ReplayJobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ReplayJobQuerySet(models.QuerySet["ReplayJob"]):
+    def unfinished(self) -> ReplayJobQuerySet:
+        """Jobs whose replay has not yet committed: queued, running, or failed (waiting for another run)."""
+        return self.exclude(status=ReplayJobStatus.DONE)
+
+    def covering_event(self, event_id: int) -> ReplayJobQuerySet:
+        """Jobs whose replay recomputes the event ``event_id`` (and every later one)."""
+        return self.filter(Q(from_event_id__isnull=True) | Q(from_event_id__lte=event_id))
+
+
+class ReplayJob(models.Model):
+    """A moderator's decision waiting for (or done with) its replay, run by a Celery worker.
+
+    Voiding or correcting a rated match, or replaying a whole ladder, is recorded at once
+    in the request (the match is void, the placements are corrected); the ladder's ratings
+    follow when the replay from ``from_event`` commits, with the job marked done in the
+    same transaction. A replay run covers every unfinished job of its ladder, from the
+    earliest event any of them names, so two decisions in a row cost one replay.
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="replay_jobs")
+    kind = models.CharField(max_length=10, choices=ReplayJobKind.choices)
+    match = models.ForeignKey(
+        "ladder.Match", null=True, blank=True, on_delete=models.PROTECT, related_name="replay_jobs"
+    )
+    from_event = models.ForeignKey(
+        RatingEvent,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The replay starts at this event; empty replays the whole history.",
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=ReplayJobStatus.choices, default=ReplayJobStatus.QUEUED)
+    events_done = models.PositiveBigIntegerField(default=0)
+    events_total = models.PositiveBigIntegerField(null=True, blank=True, help_text="Known once the replay starts.")
+    error = models.TextField(blank=True, help_text="Why the last run failed.")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ReplayJobQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "replay job"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(events_total__isnull=True) | Q(events_done__lte=F("events_total")),
+                name="replay_job_done_within_total",
+            ),
+        ]
+        indexes = [models.Index(fields=["ladder", "status"], name="replay_job_ladder_status")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display().lower()} job {self.pk} in ladder {self.ladder_id}"
+
+    @property
+    def percent(self) -> int | None:
+        """Whole percent of the events replayed, once the total is known."""
+        if self.status == ReplayJobStatus.DONE:
+            return 100
+        if not self.events_total:
+            return None
+        return min(100, 100 * self.events_done // self.events_total)
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in (ReplayJobStatus.QUEUED, ReplayJobStatus.RUNNING)

@@ -1,6 +1,7 @@
 """Applying rating events live: rating a confirmed match, a moderator's adjustment.
 
-Replays are in ``ratings.replay`` (re-exported here); both share ``ratings.history``.
+Replays are in ``ratings.replay`` and run as jobs through ``ratings.replay_jobs`` (both
+re-exported here); live updates and replays share ``ratings.history``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ratings.models import (
     RatingEvent,
 )
 from ratings.replay import ReplayStats, ladder_replay
+from ratings.replay_jobs import replay_job_enqueue, replay_job_for_match, replay_job_request, replay_job_run
 
 ADJUSTMENT_NEEDS_REASON = "Give a reason for the adjustment; it is kept in the rating history."
 ADJUSTMENT_NOT_MEMBER = "%(player)s has no rating in %(ladder)s."
@@ -287,4 +289,8 @@ __all__ = [
     "rating_apply_match",
     "rating_compute",
     "rating_reset_clock",
+    "replay_job_enqueue",
+    "replay_job_for_match",
+    "replay_job_request",
+    "replay_job_run",
 ]

@@ -50,6 +50,21 @@ def _clear_cache() -> None:
 
 
 @pytest.fixture
+def celery_eager():
+    """Run ``.delay()`` in-process, as the embedded default does (the suite has a real broker).
+
+    Tasks enqueued on commit (a void's replay job) then run when the callbacks do:
+    ``django_capture_on_commit_callbacks(execute=True)`` in a test inside a transaction.
+    """
+    from ladder.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
 def player(db):
     return UserFactory(username="alice")
 

@@ -1,4 +1,4 @@
-"""Matches: report (with ``Idempotency-Key``), list, fetch, result, confirm, dispute, void, correct."""
+"""Matches: report (with ``Idempotency-Key``), list, fetch, result, confirm, dispute, void and correct (202, a job)."""
 
 from __future__ import annotations
 
@@ -21,13 +21,25 @@ from api.errors import ApiError
 from api.lookups import ladder_by_slug, users_by_username
 from api.pagination import ApiPagination
 from api.permissions import IsModerator, TokenScope
-from api.serializers import CorrectIn, DisputeIn, EmptyIn, MatchFilterIn, MatchOut, ReportIn, ResultIn, VoidIn
+from api.serializers import (
+    CorrectIn,
+    DecisionOut,
+    DisputeIn,
+    EmptyIn,
+    MatchFilterIn,
+    MatchOut,
+    ReportIn,
+    ResultIn,
+    VoidIn,
+)
 from api.views.base import errors, paginated, parse, query
+from api.views.jobs import job_dict, job_url
 from ladder.models import Ladder, Match
 from ladder.selectors import matches_with_details, written_match_summary
 from ladder.services import matches as match_services
 from ladder.services import moderation
 from ladder.services.matches import SideInput
+from ratings.models import ReplayJob
 
 NO_SUCH_PLAYER = "No player named %(username)s."
 NO_SUCH_LADDER = "No ladder %(slug)s."
@@ -181,25 +193,54 @@ class MatchDisputeView(APIView):
         return _action_response(match_services.match_dispute(match=match, user=request.user, reason=params["reason"]))
 
 
+_DECISION_DESCRIPTION = (
+    " A rated match's ratings are then replayed in the background: the answer is 202 with the replay "
+    "job, its status URL (also in Location) to poll, and the match as decided; until the job is done, ratings in "
+    "the ladder from this match on may still change. A match that was never rated needs no replay: 200, job null."
+)
+
+
+def _decision_response(request: Request, decision: moderation.Decision) -> Response:
+    body: dict[str, Any] = {"match": presenters.match_by_id(decision.match.pk), "job": None, "status_url": None}
+    if decision.job is None:
+        return Response(body)
+    job = ReplayJob.objects.select_related("ladder", "requested_by").get(pk=decision.job.pk)  # as the worker left it
+    body["job"] = job_dict(job)
+    body["status_url"] = job_url(job)
+    headers = {"Location": request.build_absolute_uri(body["status_url"])}
+    return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
+
+
 class MatchVoidView(APIView):
     permission_classes = [TokenScope, IsModerator]
 
-    @extend_schema(operation_id="matches_void", request=VoidIn, responses={200: MatchOut, **errors(403, 409)})
+    @extend_schema(
+        operation_id="matches_void",
+        request=VoidIn,
+        responses={200: DecisionOut, 202: DecisionOut, **errors(403, 409)},
+        description="Void a match (moderators); 409 if it is void already." + _DECISION_DESCRIPTION,
+    )
     def post(self, request: Request, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         params = parse(VoidIn, request.data)
-        return _action_response(moderation.match_void(match=match, moderator=request.user, reason=params["reason"]))
+        decision = moderation.match_void(match=match, moderator=request.user, reason=params["reason"])
+        return _decision_response(request, decision)
 
 
 class MatchCorrectView(APIView):
     permission_classes = [TokenScope, IsModerator]
 
-    @extend_schema(operation_id="matches_correct", request=CorrectIn, responses={200: MatchOut, **errors(403, 409)})
+    @extend_schema(
+        operation_id="matches_correct",
+        request=CorrectIn,
+        responses={200: DecisionOut, 202: DecisionOut, **errors(403, 409)},
+        description="Set a match's result (moderators): one placement per side, in side order; 409 if the match "
+        "is void. An unrated match is confirmed and rated at once." + _DECISION_DESCRIPTION,
+    )
     def post(self, request: Request, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         params = parse(CorrectIn, request.data)
-        return _action_response(
-            moderation.match_correct(
-                match=match, moderator=request.user, placements=params["placements"], reason=params["reason"]
-            )
+        decision = moderation.match_correct(
+            match=match, moderator=request.user, placements=params["placements"], reason=params["reason"]
         )
+        return _decision_response(request, decision)

@@ -1,13 +1,16 @@
 """A moderator's decisions on a match: confirm it as reported, void it, or correct its result.
 
 Each validates first (nothing changes on refusal), then writes in one transaction with
-the match row locked; voiding or correcting a rated match replays the ladder from its
-place in the log (``ratings.services.ladder_replay``), so every later rating follows.
+the match row locked. Voiding or correcting a rated match records the decision at once
+and a ``ReplayJob`` that replays the ladder from the match's place in the log in a Celery
+worker (``ratings.replay_jobs``), so every later rating follows without the request
+waiting for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -24,8 +27,16 @@ from ladder.services.matches import (
     _confirm,
     _locked,
 )
-from ratings.models import RatingEvent
-from ratings.services import ladder_replay
+from ratings.models import RatingEvent, ReplayJob, ReplayJobKind
+from ratings.services import replay_job_request
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A moderator's decision on a match, and the replay job it queued (None when nothing is re-rated)."""
+
+    match: Match
+    job: ReplayJob | None
 
 
 def match_moderate_confirm(*, match: Match, moderator: User, now: datetime | None = None) -> Match:
@@ -41,8 +52,8 @@ def match_moderate_confirm(*, match: Match, moderator: User, now: datetime | Non
         return match
 
 
-def match_void(*, match: Match, moderator: User, reason: str, now: datetime | None = None) -> Match:
-    """Void a match; if it was rated, the ladder is replayed from it without it."""
+def match_void(*, match: Match, moderator: User, reason: str, now: datetime | None = None) -> Decision:
+    """Void a match; if it was rated, a job replays the ladder from it without it."""
     now = now or timezone.now()
     if not reason.strip():
         raise ValidationError(REASON_REQUIRED, code="reason_required")
@@ -56,17 +67,28 @@ def match_void(*, match: Match, moderator: User, reason: str, now: datetime | No
         match.moderator_note = _note(match, f"Voided: {reason.strip()}")
         match.save(update_fields=["status", "voided_at", "voided_by", "moderator_note"])
         event = RatingEvent.objects.filter(match=match).first()
+        job = None
         if event is not None:
             event.is_active = False
             event.save(update_fields=["is_active"])
-            ladder_replay(ladder=match.ladder, from_event_id=event.pk)
-        return match
+            job = replay_job_request(
+                ladder=match.ladder,
+                kind=ReplayJobKind.VOID,
+                match=match,
+                from_event_id=event.pk,
+                requested_by=moderator,
+                reason=reason,
+            )
+        return Decision(match, job)
 
 
 def match_correct(
     *, match: Match, moderator: User, placements: Sequence[int], reason: str, now: datetime | None = None
-) -> Match:
-    """Set the result a moderator decided; a rated match is replayed from its place in the log."""
+) -> Decision:
+    """Set the result a moderator decided; for a rated match a job replays the ladder from its place in the log.
+
+    An unrated match is confirmed and rated at once (one match's update, no replay).
+    """
     now = now or timezone.now()
     if not reason.strip():
         raise ValidationError(REASON_REQUIRED, code="reason_required")
@@ -82,11 +104,19 @@ def match_correct(
         match.moderator_note = _note(match, f"Corrected to placements {list(placements)}: {reason.strip()}")
         match.save(update_fields=["moderator_note"])
         event = RatingEvent.objects.filter(match=match, is_active=True).first()
+        job = None
         if event is not None:
-            ladder_replay(ladder=match.ladder, from_event_id=event.pk)
+            job = replay_job_request(
+                ladder=match.ladder,
+                kind=ReplayJobKind.CORRECT,
+                match=match,
+                from_event_id=event.pk,
+                requested_by=moderator,
+                reason=reason,
+            )
         elif match.status != MatchStatus.CONFIRMED:
             _confirm(match, Confirmation.MODERATOR, now)
-        return match
+        return Decision(match, job)
 
 
 def _note(match: Match, line: str) -> str:

@@ -1,9 +1,127 @@
-"""Replays, voids and corrections run as background jobs with progress (issue 12 item 7)."""
+"""Replays, voids and corrections run as background jobs with progress (issue 12 item 7).
 
-from django.db import migrations
+Moderators, who void and correct matches, see the jobs (read-only) in the admin.
+"""
+
+import django.db.models.deletion
+import django.utils.timezone
+from django.conf import settings
+from django.db import migrations, models
+
+
+def grant(apps, schema_editor):
+    from django.contrib.auth.management import create_permissions
+
+    for app_config in apps.get_app_configs():
+        app_config.models_module = True
+        create_permissions(app_config, verbosity=0)
+        app_config.models_module = None
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    group, _ = Group.objects.get_or_create(name="moderators")
+    group.permissions.add(*Permission.objects.filter(content_type__app_label="ratings", codename="view_replayjob"))
+
+
+def revoke(apps, schema_editor):
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    group = Group.objects.filter(name="moderators").first()
+    if group:
+        group.permissions.remove(
+            *Permission.objects.filter(content_type__app_label="ratings", codename="view_replayjob")
+        )
 
 
 class Migration(migrations.Migration):
-    dependencies = [("ratings", "0008_moderators_view_superseded_history"), ("ladder", "0007_fair_play")]
+    dependencies = [
+        ("ratings", "0008_moderators_view_superseded_history"),
+        ("ladder", "0007_fair_play"),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+        ("auth", "__latest__"),
+        ("contenttypes", "__latest__"),
+    ]
 
-    operations = []
+    operations = [
+        migrations.CreateModel(
+            name="ReplayJob",
+            fields=[
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("void", "Void"), ("correct", "Correction"), ("replay", "Replay")], max_length=10
+                    ),
+                ),
+                ("reason", models.TextField(blank=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("events_done", models.PositiveBigIntegerField(default=0)),
+                (
+                    "events_total",
+                    models.PositiveBigIntegerField(blank=True, help_text="Known once the replay starts.", null=True),
+                ),
+                ("error", models.TextField(blank=True, help_text="Why the last run failed.")),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "from_event",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The replay starts at this event; empty replays the whole history.",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="ratings.ratingevent",
+                    ),
+                ),
+                (
+                    "ladder",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="replay_jobs", to="ladder.ladder"
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="replay_jobs",
+                        to="ladder.match",
+                    ),
+                ),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+            ],
+            options={
+                "verbose_name": "replay job",
+                "indexes": [models.Index(fields=["ladder", "status"], name="replay_job_ladder_status")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("events_total__isnull", True),
+                            ("events_done__lte", models.F("events_total")),
+                            _connector="OR",
+                        ),
+                        name="replay_job_done_within_total",
+                    )
+                ],
+            },
+        ),
+        migrations.RunPython(grant, revoke),
+    ]

@@ -324,17 +324,23 @@ def test_match_list_query_count_is_constant(api, client_for, ladder, members, tr
 # Moderation ------------------------------------------------------------------------------
 
 
-def test_moderator_voids_and_corrects(client_for, ladder, members, trusted, moderator):
+def test_moderator_voids_and_corrects(
+    client_for, ladder, members, trusted, moderator, django_capture_on_commit_callbacks, celery_eager
+):
     match = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json").json()
     mod = client_for(moderator)
-    corrected = mod.post(
-        f"/api/v1/matches/{match['id']}/correct/", {"placements": [2, 1], "reason": "swapped"}, format="json"
-    )
-    assert corrected.status_code == 200, corrected.json()
-    assert [s["outcome"] for s in corrected.json()["sides"]] == ["Lost", "Won"]
-    voided = mod.post(f"/api/v1/matches/{match['id']}/void/", {"reason": "cheating"}, format="json")
-    assert voided.status_code == 200
-    assert voided.json()["status"] == MatchStatus.VOID
+    with django_capture_on_commit_callbacks(execute=True):
+        corrected = mod.post(
+            f"/api/v1/matches/{match['id']}/correct/", {"placements": [2, 1], "reason": "swapped"}, format="json"
+        )
+    assert corrected.status_code == 202, corrected.json()
+    assert [s["outcome"] for s in corrected.json()["match"]["sides"]] == ["Lost", "Won"]
+    assert corrected.json()["job"]["kind"] == "correct"
+    with django_capture_on_commit_callbacks(execute=True):
+        voided = mod.post(f"/api/v1/matches/{match['id']}/void/", {"reason": "cheating"}, format="json")
+    assert voided.status_code == 202
+    assert voided.json()["match"]["status"] == MatchStatus.VOID
+    assert voided.json()["job"]["kind"] == "void"
     again = mod.post(f"/api/v1/matches/{match['id']}/void/", {"reason": "twice"}, format="json")
     assert again.status_code == 409
     assert PlayerRating.objects.get(player=members[0], ladder=ladder).games == 0

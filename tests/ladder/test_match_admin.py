@@ -9,7 +9,7 @@ from django.urls import reverse
 from accounts.models import User
 from ladder.models import MatchStatus
 from ladder.services.matches import SideInput, match_report
-from ratings.models import PlayerRating, RatingAdjustment, RatingChange
+from ratings.models import PlayerRating, RatingAdjustment, RatingChange, ReplayJob
 from tests.factories import LadderFactory, member
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,9 @@ def test_confirm_action_rates_the_match_and_logs_it(client, setup, moderator):
     assert LogEntry.objects.filter(object_id=str(match.pk), user=moderator).exists()
 
 
-def test_void_action_asks_for_a_reason_then_replays(client, setup, moderator):
+def test_void_action_asks_for_a_reason_then_replays(
+    client, setup, moderator, django_capture_on_commit_callbacks, celery_eager
+):
     ladder, alice, bob = setup
     match = report(ladder, alice, bob, reporter=moderator)
     data = {"action": "void_matches", "_selected_action": [match.pk]}
@@ -61,8 +63,14 @@ def test_void_action_asks_for_a_reason_then_replays(client, setup, moderator):
     missing = client.post(CHANGELIST, {**data, "apply": "1", "reason": ""})
     assert "This field is required." in missing.text
 
-    client.post(CHANGELIST, {**data, "apply": "1", "reason": "played on the wrong ladder"})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(CHANGELIST, {**data, "apply": "1", "reason": "played on the wrong ladder"}, follow=True)
 
+    job = ReplayJob.objects.get(match=match)
+    assert job.kind == "void" and job.status == "done" and job.requested_by == moderator
+    link = reverse("admin:ratings_replayjob_change", args=[job.pk])
+    # Queued when the page was made: the test's transaction holds the commit until the block ends.
+    assert f'Chess: re-rating in <a href="{link}">replay job {job.pk}</a> (queued)' in response.text
     match.refresh_from_db()
     assert match.status == MatchStatus.VOID and "played on the wrong ladder" in match.moderator_note
     assert PlayerRating.objects.get(ladder=ladder, player=alice).rating == 1500
@@ -70,24 +78,31 @@ def test_void_action_asks_for_a_reason_then_replays(client, setup, moderator):
     assert "played on the wrong ladder" in entry.get_change_message()
 
 
-def test_correct_action_sets_placements_and_replays(client, setup, moderator):
+def test_correct_action_sets_placements_and_replays(
+    client, setup, moderator, django_capture_on_commit_callbacks, celery_eager
+):
     ladder, alice, bob = setup
     match = report(ladder, alice, bob, reporter=moderator)
     data = {"action": "correct_result", "_selected_action": [match.pk], "apply": "1"}
 
-    client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
 
+    assert ReplayJob.objects.get(match=match).status == "done"
     assert PlayerRating.objects.get(ladder=ladder, player=bob).rating > 1500
     assert RatingChange.objects.all().filter(match=match, kind="replay").count() == 2
 
 
-def test_moderators_read_the_superseded_history_and_cannot_change_it(client, setup, moderator):
+def test_moderators_read_the_superseded_history_and_cannot_change_it(
+    client, setup, moderator, django_capture_on_commit_callbacks, celery_eager
+):
     from ratings.models import SupersededChange
 
     ladder, alice, bob = setup
     match = report(ladder, alice, bob, reporter=moderator)
     data = {"action": "correct_result", "_selected_action": [match.pk], "apply": "1"}
-    client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
     row = SupersededChange.objects.get(match=match, player=alice)
     assert row.kind == "match" and row.delta > 0  # alice's win, as it was first recorded
 

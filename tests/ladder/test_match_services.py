@@ -88,7 +88,8 @@ def test_dispute_stops_the_match_until_a_moderator_decides(chess, alice, bob, mo
     match.refresh_from_db()
     assert match.status == MatchStatus.DISPUTED
     assert match.sides.get(index=1).dispute_reason == "I won that one"
-    moderation.match_correct(match=match, moderator=moderator, placements=[2, 1], reason="replay checked")
+    decision = moderation.match_correct(match=match, moderator=moderator, placements=[2, 1], reason="replay checked")
+    assert decision.job is None  # never rated: rated now, nothing to replay
     assert rating(chess, bob).rating > 1500 > rating(chess, alice).rating
 
 
@@ -200,7 +201,9 @@ def test_unanswered_results_are_confirmed_after_the_window(chess, alice, bob):
     assert fresh.status == MatchStatus.PENDING
 
 
-def test_void_of_a_rated_match_replays_the_ladder_without_it(chess, alice, bob, moderator):
+def test_void_of_a_rated_match_replays_the_ladder_without_it(
+    chess, alice, bob, moderator, django_capture_on_commit_callbacks, celery_eager
+):
     carol = member(chess, "carol")
     first = svc.match_report(ladder=chess, reporter=moderator, sides=one_v_one(alice, bob))
     svc.match_report(ladder=chess, reporter=moderator, sides=one_v_one(alice, carol))
@@ -216,8 +219,11 @@ def test_void_of_a_rated_match_replays_the_ladder_without_it(chess, alice, bob, 
         played_at=Match.objects.get(ladder=chess, participants__player=carol).played_at,
     )
 
-    moderation.match_void(match=first, moderator=moderator, reason="wrong opponent")
+    with django_capture_on_commit_callbacks(execute=True):
+        decision = moderation.match_void(match=first, moderator=moderator, reason="wrong opponent")
 
+    decision.job.refresh_from_db()
+    assert decision.job.status == "done" and decision.job.kind == "void" and decision.job.match == first
     assert rating(chess, bob).rating == 1500 and rating(chess, bob).games == 0
     assert rating(chess, alice).games == 1
     assert rating(chess, alice).rating == pytest.approx(rating(alone, alice).rating, abs=1e-9)

@@ -96,7 +96,9 @@ def test_full_replay_gives_exactly_the_live_ratings(engine, moderator, report_pa
 
 
 @pytest.mark.django_db
-def test_partial_replay_after_a_correction_equals_a_full_replay(moderator):
+def test_partial_replay_after_a_correction_equals_a_full_replay(
+    moderator, django_capture_on_commit_callbacks, celery_eager
+):
     ladder = LadderFactory(allow_teams=True, allow_free_for_all=True, allow_uneven_teams=True, allow_draws=True)
     rng = random.Random("partial")
     players = [member(ladder, f"q{n:02d}") for n in range(12)]
@@ -108,10 +110,12 @@ def test_partial_replay_after_a_correction_equals_a_full_replay(moderator):
         matches.append(svc.match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=clock, now=clock))
 
     target = matches[20]
-    moderation.match_correct(
-        match=target, moderator=moderator, placements=[1] * target.sides.count(), reason="draw really"
-    )
-    moderation.match_void(match=matches[35], moderator=moderator, reason="cheating")
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation.match_correct(
+            match=target, moderator=moderator, placements=[1] * target.sides.count(), reason="draw really"
+        )
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation.match_void(match=matches[35], moderator=moderator, reason="cheating")
     after_partial = snapshot(ladder)
 
     ladder_replay(ladder=ladder)
@@ -121,7 +125,9 @@ def test_partial_replay_after_a_correction_equals_a_full_replay(moderator):
 
 
 @pytest.mark.django_db
-def test_a_replay_moves_the_rows_it_replaces_unchanged_and_keeps_the_earlier_ones(moderator):
+def test_a_replay_moves_the_rows_it_replaces_unchanged_and_keeps_the_earlier_ones(
+    moderator, django_capture_on_commit_callbacks, celery_eager
+):
     ladder = LadderFactory()
     players = [member(ladder, f"m{n}") for n in range(4)]
     clock = timezone.now() - timedelta(days=30)
@@ -135,7 +141,8 @@ def test_a_replay_moves_the_rows_it_replaces_unchanged_and_keeps_the_earlier_one
     before = {row["id"]: row for row in RatingChange.objects.filter(ladder=ladder).values(*columns)}
     voided = RatingEvent.objects.get(match=matches[4])
 
-    moderation.match_void(match=matches[4], moderator=moderator, reason="wrong result")
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation.match_void(match=matches[4], moderator=moderator, reason="wrong result")
 
     kept = {
         row["id"]: row for row in RatingChange.objects.filter(ladder=ladder, event_id__lt=voided.pk).values(*columns)

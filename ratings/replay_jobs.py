@@ -1,0 +1,207 @@
+"""Replay jobs: a moderator's decision is recorded at once, its replay runs in a Celery worker.
+
+Replaying a big ladder takes about a minute per million matches, longer than a web
+request may take. So voiding or correcting a rated match, or replaying a ladder, writes
+the decision and a ``ReplayJob`` in the request's transaction and enqueues
+``ratings.tasks.run_replay_job_task`` once that commits (inline, with eager Celery).
+
+Why the ratings come out exact whatever happens meanwhile: results confirmed while a job
+waits are rated live from the standings of the moment, and get their ``RatingEvent`` in
+the order they happened, as always; the replay recomputes every event from the job's
+start on, those included, with every rating row of the ladder locked, and marks its jobs
+done in that same transaction. So once no job of a ladder is unfinished, its live
+ratings are exactly what a full replay gives.
+
+A run takes every unfinished job of its ladder (two voids in a row cost one replay, from
+the earlier event) under a per-ladder advisory lock, so a second run of the same job
+(``acks_late`` redelivery, a retry, the admin's "Run again") waits, then finds it done.
+A worker lost mid-replay rolls back its transaction; the redelivered task runs it again.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
+from django.db.models import Q, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from accounts.models import User
+from ladder.models import Ladder, Match
+from ratings.models import RatingEvent, ReplayJob, ReplayJobKind, ReplayJobStatus
+from ratings.replay import ladder_replay
+
+logger = logging.getLogger(__name__)
+
+# pg_advisory_xact_lock(REPLAY_LOCK, ladder id): one replay run per ladder at a time.
+REPLAY_LOCK = 0x52504C59  # "RPLY"
+_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s::int4, %s::int4)"
+_TABLE = ReplayJob._meta.db_table
+_START_SQL = f"""
+    UPDATE {_TABLE} SET status = %(running)s, started_at = COALESCE(started_at, %(now)s), error = ''
+    WHERE id = ANY(%(ids)s) AND status <> %(done)s
+"""
+_PROGRESS_SQL = f"UPDATE {_TABLE} SET events_done = %(done)s, events_total = %(total)s WHERE id = ANY(%(ids)s)"
+ERROR_MAX_CHARS = 2_000
+
+
+def replay_job_request(
+    *,
+    ladder: Ladder,
+    kind: ReplayJobKind,
+    requested_by: User | None,
+    reason: str = "",
+    match: Match | None = None,
+    from_event_id: int | None = None,
+) -> ReplayJob:
+    """Record a replay of ``ladder`` from ``from_event_id`` (the whole log if None), run after commit.
+
+    Call it inside the transaction that records the decision, so the job exists exactly
+    when the decision does.
+    """
+    job = ReplayJob.objects.create(
+        ladder=ladder,
+        kind=kind,
+        match=match,
+        from_event_id=from_event_id,
+        requested_by=requested_by,
+        reason=reason.strip(),
+    )
+    transaction.on_commit(lambda: replay_job_enqueue(job_id=job.pk), robust=True)
+    return job
+
+
+def replay_job_enqueue(*, job_id: int) -> None:
+    """Send the job to a worker (or run it now, with eager Celery).
+
+    With the broker down the job stays queued; the ladder's next job, or "Run again" in
+    the admin, runs it (``on_commit(robust=True)`` logs the error, the request succeeds).
+    """
+    from ratings.tasks import run_replay_job_task
+
+    run_replay_job_task.delay(job_id)
+
+
+def replay_job_run(*, job_id: int, retry: bool = False) -> ReplayJob | None:
+    """Run the replay ``job_id`` waits for, together with every other unfinished job of its ladder.
+
+    Harmless to run twice: a job already done is left alone. A failure marks the jobs
+    failed with the error; a database error when ``retry`` is set (the task has attempts
+    left) marks them queued again and re-raises, so Celery retries.
+    """
+    job = ReplayJob.objects.select_related("ladder").filter(pk=job_id).first()
+    if job is None or job.status == ReplayJobStatus.DONE:
+        return job
+    ladder = job.ladder
+    ids: list[int] = [job_id]
+    try:
+        with transaction.atomic():
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute(_LOCK_SQL, [REPLAY_LOCK, ladder.pk])  # a run of this ladder finishes first
+            jobs = list(ReplayJob.objects.unfinished().filter(ladder=ladder).order_by("pk"))
+            ids = [item.pk for item in jobs]
+            if job_id not in ids:
+                return ReplayJob.objects.get(pk=job_id)  # a run that held the lock did it
+            starts = [item.from_event_id for item in jobs]
+            first = None if None in starts else min(starts)  # type: ignore[type-var]
+            started = timezone.now()
+            with _Progress(ids, now=started) as progress:
+                stats = ladder_replay(ladder=ladder, from_event_id=first, progress=progress)
+            ReplayJob.objects.filter(pk__in=ids).update(
+                status=ReplayJobStatus.DONE,
+                started_at=Coalesce("started_at", started),
+                finished_at=timezone.now(),
+                events_done=stats.events,
+                events_total=stats.events,
+                error="",
+            )
+    except Exception as exc:
+        again = retry and isinstance(exc, DatabaseError)
+        _failed(ids, exc, retry=again)
+        if again:
+            raise
+        logger.exception("replay of ladder %s for jobs %s failed", ladder.slug, ids)
+        return ReplayJob.objects.get(pk=job_id)
+    logger.info(
+        "replayed ladder %s from event %s for jobs %s: %s events, %s players",
+        ladder.slug,
+        first,
+        ids,
+        stats.events,
+        stats.players,
+    )
+    return ReplayJob.objects.get(pk=job_id)
+
+
+def _failed(ids: list[int], exc: BaseException, *, retry: bool) -> None:
+    error = f"{type(exc).__name__}: {exc}"[:ERROR_MAX_CHARS]
+    status = ReplayJobStatus.QUEUED if retry else ReplayJobStatus.FAILED
+    try:
+        ReplayJob.objects.filter(pk__in=ids).exclude(status=ReplayJobStatus.DONE).update(
+            status=status, error=error, finished_at=None if retry else timezone.now()
+        )
+    except DatabaseError:  # the database itself is what failed; the job stays as the last run left it
+        logger.exception("could not record the failure of replay jobs %s", ids)
+
+
+class _Progress:
+    """Marks the jobs running and reports how far the replay is, through a connection of its own.
+
+    The replay runs in one long transaction, so nothing it writes shows until it
+    commits; these updates commit at once. ``ladder_replay`` reports every 10,000
+    events, so a replay of a million matches costs about a hundred small updates. Only on
+    PostgreSQL (a second SQLite writer would wait for the replay's lock); a failure here
+    is logged and never stops the replay.
+    """
+
+    def __init__(self, ids: list[int], *, now: Any) -> None:
+        self.ids = ids
+        self.now = now
+        self._db: Any = None
+
+    def __enter__(self) -> _Progress:
+        if connection.vendor == "postgresql":
+            self._db = connections.create_connection(DEFAULT_DB_ALIAS)
+            self._execute("SET lock_timeout = '2s'", None)
+            self._execute(
+                _START_SQL,
+                {"ids": self.ids, "now": self.now, "running": ReplayJobStatus.RUNNING, "done": ReplayJobStatus.DONE},
+            )
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        self._execute(_PROGRESS_SQL, {"ids": self.ids, "done": done, "total": total})
+
+    def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
+        if self._db is None:
+            return
+        try:
+            with self._db.cursor() as cursor:
+                cursor.execute(sql, params)
+        except DatabaseError:
+            logger.warning("replay progress of jobs %s not recorded", self.ids, exc_info=True)
+            self.__exit__()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._db is not None:
+            db, self._db = self._db, None
+            db.close()
+
+
+def replay_job_for_match(*, match: Match) -> ReplayJob | None:
+    """The unfinished job whose replay will recompute ``match``'s ratings, if any (one query).
+
+    A job covers the match when it is about the match, or its replay starts at or before
+    the match's rating event.
+    """
+    event = RatingEvent.objects.filter(match_id=match.pk).values("pk")[:1]
+    return (
+        ReplayJob.objects.unfinished()
+        .filter(ladder_id=match.ladder_id)
+        .filter(Q(match_id=match.pk) | Q(from_event__isnull=True) | Q(from_event_id__lte=Subquery(event)))
+        .order_by("pk")
+        .first()
+    )

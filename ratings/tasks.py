@@ -1,0 +1,29 @@
+"""Celery tasks of the ratings domain: thin wrappers over services, safe to run twice."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import Task, shared_task
+
+from ladder.tasks import RETRY
+from ratings.replay_jobs import replay_job_run
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(bind=True, **RETRY)
+def run_replay_job_task(self: Task, job_id: int) -> str | None:
+    """Replay a ladder for the replay job ``job_id`` (and every other unfinished job of that ladder).
+
+    Database errors are retried with backoff, the job shown as queued meanwhile; the last
+    attempt, or any other error, leaves it failed with the error. Run inline (eager
+    Celery) it never retries, so the request that enqueued it still answers.
+    """
+    final = self.request.is_eager or self.request.retries >= self.max_retries
+    job = replay_job_run(job_id=job_id, retry=not final)
+    if job is None:
+        logger.warning("replay job %s does not exist", job_id)
+        return None
+    logger.info("replay job %s: %s", job.pk, job.status)
+    return job.status
