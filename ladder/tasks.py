@@ -65,11 +65,19 @@ def run_ladder_nightly_task(ladder_id: int, midnight: str) -> dict[str, object]:
     except ValidationError as exc:
         logger.warning("nightly job of %s for %s refused: %s", ladder.slug, midnight, " ".join(exc.messages))
         return {"ran": False}
+    if not result.ran:  # the figures are the earlier run's: say whose, not as if this run had them
+        logger.info(
+            "nightly job of %s for %s: already done by run %s, started %s; nothing changed",
+            ladder.slug,
+            result.date,
+            result.run_id,
+            result.started_at.isoformat(),
+        )
+        return {"ran": False, "done_by_run": result.run_id}
     logger.info(
-        "nightly job of %s for %s: ran %s, %s ratings materialised in %.2f s, %s ranked players snapshot in %.2f s",
+        "nightly job of %s for %s: %s ratings materialised in %.2f s, %s ranked players snapshot in %.2f s",
         ladder.slug,
         result.date,
-        result.ran,
         result.materialised,
         result.materialise_seconds,
         result.snapshot_rows,

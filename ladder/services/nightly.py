@@ -43,10 +43,18 @@ Progress = Callable[[str], None]
 
 @dataclass(frozen=True, slots=True)
 class NightlyResult:
+    """The run that did ``midnight``: this call's (``ran``), or the earlier one it found.
+
+    With ``ran`` False nothing changed now, and the figures are those of run ``run_id``,
+    which started at ``started_at``.
+    """
+
     ladder: Ladder
     midnight: datetime
     date: date
     ran: bool  # False: this midnight had already been done, nothing changed
+    run_id: int
+    started_at: datetime
     materialised: int
     snapshot_rows: int
     ranked_count: int
@@ -129,7 +137,7 @@ def ladder_nightly(
         runs = NightlyRun.objects.filter(ladder=ladder)
         done = runs.filter(midnight=midnight).first()
         if done is not None:
-            say(f"already done for {done.date:%Y-%m-%d}")
+            say(f"already done for {done.date:%Y-%m-%d} {already_done_by(done)}; nothing changed")
             return _result(ladder, done, ran=False)
         last = runs.aggregate(last=Max("midnight"))["last"]
         if last is not None and midnight < last:
@@ -166,6 +174,11 @@ def ladder_nightly(
         return _result(ladder, run, ran=True, snapshot=snapshot)
 
 
+def already_done_by(run: NightlyRun) -> str:
+    """Which run did a midnight, and when: "by run 12, started 2026-03-02 00:05:01 UTC"."""
+    return f"by run {run.pk}, started {run.started_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
+
+
 def _result(
     ladder: Ladder, run: NightlyRun, *, ran: bool, snapshot: LeaderboardSnapshot | None = None
 ) -> NightlyResult:
@@ -176,6 +189,8 @@ def _result(
         midnight=run.midnight,
         date=run.date,
         ran=ran,
+        run_id=run.pk,
+        started_at=run.started_at,
         materialised=run.materialised,
         snapshot_rows=run.snapshot_rows,
         ranked_count=snapshot.ranked_count if snapshot else 0,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -191,6 +192,34 @@ def test_admin_action_runs_the_nightly_job_once(moderator_client):
     assert "RDs written back at the midnight" in first.text
     assert "already done for" in second.text
     assert NightlyRun.objects.filter(ladder=ladder).count() == 1
+
+
+def test_a_midnight_already_done_is_logged_as_done_by_the_earlier_run_without_its_figures(caplog):
+    ladder = LadderFactory()
+    midnight = local_midnight(ladder=ladder, at=timezone.now())
+    for user in UserFactory.create_batch(3):
+        PlayerRating.objects.create(
+            ladder=ladder, player=user, rating=1500, rd=80, volatility=0.06, rd_as_of=midnight - timedelta(days=2)
+        )
+    first = run_ladder_nightly_task(ladder.pk, midnight.isoformat())
+    run = NightlyRun.objects.get(ladder=ladder)
+    said: list[str] = []
+    caplog.clear()
+
+    with caplog.at_level(logging.INFO, logger="ladder.tasks"):
+        second = run_ladder_nightly_task(ladder.pk, midnight.isoformat())
+    ladder_nightly(ladder=ladder, midnight=midnight, progress=said.append)
+
+    assert first == {"ran": True, "materialised": 3, "snapshot_rows": run.snapshot_rows}
+    assert second == {"ran": False, "done_by_run": run.pk}
+    assert [record.getMessage() for record in caplog.records if record.name == "ladder.tasks"] == [
+        f"nightly job of {ladder.slug} for {run.date}: already done by run {run.pk}, "
+        f"started {run.started_at.isoformat()}; nothing changed"
+    ]
+    started = run.started_at.astimezone(UTC)
+    assert said == [
+        f"already done for {run.date} by run {run.pk}, started {started:%Y-%m-%d %H:%M:%S} UTC; nothing changed"
+    ]
 
 
 def test_ladder_task_skips_a_missing_ladder_and_a_refused_midnight():
