@@ -161,6 +161,43 @@ def test_moderator_finds_a_user_through_the_autocomplete(client, moderator, crow
     assert found == ["crowd4"] + [f"crowd{n}" for n in range(40, 50)]
 
 
+def test_user_autocomplete_matches_the_start_of_a_username_in_any_case(client, moderator, crowd):
+    UserFactory(username="Under_Score")
+    UserFactory(username="UnderXScore")
+    client.force_login(moderator)
+
+    def found(term: str) -> list[str]:
+        return [result["text"] for result in trusted_reporters_search(client, term).json()["results"]]
+
+    assert found("under_") == ["Under_Score"]  # "_" is a character here, not a wildcard
+    assert found("uNDER") == ["Under_Score", "UnderXScore"]
+    assert found("rowd4") == []  # the start of the name only: an index answers it
+    assert found("crowd49") == ["crowd49"]
+
+
+def test_the_user_prefix_search_can_use_the_username_index(crowd):
+    """The autocomplete stays fast among millions of accounts only if an index answers it."""
+    from django.db import connection
+
+    from accounts.admin import users_by_name_prefix
+    from accounts.models import User
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")  # a table this small would be read whole otherwise
+
+    plan = users_by_name_prefix(queryset=User.objects.all(), prefix="Crowd4")[:21].explain()
+
+    assert "accounts_user_username_ci_unique" in plan
+
+
+def test_the_user_list_still_searches_inside_names_and_addresses(client, moderator, crowd):
+    client.force_login(moderator)
+
+    response = client.get(reverse("admin:accounts_user_changelist"), {"q": "owd4@EXAMPLE"})
+
+    assert [user.username for user in response.context["cl"].result_list] == ["crowd4"]
+
+
 def test_staff_who_may_not_view_users_gets_no_results(client, crowd):
     editor = UserFactory(username="editor", is_staff=True)
     editor.user_permissions.add(*Permission.objects.filter(codename__in=["view_ladder", "change_ladder"]))
