@@ -6,6 +6,7 @@ they are, so the wording lives in one place (``ladder.services``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,8 +16,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import Throttled
 
@@ -24,6 +27,7 @@ from accounts.models import User
 from api.throttling import search_allow
 from ladder import charts, forms, selectors, services, snapshots
 from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus
+from ladder.selectors.leaderboard import cached_entry
 from ladder.services import matches as match_services
 from ladder.services.matches import SideInput
 from matchmaking import services as queue
@@ -55,6 +59,9 @@ class RefusedSearch:
     retry_after: int
 
 
+LEADERBOARD_PANEL = "ladder/detail.html#leaderboard-panel"
+
+
 def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """The ladder, its leaderboard (from the cache the API's leaderboard uses) and the visitor's standing.
 
@@ -68,7 +75,7 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     query, bots = request.GET.get("q", "")[:30], request.GET.get("bots", "")
     refused = None
     try:
-        leaderboard = selectors.ladder_leaderboard_cached(
+        expires, leaderboard = selectors.ladder_leaderboard_cached(
             ladder=ladder,
             now=now,
             seconds=seconds,
@@ -82,12 +89,16 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
         if request.htmx:  # htmx swaps no 429: it loads the whole page, which says what happened
             headers = {"Retry-After": str(refused.retry_after), "HX-Redirect": request.get_full_path()}
             return HttpResponse(SEARCH_LIMITED % {"seconds": refused.retry_after}, status=429, headers=headers)
-        leaderboard = selectors.ladder_leaderboard_cached(ladder=ladder, now=now, seconds=seconds)
+        expires, leaderboard = selectors.ladder_leaderboard_cached(ladder=ladder, now=now, seconds=seconds)
     context = {"ladder": ladder, "leaderboard": leaderboard, "refused": refused}
     if refused is not None:
         context["refused_message"] = SEARCH_LIMITED % {"seconds": refused.retry_after}
+    else:
+        context["leaderboard_html"] = _shared_panel(request, ladder, leaderboard, expires)
     if request.htmx and request.htmx.target == "leaderboard-panel":
-        return render(request, "ladder/detail.html#leaderboard-panel", context)
+        if context.get("leaderboard_html"):
+            return HttpResponse(context["leaderboard_html"])
+        return render(request, LEADERBOARD_PANEL, context)
     membership = None
     if request.user.is_authenticated:
         membership = PlayerRating.objects.filter(ladder=ladder, player=request.user, is_active=True).first()
@@ -109,6 +120,36 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
         response["Retry-After"] = str(refused.retry_after)
         return response
     return render(request, "ladder/detail.html", context)
+
+
+def _shared_panel(
+    request: HttpRequest, ladder: Ladder, leaderboard: selectors.Leaderboard, expires: float
+) -> SafeString | None:
+    """The leaderboard panel as every anonymous visitor sees it, rendered once and kept as long as its rows.
+
+    Rendering fifty rows costs more than everything else the page does, and visitors who
+    are not signed in (most of the traffic, and what a crawler or a scraper is) all see the
+    same panel. ``None`` for a signed-in visitor (their own row is marked), with the cache
+    off, or when the address holds anything but its normalised ``page``, ``q`` and ``bots``
+    (the panel's links repeat the address's parameters, and only so many are kept).
+    """
+    if request.user.is_authenticated or not settings.API_LEADERBOARD_CACHE_SECONDS:
+        return None
+    given = request.GET
+    if not set(given) <= {"page", "q", "bots"} or any(len(given.getlist(name)) > 1 for name in given):
+        return None
+    if given.get("q", "") != leaderboard.query or given.get("bots", "") != leaderboard.bots:
+        return None
+    if given.get("page", "1") != str(leaderboard.page.number):
+        return None  # "?page=abc" or past the last page: shown, but not kept under every such address
+    where = [ladder.pk, selectors.ladder_state(ladder), request.path, leaderboard.page.number, *sorted(given.items())]
+    key = "ladder:leaderboard:html:" + hashlib.sha256(repr(where).encode()).hexdigest()
+
+    def render_panel() -> tuple[float, str]:
+        context = {"ladder": ladder, "leaderboard": leaderboard, "refused": None}
+        return expires, render_to_string(LEADERBOARD_PANEL, context, request)
+
+    return mark_safe(cached_entry(key, render_panel)[1])  # our template's output, kept as it was
 
 
 @require_POST

@@ -17,7 +17,7 @@ from ratings.models import (
     ReplayJobStatus,
     SupersededChange,
 )
-from ratings.services import rating_adjust, replay_job_enqueue
+from ratings.services import adjustment_check, rating_adjust, replay_job_enqueue
 
 
 @admin.register(PlayerRating)
@@ -122,12 +122,20 @@ class AdjustmentForm(forms.ModelForm):
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean()
+        """The service's bounds (``adjustment_check``), with the player's current rating, as field errors."""
         ladder, player = cleaned.get("ladder"), cleaned.get("player")
-        if ladder and player and not PlayerRating.objects.filter(ladder=ladder, player=player).exists():
-            raise forms.ValidationError(f"{player} has no rating in {ladder}.")
-        new_rd = cleaned.get("new_rd")
-        if new_rd is not None and new_rd <= 0:
-            self.add_error("new_rd", "The new RD must be above 0.")
+        rating = None
+        if ladder and player:
+            rating = PlayerRating.objects.filter(ladder=ladder, player=player).values_list("rating", flat=True).first()
+            if rating is None:
+                raise forms.ValidationError(f"{player} has no rating in {ladder}.")
+        if ladder and "rating_delta" in cleaned and "new_rd" in cleaned:
+            try:
+                adjustment_check(
+                    ladder=ladder, rating=rating, rating_delta=cleaned["rating_delta"], new_rd=cleaned["new_rd"]
+                )
+            except ValidationError as exc:
+                self.add_error(None, exc)
         return cleaned
 
 

@@ -91,6 +91,10 @@ class AdjustmentKind(models.TextChoices):
     QUEUE_TIMEOUT = "queue_timeout", "Searched without a pairing"
 
 
+# The most a moderator's adjustment moves a rating either way (``ratings.services.adjustment_check``).
+ADJUSTMENT_MAX_DELTA = 1_000.0
+
+
 class RatingAdjustment(models.Model):
     """A change to one rating outside a match, with the reason. Replays apply it again.
 
@@ -114,6 +118,11 @@ class RatingAdjustment(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(new_rd__isnull=True) | Q(new_rd__gt=0), name="adjustment_rd_positive"),
             models.CheckConstraint(condition=~Q(reason=""), name="adjustment_has_reason"),
+            models.CheckConstraint(
+                condition=Q(rating_delta__gte=-ADJUSTMENT_MAX_DELTA, rating_delta__lte=ADJUSTMENT_MAX_DELTA),
+                name="adjustment_delta_bounded",
+                violation_error_message="The rating change must be a number from -1,000 to +1,000.",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -6,6 +6,7 @@ re-exported here); live updates and replays share ``ratings.history``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +19,7 @@ from ladder.models import Ladder, Match, MatchStatus
 from ratings.engines import GameResult
 from ratings.history import Standing, apply_adjustment, apply_match, engine_settings, match_layout
 from ratings.models import (
+    ADJUSTMENT_MAX_DELTA,
     AdjustmentKind,
     ChangeKind,
     EventKind,
@@ -31,7 +33,18 @@ from ratings.replay_jobs import replay_job_enqueue, replay_job_for_match, replay
 
 ADJUSTMENT_NEEDS_REASON = "Give a reason for the adjustment; it is kept in the rating history."
 ADJUSTMENT_NOT_MEMBER = "%(player)s has no rating in %(ladder)s."
-ADJUSTMENT_BAD_RD = "The new RD must be above 0."
+# Bounds of a moderator's adjustment (issue 12): a rating of 1e308 broke every page that
+# ranked the player. A change is at most ADJUSTMENT_MAX_DELTA either way, may not take a
+# rating outside [RATING_MIN, RATING_MAX] (it may bring one back towards it), and a new RD
+# lies between ADJUSTMENT_MIN_RD and the ladder's RD cap.
+RATING_MIN = 0.0
+RATING_MAX = 10_000.0
+ADJUSTMENT_MIN_RD = 1.0
+ADJUSTMENT_BAD_DELTA = "The rating change must be a number from -1,000 to +1,000."
+ADJUSTMENT_OUT_OF_RANGE = (
+    "This would take the rating from %(old)s to %(new)s; adjustments keep ratings between 0 and 10,000."
+)
+ADJUSTMENT_BAD_RD = "The new RD must be a number from 1 to this ladder's RD cap, %(rd_max)s."
 
 
 def _change_rows(
@@ -232,14 +245,14 @@ def rating_adjust(
     now = now or timezone.now()
     if not reason.strip():
         raise ValidationError(ADJUSTMENT_NEEDS_REASON, code="reason_required")
-    if new_rd is not None and not new_rd > 0:
-        raise ValidationError(ADJUSTMENT_BAD_RD, code="bad_rd")
+    adjustment_check(ladder=ladder, rating=None, rating_delta=rating_delta, new_rd=new_rd)
     with transaction.atomic():
         rows = _lock_ratings(ladder, [player_id])
         if player_id not in rows:
             raise ValidationError(
                 ADJUSTMENT_NOT_MEMBER, code="not_member", params={"player": player_id, "ladder": ladder.name}
             )
+        adjustment_check(ladder=ladder, rating=rows[player_id].rating, rating_delta=rating_delta, new_rd=new_rd)
         adjustment = RatingAdjustment.objects.create(
             kind=kind,
             ladder=ladder,
@@ -259,6 +272,35 @@ def rating_adjust(
         ).save()
         _store(rows, {player_id: new})
     return adjustment
+
+
+def adjustment_check(*, ladder: Ladder, rating: float | None, rating_delta: float, new_rd: float | None) -> None:
+    """Refuse an adjustment out of bounds, naming each field: ``ValidationError({field: [...]})``.
+
+    ``rating`` is the player's current rating (None skips the check of the result). The
+    admin form calls this for its messages; ``rating_adjust`` calls it again on the locked row.
+    """
+    errors: dict[str, list[ValidationError]] = {}
+    if not (isinstance(rating_delta, int | float) and -ADJUSTMENT_MAX_DELTA <= rating_delta <= ADJUSTMENT_MAX_DELTA):
+        errors["rating_delta"] = [ValidationError(ADJUSTMENT_BAD_DELTA, code="bad_delta")]
+    elif rating is not None and math.isfinite(rating):
+        new = rating + rating_delta
+        if (rating_delta > 0 and new > RATING_MAX) or (rating_delta < 0 and new < RATING_MIN):
+            errors["rating_delta"] = [
+                ValidationError(
+                    ADJUSTMENT_OUT_OF_RANGE,
+                    code="rating_out_of_range",
+                    params={"old": _number(rating), "new": _number(new)},
+                )
+            ]
+    if new_rd is not None and not (isinstance(new_rd, int | float) and ADJUSTMENT_MIN_RD <= new_rd <= ladder.rd_max):
+        errors["new_rd"] = [ValidationError(ADJUSTMENT_BAD_RD, code="bad_rd", params={"rd_max": f"{ladder.rd_max:g}"})]
+    if errors:
+        raise ValidationError(errors)
+
+
+def _number(value: float) -> str:
+    return f"{value:,.1f}" if abs(value) < 1e9 else f"{value:.3g}"
 
 
 QUEUE_TIMEOUT_REASON = "Searched for a match until the queue timed out: the RD clock restarts (SPEC §6)."
@@ -282,6 +324,7 @@ __all__ = [
     "RATING_FIELDS",
     "RatedMatch",
     "ReplayStats",
+    "adjustment_check",
     "engine_settings",
     "ladder_replay",
     "rating_adjust",

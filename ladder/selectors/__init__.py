@@ -24,6 +24,7 @@ from ladder.selectors.leaderboard import (
     ladder_order,
     ladder_order_cached,
     ladder_standings,
+    ladder_state,
     ranks_in_sql,
     unranked_reasons,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "ladder_order",
     "ladder_order_cached",
     "ladder_standings",
+    "ladder_state",
     "match_summaries",
     "match_summary",
     "matches_awaiting",

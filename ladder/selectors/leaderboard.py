@@ -672,8 +672,9 @@ def ladder_leaderboard_cached(
     query: str = "",
     bots: str = "",
     before_search: Callable[[], None] | None = None,
-) -> Leaderboard:
-    """``ladder_leaderboard``'s page, kept ``seconds`` in the cache (the API's leaderboard period).
+) -> tuple[float, Leaderboard]:
+    """``ladder_leaderboard``'s page, kept ``seconds`` in the cache (the API's leaderboard period), and when
+    it expires (``time.time()``), for a caller that keeps what it makes of it as long.
 
     A plain page is cut from the ladder's cached ranking (``ladder_order_cached``, the one
     the API's pages come from) and kept until that ranking expires: the ladder is ranked
@@ -686,22 +687,23 @@ def ladder_leaderboard_cached(
     bots = bots if bots in BOT_FILTERS else ""
     number = _page_number(page)
 
-    def compute() -> Leaderboard:
+    def ranked_for_itself() -> tuple[float, Leaderboard]:
         if (query or bots) and before_search is not None:
             before_search()
-        return ladder_leaderboard(ladder=ladder, now=now, page=number, query=query, bots=bots)
+        board = ladder_leaderboard(ladder=ladder, now=now, page=number, query=query, bots=bots)
+        return time.time() + seconds, _keepable(board) if seconds else board
 
     if not seconds:
-        return compute()
+        return ranked_for_itself()
     where = f"{_PAGE_FORMAT}:{ladder.pk}:{ladder_state(ladder)}:{number}"
     if query or bots:
         searched = hashlib.sha256(f"{query}|{bots}".encode()).hexdigest()
-        return cached(f"ladder:leaderboard:search:{where}:{searched}", seconds, lambda: _keepable(compute()))
+        return cached_entry(f"ladder:leaderboard:search:{where}:{searched}", ranked_for_itself)
     if not ranks_in_sql():
-        return cached(f"ladder:leaderboard:page:{where}", seconds, lambda: _keepable(compute()))
+        return cached_entry(f"ladder:leaderboard:page:{where}", ranked_for_itself)
 
     def cut() -> tuple[float, Leaderboard]:
         expires, order = ladder_order_cached(ladder=ladder, now=now, seconds=seconds)
         return expires, _keepable(ladder_leaderboard_in_order(ladder=ladder, order=order, page=number))
 
-    return cached_entry(f"ladder:leaderboard:page:{where}", cut, source=order_key(ladder.slug))[1]
+    return cached_entry(f"ladder:leaderboard:page:{where}", cut, source=order_key(ladder.slug))

@@ -1,6 +1,12 @@
-"""Replays, voids and corrections run as background jobs with progress (issue 12 item 7).
+"""Replays, voids and corrections run as background jobs with progress (issue 12 item 7),
+and rating adjustments are bounded (item 12).
 
 Moderators, who void and correct matches, see the jobs (read-only) in the admin.
+
+The bound on ``rating_delta`` is checked for every new row. An adjustment stored before it
+(a probe stored 1e308) stays in the history as it was: on PostgreSQL the constraint is
+added ``NOT VALID``, so existing rows are not checked; elsewhere it is added only when no
+stored row breaks it.
 """
 
 import django.db.models.deletion
@@ -30,6 +36,36 @@ def revoke(apps, schema_editor):
         group.permissions.remove(
             *Permission.objects.filter(content_type__app_label="ratings", codename="view_replayjob")
         )
+
+
+DELTA_BOUND = models.CheckConstraint(
+    condition=models.Q(("rating_delta__gte", -1000.0), ("rating_delta__lte", 1000.0)),
+    name="adjustment_delta_bounded",
+    violation_error_message="The rating change must be a number from -1,000 to +1,000.",
+)
+
+
+def add_delta_bound(apps, schema_editor):
+    Adjustment = apps.get_model("ratings", "RatingAdjustment")
+    if schema_editor.connection.vendor == "postgresql":
+        table = schema_editor.quote_name(Adjustment._meta.db_table)
+        schema_editor.execute(
+            f"ALTER TABLE {table} ADD CONSTRAINT {schema_editor.quote_name(DELTA_BOUND.name)} "
+            "CHECK (rating_delta >= -1000.0 AND rating_delta <= 1000.0) NOT VALID"
+        )
+    elif not Adjustment.objects.exclude(rating_delta__gte=-1000.0, rating_delta__lte=1000.0).exists():
+        schema_editor.add_constraint(Adjustment, DELTA_BOUND)
+
+
+def remove_delta_bound(apps, schema_editor):
+    Adjustment = apps.get_model("ratings", "RatingAdjustment")
+    if schema_editor.connection.vendor == "postgresql":
+        table = schema_editor.quote_name(Adjustment._meta.db_table)
+        schema_editor.execute(
+            f"ALTER TABLE {table} DROP CONSTRAINT IF EXISTS {schema_editor.quote_name(DELTA_BOUND.name)}"
+        )
+    else:
+        schema_editor.remove_constraint(Adjustment, DELTA_BOUND)
 
 
 class Migration(migrations.Migration):
@@ -124,4 +160,8 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.RunPython(grant, revoke),
+        migrations.SeparateDatabaseAndState(
+            state_operations=[migrations.AddConstraint(model_name="ratingadjustment", constraint=DELTA_BOUND)],
+            database_operations=[migrations.RunPython(add_delta_bound, remove_delta_bound)],
+        ),
     ]

@@ -220,3 +220,61 @@ def test_a_member_deleted_since_the_ranking_drops_out_of_the_next_page(client, c
     response = client.get(crowded.get_absolute_url(), {"page": 4})  # cut now, from the ranking of before
 
     assert response.status_code == 200 and gone.player.username not in names(response)
+
+
+# The panel anonymous visitors share --------------------------------------------------
+
+
+@pytest.fixture
+def panel_renders(monkeypatch):
+    """How many times the leaderboard panel was rendered for the shared cache."""
+    from ladder import views
+
+    calls = []
+    real = views.render_to_string
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(views, "render_to_string", counting)
+    return calls
+
+
+def test_anonymous_visitors_share_one_rendering_of_the_panel(client, crowded, panel_renders):
+    def panel(response) -> str:
+        text = response.text
+        return text[text.index('<div id="leaderboard-panel">') : text.index('<aside class="stack">')]
+
+    first = client.get(crowded.get_absolute_url(), {"page": 2})
+    again = type(client)().get(crowded.get_absolute_url(), {"page": 2})  # another visitor
+    htmx = client.get(
+        crowded.get_absolute_url(), {"page": 2}, headers={"HX-Request": "true", "HX-Target": "leaderboard-panel"}
+    )
+
+    assert panel_renders == ["ladder/detail.html#leaderboard-panel"]
+    assert panel(first) == panel(again) and panel(again).startswith(htmx.text.strip())
+    assert "Page 2 of" in htmx.text and 'href="?page=3"' in htmx.text
+
+
+def test_a_signed_in_player_sees_their_own_row_marked(client, ladder, panel_renders):
+    crowd(ladder, 3)
+    alice = member(ladder, "alice")
+    PlayerRating.objects.filter(player=alice).update(
+        rating=1000.0, rd=60.0, games=5, last_played_at=timezone.now(), rd_as_of=timezone.now()
+    )
+    assert 'class="me"' not in client.get(ladder.get_absolute_url()).text  # the shared panel, rendered
+    client.force_login(alice)
+
+    mine = client.get(ladder.get_absolute_url())
+
+    assert mine.text.count('class="me"') == 1 and len(panel_renders) == 1
+
+
+@pytest.mark.parametrize("params", [{"page": "02"}, {"page": "x"}, {"page": "2", "utm": "x"}, {"q": "  ann"}])
+def test_addresses_with_other_parameters_are_rendered_but_not_kept(client, crowded, panel_renders, params):
+    response = client.get(crowded.get_absolute_url(), params)
+
+    assert response.status_code == 200 and panel_renders == []
+    redis = cache._cache.get_client()
+    assert not list(redis.scan_iter("*leaderboard:html*"))

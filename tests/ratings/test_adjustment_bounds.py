@@ -1,0 +1,201 @@
+"""Rating adjustments are bounded: in the admin form, in the service and in the database (issue 12).
+
+``rating_delta=1e308`` once made the ladder page, the player page and the API leaderboard
+answer 500 for everyone. Now a change moves a rating at most 1,000 either way, never out
+of [0, 10,000], and a new RD lies between 1 and the ladder's RD cap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+import pytest
+from django.apps import apps as global_apps
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
+from django.urls import reverse
+
+from ratings.models import PlayerRating, RatingAdjustment, RatingChange
+from ratings.services import (
+    ADJUSTMENT_BAD_DELTA,
+    RATING_MAX,
+    RATING_MIN,
+    rating_adjust,
+    rating_reset_clock,
+)
+from tests.factories import LadderFactory, member
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def chess(db):
+    return LadderFactory(name="Chess", slug="chess", rd_max=350.0)
+
+
+@pytest.fixture
+def alice(chess):
+    return member(chess, "alice")
+
+
+def adjust(ladder, player, delta, new_rd=None, moderator=None):
+    return rating_adjust(
+        ladder=ladder,
+        player_id=player.pk,
+        rating_delta=delta,
+        new_rd=new_rd,
+        reason="test",
+        moderator_id=moderator.pk if moderator else None,
+    )
+
+
+def rating(ladder, player) -> PlayerRating:
+    return PlayerRating.objects.get(ladder=ladder, player=player)
+
+
+@pytest.mark.parametrize("delta", [1e308, -1e308, 1000.5, -1001, math.inf, -math.inf, math.nan])
+def test_the_service_refuses_a_change_beyond_1000_naming_the_field(chess, alice, delta):
+    with pytest.raises(ValidationError) as refused:
+        adjust(chess, alice, delta)
+
+    assert refused.value.message_dict == {"rating_delta": [ADJUSTMENT_BAD_DELTA]}
+    assert not RatingAdjustment.objects.exists() and not RatingChange.objects.exists()
+    assert rating(chess, alice).rating == 1500
+
+
+def test_the_service_keeps_ratings_between_0_and_10000(chess, alice):
+    for _ in range(8):
+        adjust(chess, alice, 1000)
+    adjust(chess, alice, 500)
+    assert rating(chess, alice).rating == RATING_MAX  # the bound itself is allowed
+
+    with pytest.raises(ValidationError) as refused:
+        adjust(chess, alice, 0.5)
+    assert refused.value.message_dict == {
+        "rating_delta": [
+            "This would take the rating from 10,000.0 to 10,000.5; adjustments keep ratings between 0 and 10,000."
+        ]
+    }
+    for _ in range(10):
+        adjust(chess, alice, -1000)
+    assert rating(chess, alice).rating == RATING_MIN
+    with pytest.raises(ValidationError, match="between 0 and 10,000"):
+        adjust(chess, alice, -1)
+    assert RatingAdjustment.objects.count() == 19
+
+
+def test_a_rating_already_out_of_range_may_be_brought_back(chess, alice):
+    PlayerRating.objects.filter(ladder=chess, player=alice).update(rating=-40.0)  # an Elo ladder's worst player
+
+    adjust(chess, alice, 30)
+    rating_reset_clock(ladder=chess, player_id=alice.pk)  # the queue's reset moves nothing: allowed
+
+    assert rating(chess, alice).rating == -10.0
+    with pytest.raises(ValidationError, match="between 0 and 10,000"):
+        adjust(chess, alice, -5)
+
+
+@pytest.mark.parametrize("new_rd", [0.5, 0, -3, 350.01, 1e308, math.nan, math.inf])
+def test_the_service_refuses_a_new_rd_outside_1_to_the_rd_cap(chess, alice, new_rd):
+    with pytest.raises(ValidationError) as refused:
+        adjust(chess, alice, 0, new_rd=new_rd)
+
+    assert refused.value.message_dict == {
+        "new_rd": ["The new RD must be a number from 1 to this ladder's RD cap, 350."]
+    }
+    assert not RatingAdjustment.objects.exists()
+
+
+def test_the_database_refuses_an_unbounded_change_whatever_the_path(chess, alice):
+    with pytest.raises(IntegrityError, match="adjustment_delta_bounded"), transaction.atomic():
+        RatingAdjustment.objects.create(ladder=chess, player=alice, rating_delta=1e308, reason="direct")
+    RatingAdjustment.objects.create(ladder=chess, player=alice, rating_delta=-1000, reason="direct")
+
+
+def test_the_migration_adds_the_bound_over_rows_stored_before_it(chess, alice):
+    """A row stored before the bound (the probe's 1e308) stays; the bound holds for new rows."""
+    migration = importlib.import_module("ratings.migrations.0009_replay_jobs")
+    with connection.schema_editor() as editor:
+        migration.remove_delta_bound(global_apps, editor)
+    RatingAdjustment.objects.create(ladder=chess, player=alice, rating_delta=1e308, reason="the probe")
+    with connection.cursor() as cursor:  # as if stored long before: its foreign keys checked (no pending triggers)
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+    with connection.schema_editor() as editor:
+        migration.add_delta_bound(global_apps, editor)
+
+    with pytest.raises(IntegrityError, match="adjustment_delta_bounded"), transaction.atomic():
+        RatingAdjustment.objects.create(ladder=chess, player=alice, rating_delta=1e308, reason="again")
+    assert RatingAdjustment.objects.filter(reason="the probe").exists()
+
+
+# The admin form ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def form(client, moderator):
+    client.force_login(moderator)
+    url = reverse("admin:ratings_ratingadjustment_add")
+
+    def post(ladder, player, **fields):
+        data = {"ladder": ladder.pk, "player": player.pk, "rating_delta": "0", "reason": "test", **fields}
+        response = client.post(url, data)
+        errors = response.context["adminform"].form.errors if response.status_code == 200 else {}
+        return response, errors
+
+    return post
+
+
+def test_the_form_names_the_field_of_an_unbounded_change(chess, alice, form):
+    response, errors = form(chess, alice, rating_delta="1e308")
+
+    assert response.status_code == 200
+    assert errors == {"rating_delta": [ADJUSTMENT_BAD_DELTA]}
+    assert not RatingAdjustment.objects.exists()
+
+
+def test_the_form_names_the_field_of_an_out_of_range_result_or_rd(chess, alice, form):
+    PlayerRating.objects.filter(ladder=chess, player=alice).update(rating=9_800.0)
+
+    _, errors = form(chess, alice, rating_delta="300", new_rd="1000")
+
+    assert errors == {
+        "rating_delta": [
+            "This would take the rating from 9,800.0 to 10,100.0; adjustments keep ratings between 0 and 10,000."
+        ],
+        "new_rd": ["The new RD must be a number from 1 to this ladder's RD cap, 350."],
+    }
+    assert not RatingAdjustment.objects.exists()
+
+
+def test_the_form_accepts_a_change_within_bounds(chess, alice, form, moderator):
+    response, _ = form(chess, alice, rating_delta="-1000", new_rd="350", reason="compensation")
+
+    assert response.status_code == 302
+    assert (rating(chess, alice).rating, rating(chess, alice).rd) == (500.0, 350.0)
+    assert RatingAdjustment.objects.get().created_by == moderator
+
+
+# Pages with the extreme values allowed ------------------------------------------------------
+
+
+def test_pages_survive_the_extreme_ratings_and_rds_allowed(client, chess, alice, moderator):
+    bob = member(chess, "bob")
+    for _ in range(8):
+        adjust(chess, alice, 1000, moderator=moderator)
+    adjust(chess, alice, 500, new_rd=1.0, moderator=moderator)
+    adjust(chess, bob, -1000, moderator=moderator)
+    adjust(chess, bob, -500, new_rd=350.0, moderator=moderator)
+    assert (rating(chess, alice).rating, rating(chess, bob).rating) == (10_000.0, 0.0)
+
+    pages = [
+        chess.get_absolute_url(),
+        reverse("ladder:player", args=[chess.slug, "alice"]),
+        reverse("ladder:player", args=[chess.slug, "bob"]),
+        "/api/v1/ladders/chess/leaderboard/",
+        "/api/v1/players/alice/",
+        "/api/v1/ladders/chess/win-probability/?a=alice&b=bob",
+    ]
+    for url in pages:
+        assert client.get(url).status_code == 200, url
