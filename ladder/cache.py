@@ -18,8 +18,8 @@ minute at most, and its end once.
 
 A write or delete that could not reach Redis leaves whatever Redis held under that key: a
 session deleted at logout would come back with Redis. So the keys of dropped writes are
-remembered (up to ``DROPPED_KEYS_LIMIT``; beyond it, the whole cache is flushed instead)
-and deleted as soon as Redis answers again, before anything else is read.
+remembered (up to ``DROPPED_KEYS_LIMIT``; beyond it, every cached session is deleted
+instead) and deleted as soon as Redis answers again, before anything else is read.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 logger = logging.getLogger(__name__)
 
 LOG_EVERY_SECONDS = 60.0  # an outage is logged at most this often per process
-DROPPED_KEYS_LIMIT = 10_000  # dropped writes remembered per process; past it, a flush on recovery
+DROPPED_KEYS_LIMIT = 10_000  # dropped writes remembered per process; past it, all sessions go on recovery
+SESSION_KEYS = "*django.contrib.sessions.cached_db*"  # cached_db's KEY_PREFIX, after Django's key prefix
 
 
 class RedisCacheClient(DjangoRedisCacheClient):
@@ -52,7 +53,7 @@ class RedisCacheClient(DjangoRedisCacheClient):
         self._failing = False  # the last call failed; the next success ends the outage
         self._logged_at = -LOG_EVERY_SECONDS
         self._dropped: set[str] = set()
-        self._flush_on_recovery = False
+        self._forget_sessions = False
         self._lock = threading.Lock()
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
@@ -105,24 +106,31 @@ class RedisCacheClient(DjangoRedisCacheClient):
             return
         with self._lock:
             if len(self._dropped) + len(keys) > DROPPED_KEYS_LIMIT:
-                self._flush_on_recovery = True
+                self._forget_sessions = True  # the other keys expire soon on their own
                 self._dropped.clear()
-            elif not self._flush_on_recovery:
+            elif not self._forget_sessions:
                 self._dropped.update(keys)
 
     def _recover(self) -> None:
         """Forget in Redis what changed while it was unreachable (raises if it still is)."""
         with self._lock:
-            keys, flush = list(self._dropped), self._flush_on_recovery
+            keys, sessions = list(self._dropped), self._forget_sessions
         client = self.get_client(None, write=True)
-        if flush:
-            client.flushdb()
-            logger.warning("Redis cache flushed: more writes were dropped during the outage than are remembered")
+        if sessions:
+            logger.warning("Redis cache: more writes were dropped than remembered; deleting every cached session")
+            batch: list[bytes] = []
+            for key in client.scan_iter(match=SESSION_KEYS, count=1000):
+                batch.append(key)
+                if len(batch) == 1000:
+                    client.delete(*batch)
+                    batch.clear()
+            if batch:
+                client.delete(*batch)
         elif keys:
             client.delete(*keys)
         with self._lock:
             self._dropped.difference_update(keys)
-            self._flush_on_recovery = self._flush_on_recovery and not flush
+            self._forget_sessions = self._forget_sessions and not sessions
 
     def add(self, key: Any, value: Any, timeout: Any) -> bool:
         return self._run("add", lambda: super(RedisCacheClient, self).add(key, value, timeout), True, [key])

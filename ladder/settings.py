@@ -326,10 +326,13 @@ if CELERY_VISIBILITY_TIMEOUT <= _RETRY_DELAY_MAX + CELERY_TASK_TIME_LIMIT:
     )
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
-    # Publishing to a Redis that stopped answering fails after these instead of waiting forever.
+    # A request queuing a task on a Redis that stopped answering gives up after about 8 s
+    # (three tries of 2 s and the pauses between) instead of waiting forever, well inside
+    # gunicorn's 30 s. Workers are unaffected: Redis answers their BRPOP within 1 s.
     "socket_connect_timeout": 2,
-    "socket_timeout": 10,
+    "socket_timeout": 2,
 }
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 # Periodic tasks live in the database (django-celery-beat), created by the migration
 # ladder/0006 and editable by moderators in the admin: the hourly nightly job, the queue
 # sweep every 15 s and auto-confirmation every 5 minutes. Run exactly one beat process.

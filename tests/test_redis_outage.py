@@ -25,6 +25,7 @@ from django.urls import path, reverse
 from rest_framework.test import APIClient
 
 from api.services import token_create
+from ladder import cache as cache_backend
 from ladder.middleware import RETRY_AFTER_SECONDS
 from ladder.tasks import run_nightly_task
 from ladder.urls import urlpatterns as site_urlpatterns
@@ -152,9 +153,12 @@ def test_stalled_redis_costs_a_request_one_short_timeout(redis_server, client, p
     assert elapsed < 2, elapsed
 
 
-def test_logout_while_redis_is_down_stays_logged_out_when_it_returns(tmp_path, client, player):
+@pytest.mark.parametrize("remembered", [cache_backend.DROPPED_KEYS_LIMIT, 0], ids=["its key", "every session"])
+def test_logout_while_redis_is_down_stays_logged_out_when_it_returns(tmp_path, client, player, monkeypatch, remembered):
     """A logout deletes the session from the database; the copy in a Redis that was down
-    (and comes back with its data) must not sign the session in again."""
+    (and comes back with its data) must not sign the session in again. The key is deleted
+    when Redis answers, or, past the keys a process remembers, every cached session."""
+    monkeypatch.setattr(cache_backend, "DROPPED_KEYS_LIMIT", remembered)
     server = RedisServer(tmp_path, persistent=True)
     server.start()
     try:
