@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from django.contrib import admin, messages
@@ -65,12 +66,12 @@ def users_by_name_prefix(*, queryset: QuerySet[User], prefix: str) -> QuerySet[U
     those that start with the prefix. A substring search would read every account.
     """
     low = prefix.lower()
-    high = low[:-1] + chr(ord(low[-1]) + 1)
-    return (
-        queryset.alias(name_lower=Lower("username"))
-        .filter(name_lower__gte=low, name_lower__lt=high, name_lower__startswith=low)
-        .order_by(Lower("username"))
-    )
+    if "\x00" in low:  # no username holds one, and PostgreSQL refuses it in a query
+        return queryset.none()
+    named = queryset.alias(name_lower=Lower("username")).filter(name_lower__gte=low, name_lower__startswith=low)
+    if ord(low[-1]) < sys.maxunicode:
+        named = named.filter(name_lower__lt=low[:-1] + chr(ord(low[-1]) + 1))
+    return named.order_by(Lower("username"))
 
 
 @admin.register(User)

@@ -173,6 +173,7 @@ def test_user_autocomplete_matches_the_start_of_a_username_in_any_case(client, m
     assert found("uNDER") == ["Under_Score", "UnderXScore"]
     assert found("rowd4") == []  # the start of the name only: an index answers it
     assert found("crowd49") == ["crowd49"]
+    assert found("\U0010ffff") == []
 
 
 def test_the_user_prefix_search_can_use_the_username_index(crowd):
@@ -188,6 +189,7 @@ def test_the_user_prefix_search_can_use_the_username_index(crowd):
     plan = users_by_name_prefix(queryset=User.objects.all(), prefix="Crowd4")[:21].explain()
 
     assert "accounts_user_username_ci_unique" in plan
+    assert list(users_by_name_prefix(queryset=User.objects.all(), prefix="crowd\x00")) == []
 
 
 def test_the_user_list_still_searches_inside_names_and_addresses(client, moderator, crowd):
