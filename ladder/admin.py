@@ -6,7 +6,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -16,6 +16,7 @@ from ladder import admin_periodic  # noqa: F401 (narrows the periodic tasks admi
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
 from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
 from ladder.services.nightly import ladder_nightly, local_midnight
+from ladder.services.rating_settings import RATING_SETTING_FIELDS, ladder_has_rated_events
 from ratings.admin import job_link
 from ratings.models import ReplayJob, ReplayJobKind
 from ratings.services import replay_job_for_match, replay_job_request
@@ -43,6 +44,7 @@ class LadderAdmin(admin.ModelAdmin):
     autocomplete_fields = ("trusted_reporters",)  # a select of every account never finishes on a big site
     readonly_fields = ("created_at", "updated_at", "last_nightly")
     actions = ("run_nightly", "replay_ratings")
+    change_form_template = "admin/ladder/ladder/change_form.html"  # links "Change rating settings"
     fieldsets = (
         (None, {"fields": ("name", "slug", "game", "description", "is_listed")}),
         (
@@ -112,6 +114,30 @@ class LadderAdmin(admin.ModelAdmin):
         ),
         ("Record", {"fields": ("created_at", "updated_at"), "classes": ("collapse",)}),
     )
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Ladder | None = None) -> tuple[str, ...]:
+        """Rating settings are read-only once games are rated: "Change rating settings" changes them, on record."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if obj is not None and ladder_has_rated_events(ladder=obj):
+            fields += RATING_SETTING_FIELDS
+        return fields
+
+    def get_urls(self) -> list:
+        from django.urls import path
+
+        from ladder.admin_rating_settings import rating_settings_view
+
+        def view(request: HttpRequest, object_id: str) -> HttpResponse:
+            return rating_settings_view(self, request, object_id)
+
+        own = [
+            path(
+                "<path:object_id>/rating-settings/",
+                self.admin_site.admin_view(view),
+                name="ladder_ladder_rating_settings",
+            )
+        ]
+        return own + super().get_urls()
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Ladder]:
         last_run = NightlyRun.objects.filter(ladder=OuterRef("pk")).order_by("-midnight")

@@ -212,6 +212,10 @@ if SIGNUP_RATE is not None and (
 ):
     raise ImproperlyConfigured(f"SIGNUP_RATE must look like 5/hour; got {SIGNUP_RATE!r}")
 
+# The admin's "Change rating settings" preview re-rates a ladder's whole history in the
+# request (about 40,000 events a second); ladders with more events get no preview.
+RATING_SETTINGS_PREVIEW_MAX_EVENTS = env_int("RATING_SETTINGS_PREVIEW_MAX_EVENTS", 200_000)
+
 # The REST API (/api/v1/): JSON only, token or session auth, throttled per token and per
 # anonymous address ("N/second|minute|hour|day"; an empty value turns a limit off).
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)

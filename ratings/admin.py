@@ -13,6 +13,7 @@ from ratings.models import (
     PlayerRating,
     RatingAdjustment,
     RatingChange,
+    RatingSettingsChange,
     ReplayJob,
     ReplayJobStatus,
     SupersededChange,
@@ -269,4 +270,29 @@ class ReplayJobAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: ReplayJob | None = None) -> bool:
+        return False
+
+
+@admin.register(RatingSettingsChange)
+class RatingSettingsChangeAdmin(admin.ModelAdmin):
+    """Changes of a ladder's rating settings, read-only: made on the ladder's "Change rating settings" page."""
+
+    list_display = ("created_at", "ladder", "mode", "changed", "changed_by", "reason")
+    list_filter = ("ladder", "mode")
+    list_select_related = ("ladder", "changed_by")
+    search_fields = ("reason",)
+    date_hierarchy = "created_at"
+    readonly_fields = [field.name for field in RatingSettingsChange._meta.fields]
+
+    @admin.display(description="settings changed")
+    def changed(self, obj: RatingSettingsChange) -> str:
+        return ", ".join(f"{name} {obj.old_values[name]} → {obj.new_values[name]}" for name in obj.changed_fields)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: RatingSettingsChange | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: RatingSettingsChange | None = None) -> bool:
         return False

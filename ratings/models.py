@@ -364,3 +364,51 @@ class ReplayJob(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status in (ReplayJobStatus.QUEUED, ReplayJobStatus.RUNNING)
+
+
+class SettingsChangeMode(models.TextChoices):
+    FROM_NOW_ON = "from_now_on", "From now on (history unchanged)"
+    RERATE = "rerate", "Re-rate the whole history under the new settings"
+
+
+class RatingSettingsChange(models.Model):
+    """A moderator's change of a ladder's rating settings, with the reason; append-only.
+
+    Once a ladder has rated games its rating settings change only through
+    ``ladder.services.rating_settings``, which writes one of these. ``from_now_on`` keeps
+    the history: events after ``after_event_id`` use the new values, and every RD was
+    written back at ``created_at`` under the old ones, so idle time before the change grows
+    the old way and idle time after it the new way; replays read that write-back from here.
+    ``rerate`` replayed the whole history under the new values.
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_settings_changes")
+    mode = models.CharField(max_length=12, choices=SettingsChangeMode.choices)
+    old_values = models.JSONField(help_text="Every rating setting before the change.")
+    new_values = models.JSONField(help_text="Every rating setting after the change.")
+    reason = models.TextField()
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now,
+        help_text="When the change took effect; for a change from now on, RDs were written back at this instant.",
+    )
+    after_event_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The ladder's last rating event before the change (empty: none yet)."
+    )
+    materialised = models.PositiveIntegerField(default=0, help_text="Ratings whose RD was written back.")
+    replayed_events = models.PositiveIntegerField(default=0, help_text="Events re-rated (re-rate only).")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "rating settings change"
+        constraints = [models.CheckConstraint(condition=~Q(reason=""), name="settings_change_has_reason")]
+        indexes = [models.Index(fields=["ladder", "id"], name="settings_change_ladder")]
+
+    def __str__(self) -> str:
+        return f"rating settings of {self.ladder} changed {self.created_at:%Y-%m-%d %H:%M} ({self.mode})"
+
+    @property
+    def changed_fields(self) -> list[str]:
+        return [name for name, value in self.new_values.items() if self.old_values.get(name) != value]

@@ -25,7 +25,7 @@ from psycopg.types.datetime import TimestamptzLoader
 from psycopg.types.json import Jsonb
 
 from ladder.models import Ladder, Participant
-from ratings.history import Standing, apply_adjustment, apply_match, engine_settings, initial_standing
+from ratings.history import Standing, apply_adjustment, apply_match, initial_standing
 from ratings.models import (
     ChangeKind,
     ChangeValues,
@@ -36,7 +36,7 @@ from ratings.models import (
     RatingEvent,
     SupersededChange,
 )
-from ratings.nightly import NightlyTimeline
+from ratings.settings_timeline import SettingsTimeline, ladder_with
 
 # A history row as the replay writes it: the columns that vary from row to row, then the
 # ones every row of a replay shares (``_ChangeWriter`` formats those once).
@@ -56,9 +56,10 @@ ROW_COLUMNS = (
     "expected",
     "score",
     "delta",
+    "engine",
     "engine_params",
 )
-SHARED_COLUMNS = ("ladder_id", "kind", "engine", "created_at")
+SHARED_COLUMNS = ("ladder_id", "kind", "created_at")
 # PostgreSQL types of ``ROW_COLUMNS + SHARED_COLUMNS``, for the binary COPY.
 COPY_TYPES = (
     ["int8", "int8", "int8"]
@@ -67,7 +68,7 @@ COPY_TYPES = (
     + ["float8"] * 3
     + ["timestamptz"]
     + ["float8"] * 3
-    + ["jsonb", "int8", "varchar", "varchar", "timestamptz"]
+    + ["varchar", "jsonb", "int8", "varchar", "timestamptz"]
 )
 EVENTS_PER_BATCH = 50_000
 STANDING_COLUMNS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
@@ -98,6 +99,7 @@ def ladder_replay(
     ladder: Ladder,
     from_event_id: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> ReplayStats:
     """Recompute every rating event of ``ladder`` from ``from_event_id`` on (all, by default).
 
@@ -105,13 +107,22 @@ def ladder_replay(
     update waiting on those locks numbers its event after the replay). History rows of the
     replayed events move unchanged to ``SupersededChange`` and new ``replay`` rows are
     written; voided events are skipped.
+
+    Each event is rated with the settings it was rated with live, and each player starts
+    from where the history says they started (``ratings.settings_timeline``), so a replay
+    after the ladder's settings changed still reproduces the live ratings. With
+    ``settings`` (every rating setting, as ``RatingSettingsChange.new_values``) the whole
+    history is re-rated under those instead, from every member's initial values:
+    ``ladder.services.rating_settings`` does that for a moderator, under a record.
     """
+    if settings is not None and from_event_id is not None:
+        raise ValueError("a re-rate under new settings replays the whole history; from_event_id must be None")
     with transaction.atomic():
         members = list(
             PlayerRating.objects.select_for_update()
             .filter(ladder=ladder)
             .order_by("pk")
-            .values_list("pk", "player_id", "joined_at")
+            .values_list("pk", "player_id", "joined_at", "rating", "rd", "volatility", "rd_as_of")
         )
         events = RatingEvent.objects.filter(ladder=ladder, is_active=True)
         if from_event_id is not None:
@@ -121,7 +132,12 @@ def ladder_replay(
             from_event_id if from_event_id is not None else events.order_by("pk").values_list("pk", flat=True).first()
         )
         full = from_event_id is None
-        standings = {player: initial_standing(ladder, joined_at) for _, player, joined_at in members}
+        timeline = SettingsTimeline.of(ladder, override=settings)
+        if settings is not None:
+            fresh = ladder_with(ladder, settings)
+            standings = {member[1]: initial_standing(fresh, member[2]) for member in members}
+        else:
+            standings = _starting_standings(ladder, first, members)
         if not full:
             _load_standings_before(ladder, first, standings)
         touched: set[int] = set(standings) if full else set()
@@ -130,92 +146,18 @@ def ladder_replay(
                 replaced = RatingChange.objects.filter(ladder=ladder, event_id__gte=first)
                 touched.update(replaced.values_list("player_id", flat=True).distinct())
             _supersede(ladder, first, now=timezone.now())
-        engine = ladder.get_engine()
-        nights = NightlyTimeline.of(ladder)  # RDs written back at midnights, between events
-        settings_json = json.dumps(engine_settings(ladder))
-        now = timezone.now()
-        counts = {"matches": 0, "adjustments": 0, "changes": 0}
-        writer = _ChangeWriter(ladder_id=ladder.pk, kind=ChangeKind.REPLAY.value, engine=ladder.engine, created_at=now)
-        stream = _stream(ladder, first)
-        index = 0
-        # The log is read a batch at a time between COPYs: a connection cannot fetch while a COPY is open.
-        while batch := list(itertools.islice(stream, EVENTS_PER_BATCH)):
-            with writer:
-                for event in batch:
-                    index += 1
-                    if nights:
-                        players = [p for side in event.layout for p in side] or [event.adjustment.player_id]
-                        nights.materialise(engine, standings, players, before_event=event.id)
-                    if event.kind == EventKind.MATCH:
-                        result, after = apply_match(
-                            engine=engine,
-                            layout=event.layout,
-                            placements=event.placements,
-                            played_at=event.at,
-                            standings=standings,
-                        )
-                        for side_players, side_results in zip(event.layout, result.sides, strict=True):
-                            for player, outcome in zip(side_players, side_results, strict=True):
-                                old, new = standings[player], after[player]
-                                writer.write(
-                                    (
-                                        event.id,
-                                        player,
-                                        event.match_id,
-                                        old.rating,
-                                        old.rd,
-                                        old.volatility,
-                                        old.rd_as_of,
-                                        outcome.rd_at_game,
-                                        new.rating,
-                                        new.rd,
-                                        new.volatility,
-                                        new.rd_as_of,
-                                        outcome.expected,
-                                        outcome.score,
-                                        outcome.delta,
-                                        settings_json,
-                                    )
-                                )
-                        standings.update(after)
-                        if not full:
-                            touched.update(after)
-                        counts["matches"] += 1
-                    else:
-                        adjustment = event.adjustment
-                        old = standings[adjustment.player_id]
-                        new = apply_adjustment(adjustment, old)
-                        writer.write(
-                            (
-                                event.id,
-                                adjustment.player_id,
-                                None,
-                                old.rating,
-                                old.rd,
-                                old.volatility,
-                                old.rd_as_of,
-                                engine.rd_at(old.state(), event.at.timestamp()),
-                                new.rating,
-                                new.rd,
-                                new.volatility,
-                                new.rd_as_of,
-                                None,
-                                None,
-                                new.rating - old.rating,
-                                json.dumps({"reason": adjustment.reason}),
-                            )
-                        )
-                        standings[adjustment.player_id] = new
-                        touched.add(adjustment.player_id)
-                        counts["adjustments"] += 1
-                    if progress is not None and (index % 10_000 == 0 or index == total):
-                        progress(index, total)
-
-        counts["changes"] = writer.count
-        if progress is not None and total == 0:
-            progress(0, 0)
-        if nights:
-            nights.materialise(engine, standings, touched)
+        writer = _ChangeWriter(ladder_id=ladder.pk, kind=ChangeKind.REPLAY.value, created_at=timezone.now())
+        counts = _rate_log(
+            ladder=ladder,
+            first=first,
+            standings=standings,
+            timeline=timeline,
+            writer=writer,
+            touched=touched,
+            full=full,
+            total=total,
+            progress=progress,
+        )
         _store_standings(ladder, {player: standings[player] for player in touched})
         return ReplayStats(
             events=total,
@@ -224,6 +166,157 @@ def ladder_replay(
             players=len(touched),
             changes=counts["changes"],
         )
+
+
+def _rate_log(
+    *,
+    ladder: Ladder,
+    first: int | None,
+    standings: dict[int, Standing],
+    timeline: SettingsTimeline,
+    writer: _ChangeWriter | _NoWriter,
+    touched: set[int],
+    full: bool,
+    total: int,
+    progress: Callable[[int, int], None] | None,
+) -> dict[str, int]:
+    """Apply the active events from ``first`` on to ``standings`` (in place), writing history rows to ``writer``.
+
+    Ends with the RD write-backs after the last event for every ``touched`` player.
+    Returns the numbers of matches, adjustments and history rows.
+    """
+    nights = timeline  # RDs written back at midnights and at settings changes, between events
+    counts = {"matches": 0, "adjustments": 0, "changes": 0}
+    stream = _stream(ladder, first)
+    index = 0
+    # The log is read a batch at a time between COPYs: a connection cannot fetch while a COPY is open.
+    while batch := list(itertools.islice(stream, EVENTS_PER_BATCH)):
+        with writer:
+            for event in batch:
+                index += 1
+                if nights:
+                    players = [p for side in event.layout for p in side] or [event.adjustment.player_id]
+                    nights.materialise(standings, players, before_event=event.id)
+                if event.kind == EventKind.MATCH:
+                    rated = timeline.for_match(event.id)
+                    result, after = apply_match(
+                        engine=rated.engine,
+                        layout=event.layout,
+                        placements=event.placements,
+                        played_at=event.at,
+                        standings=standings,
+                    )
+                    for side_players, side_results in zip(event.layout, result.sides, strict=True):
+                        for player, outcome in zip(side_players, side_results, strict=True):
+                            old, new = standings[player], after[player]
+                            writer.write(
+                                (
+                                    event.id,
+                                    player,
+                                    event.match_id,
+                                    old.rating,
+                                    old.rd,
+                                    old.volatility,
+                                    old.rd_as_of,
+                                    outcome.rd_at_game,
+                                    new.rating,
+                                    new.rd,
+                                    new.volatility,
+                                    new.rd_as_of,
+                                    outcome.expected,
+                                    outcome.score,
+                                    outcome.delta,
+                                    rated.name,
+                                    rated.json,
+                                )
+                            )
+                    standings.update(after)
+                    if not full:
+                        touched.update(after)
+                    counts["matches"] += 1
+                else:
+                    adjustment = event.adjustment
+                    rated = timeline.for_adjustment(event.id)
+                    old = standings[adjustment.player_id]
+                    new = apply_adjustment(adjustment, old)
+                    writer.write(
+                        (
+                            event.id,
+                            adjustment.player_id,
+                            None,
+                            old.rating,
+                            old.rd,
+                            old.volatility,
+                            old.rd_as_of,
+                            rated.engine.rd_at(old.state(), event.at.timestamp()),
+                            new.rating,
+                            new.rd,
+                            new.volatility,
+                            new.rd_as_of,
+                            None,
+                            None,
+                            new.rating - old.rating,
+                            rated.name,
+                            json.dumps({"reason": adjustment.reason}),
+                        )
+                    )
+                    standings[adjustment.player_id] = new
+                    touched.add(adjustment.player_id)
+                    counts["adjustments"] += 1
+                if progress is not None and (index % 10_000 == 0 or index == total):
+                    progress(index, total)
+
+    counts["changes"] = writer.count
+    if progress is not None and total == 0:
+        progress(0, 0)
+    if nights:
+        nights.materialise(standings, touched)
+    return counts
+
+
+def ladder_rerate_preview(*, ladder: Ladder, settings: dict[str, Any]) -> dict[int, Standing]:
+    """Every member's standing if the whole history were re-rated under ``settings``; writes nothing.
+
+    The same computation as ``ladder_replay(settings=...)``, in memory: nothing is locked
+    or written, so live ratings go on meanwhile (the preview is of the log as read).
+    """
+    with transaction.atomic():
+        members = list(
+            PlayerRating.objects.filter(ladder=ladder)
+            .order_by("pk")
+            .values_list("pk", "player_id", "joined_at", "rating", "rd", "volatility", "rd_as_of")
+        )
+        events = RatingEvent.objects.filter(ladder=ladder, is_active=True)
+        first = events.order_by("pk").values_list("pk", flat=True).first()
+        fresh = ladder_with(ladder, settings)
+        standings = {member[1]: initial_standing(fresh, member[2]) for member in members}
+        _rate_log(
+            ladder=ladder,
+            first=first,
+            standings=standings,
+            timeline=SettingsTimeline.of(ladder, override=settings),
+            writer=_NoWriter(),
+            touched=set(standings),
+            full=True,
+            total=0,
+            progress=None,
+        )
+    return standings
+
+
+class _NoWriter:
+    """A ``_ChangeWriter`` that keeps nothing, for previews."""
+
+    count = 0
+
+    def __enter__(self) -> _NoWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def write(self, row: tuple[Any, ...]) -> None:
+        return None
 
 
 def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
@@ -322,6 +415,54 @@ def _adjustment_event(event: RatingEvent) -> _Event:
     return _Event(id=event.pk, kind=EventKind.ADJUSTMENT, at=event.at, adjustment=event.adjustment)
 
 
+_STARTS_SQL = f"""
+    SELECT r.player_id, c.rating_before, c.rd_before, c.volatility_before, c.rd_as_of_before
+    FROM {PlayerRating._meta.db_table} AS r
+    CROSS JOIN LATERAL (
+        SELECT rating_before, rd_before, volatility_before, rd_as_of_before
+        FROM {RatingChange._meta.db_table} AS h
+        WHERE h.ladder_id = r.ladder_id AND h.player_id = r.player_id AND h.event_id >= %(first)s
+        ORDER BY h.event_id
+        LIMIT 1
+    ) AS c
+    WHERE r.ladder_id = %(ladder)s
+"""
+
+
+def _starting_standings(ladder: Ladder, first: int | None, members: list[tuple[Any, ...]]) -> dict[int, Standing]:
+    """Each member's standing before event ``first``, as far as the events from ``first`` on go.
+
+    The standing before a player's first history row from ``first`` on, which is the
+    initial values they joined with (plus any RD write-backs before that event); a player
+    with no such row has had no event since, so their rating row is that standing. Neither
+    depends on the ladder's current settings: initial values changed after a player
+    joined never reach them. (``_load_standings_before`` then sets the players with
+    earlier history, in a replay from an event.)
+    """
+    standings = {
+        player: Standing(rating, rd, volatility, rd_as_of)
+        for _, player, _joined_at, rating, rd, volatility, rd_as_of in members
+    }
+    if first is None:
+        return standings
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_STARTS_SQL, {"first": first, "ladder": ladder.pk})
+            rows = cursor.fetchall()
+    else:
+        seen: dict[int, tuple[Any, ...]] = {}
+        history = RatingChange.objects.filter(ladder=ladder, event_id__gte=first).order_by("player_id", "event_id")
+        for row in history.values_list(
+            "player_id", "rating_before", "rd_before", "volatility_before", "rd_as_of_before"
+        ):
+            seen.setdefault(row[0], row)
+        rows = list(seen.values())
+    for player, rating, rd, volatility, rd_as_of in rows:
+        if player in standings:
+            standings[player] = Standing(rating, rd, volatility, rd_as_of)
+    return standings
+
+
 def _load_standings_before(ladder: Ladder, first: int, standings: dict[int, Standing]) -> None:
     """Each player's standing just before event ``first``, from the current history."""
     earlier = RatingChange.objects.all().filter(ladder=ladder, event_id__lt=first)
@@ -373,10 +514,10 @@ class _ChangeWriter:
 
     CHUNK = 2_000  # rows per bulk_create
 
-    def __init__(self, *, ladder_id: int, kind: str, engine: str, created_at: datetime) -> None:
+    def __init__(self, *, ladder_id: int, kind: str, created_at: datetime) -> None:
         self.count = 0
         self._postgres = connection.vendor == "postgresql"
-        self._shared = (ladder_id, kind, engine, created_at)
+        self._shared = (ladder_id, kind, created_at)
         self._json: dict[str, Any] = {}  # JSON text -> its jsonb adapter, made once per text
         self._rows: list[tuple[Any, ...]] = []
         self._stack: contextlib.ExitStack | None = None
