@@ -11,7 +11,8 @@ from rest_framework.request import Request
 from api.serializers import ErrorOut
 
 _ERRORS = {
-    400: "Bad input: unknown fields, wrong types, out-of-range values, malformed JSON, a body over 64 KB.",
+    400: "Bad input: unknown fields, wrong types, out-of-range values, malformed JSON, JSON nested over 32 levels, "
+    "a body over 64 KB, a NUL character in the address, a parameter or a field.",
     401: "Missing, invalid or revoked token.",
     403: "Not allowed: a read-only token, not a participant, not a moderator.",
     404: "No such ladder, player or match.",
