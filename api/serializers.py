@@ -262,7 +262,9 @@ class MatchOut(serializers.Serializer):
 class ReplayJobOut(serializers.Serializer):
     id = serializers.IntegerField()
     ladder = serializers.SlugField()
-    kind = serializers.ChoiceField(choices=["void", "correct", "replay"])
+    kind = serializers.ChoiceField(
+        choices=["void", "correct", "replay", "withdraw"], help_text="withdraw: a rating adjustment taken back."
+    )
     match = serializers.IntegerField(allow_null=True, help_text="The match decided, if the job is about one.")
     status = serializers.ChoiceField(
         choices=["queued", "running", "done", "failed"],

@@ -5,6 +5,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -18,7 +19,7 @@ from ratings.models import (
     ReplayJobStatus,
     SupersededChange,
 )
-from ratings.services import adjustment_check, rating_adjust, replay_job_enqueue
+from ratings.services import adjustment_check, adjustment_withdraw, rating_adjust, replay_job_enqueue
 
 
 @admin.register(PlayerRating)
@@ -122,8 +123,8 @@ class AdjustmentForm(forms.ModelForm):
         fields = ("ladder", "player", "rating_delta", "new_rd", "reason")
 
     def clean(self) -> dict[str, object]:
-        cleaned = super().clean()
         """The service's bounds (``adjustment_check``), with the player's current rating, as field errors."""
+        cleaned = super().clean()
         ladder, player = cleaned.get("ladder"), cleaned.get("player")
         rating = None
         if ladder and player:
@@ -145,10 +146,11 @@ class RatingAdjustmentAdmin(admin.ModelAdmin):
     """Manual rating changes: written by the service as an event and a history row."""
 
     form = AdjustmentForm
-    list_display = ("created_at", "ladder", "player", "rating_delta", "new_rd", "created_by", "reason")
+    list_display = ("created_at", "ladder", "player", "rating_delta", "new_rd", "created_by", "reason", "in_effect")
     list_filter = ("ladder",)
-    list_select_related = ("ladder", "player", "created_by")
+    list_select_related = ("ladder", "player", "created_by", "rating_event")
     search_fields = ("player__username", "reason")
+    actions = ("withdraw_adjustments",)
     autocomplete_fields = ("player",)
 
     def get_readonly_fields(self, request: HttpRequest, obj: RatingAdjustment | None = None) -> tuple[str, ...]:
@@ -179,6 +181,51 @@ class RatingAdjustmentAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: RatingAdjustment | None = None) -> bool:
         return False
+
+    @admin.display(description="in effect", boolean=True)
+    def in_effect(self, obj: RatingAdjustment) -> bool | None:
+        event = getattr(obj, "rating_event", None)
+        return None if event is None else event.is_active
+
+    @admin.action(
+        description="Withdraw the selected adjustments (asks for a reason; the ladder is re-rated without them)",
+        permissions=["add"],
+    )
+    def withdraw_adjustments(
+        self, request: HttpRequest, queryset: QuerySet[RatingAdjustment]
+    ) -> TemplateResponse | None:
+        form = WithdrawForm(request.POST if "apply" in request.POST else None)
+        if not ("apply" in request.POST and form.is_valid()):
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Withdraw adjustments",
+                "adjustments": queryset,
+                "form": form,
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(request, "admin/ratings/ratingadjustment/withdraw_form.html", context)
+        reason = form.cleaned_data["reason"]
+        for adjustment in queryset.select_related("ladder"):
+            try:
+                job = adjustment_withdraw(adjustment=adjustment, moderator=request.user, reason=reason)
+            except ValidationError as exc:
+                self.message_user(request, f"Adjustment {adjustment.pk}: {' '.join(exc.messages)}", messages.ERROR)
+                continue
+            self.log_change(request, adjustment, f"Withdrawn: {reason}")
+            job.refresh_from_db(fields=["status"])
+            self.message_user(
+                request,
+                format_html("Withdrew adjustment {}; {} re-rates {}.", adjustment.pk, job_link(job), adjustment.ladder),
+                messages.INFO,
+            )
+        return None
+
+
+class WithdrawForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), help_text="Kept with the replay job and in the admin log."
+    )
 
 
 def job_link(job: ReplayJob) -> str:

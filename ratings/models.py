@@ -283,6 +283,7 @@ class ReplayJobKind(models.TextChoices):
     VOID = "void", "Void"
     CORRECT = "correct", "Correction"
     REPLAY = "replay", "Replay"
+    WITHDRAW = "withdraw", "Withdrawn adjustment"
 
 
 class ReplayJobStatus(models.TextChoices):

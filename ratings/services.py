@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.models import User
 from ladder.models import Ladder, Match, MatchStatus
 from ratings.engines import GameResult
 from ratings.history import Standing, apply_adjustment, apply_match, engine_settings, match_layout
@@ -27,6 +28,8 @@ from ratings.models import (
     RatingAdjustment,
     RatingChange,
     RatingEvent,
+    ReplayJob,
+    ReplayJobKind,
 )
 from ratings.replay import ReplayStats, ladder_replay
 from ratings.replay_jobs import replay_job_enqueue, replay_job_for_match, replay_job_request, replay_job_run
@@ -45,6 +48,7 @@ ADJUSTMENT_OUT_OF_RANGE = (
     "This would take the rating from %(old)s to %(new)s; adjustments keep ratings between 0 and 10,000."
 )
 ADJUSTMENT_BAD_RD = "The new RD must be a number from 1 to this ladder's RD cap, %(rd_max)s."
+ADJUSTMENT_WITHDRAWN = "This adjustment is withdrawn already."
 
 
 def _change_rows(
@@ -299,6 +303,30 @@ def adjustment_check(*, ladder: Ladder, rating: float | None, rating_delta: floa
         raise ValidationError(errors)
 
 
+def adjustment_withdraw(*, adjustment: RatingAdjustment, moderator: User, reason: str) -> ReplayJob:
+    """Take an adjustment out of the rating log; a replay job re-rates the ladder from it without it.
+
+    The adjustment and its history stay on record (the rows move to the superseded
+    history); replays skip its event from now on. This undoes a mistaken adjustment, also
+    one stored before adjustments were bounded.
+    """
+    if not reason.strip():
+        raise ValidationError(ADJUSTMENT_NEEDS_REASON, code="reason_required")
+    with transaction.atomic():
+        event = RatingEvent.objects.select_for_update().get(adjustment=adjustment)
+        if not event.is_active:
+            raise ValidationError(ADJUSTMENT_WITHDRAWN, code="already_withdrawn")
+        event.is_active = False
+        event.save(update_fields=["is_active"])
+        return replay_job_request(
+            ladder=adjustment.ladder,
+            kind=ReplayJobKind.WITHDRAW,
+            from_event_id=event.pk,
+            requested_by=moderator,
+            reason=reason,
+        )
+
+
 def _number(value: float) -> str:
     return f"{value:,.1f}" if abs(value) < 1e9 else f"{value:.3g}"
 
@@ -325,6 +353,7 @@ __all__ = [
     "RatedMatch",
     "ReplayStats",
     "adjustment_check",
+    "adjustment_withdraw",
     "engine_settings",
     "ladder_replay",
     "rating_adjust",

@@ -85,7 +85,13 @@ class Migration(migrations.Migration):
                 (
                     "kind",
                     models.CharField(
-                        choices=[("void", "Void"), ("correct", "Correction"), ("replay", "Replay")], max_length=10
+                        choices=[
+                            ("void", "Void"),
+                            ("correct", "Correction"),
+                            ("replay", "Replay"),
+                            ("withdraw", "Withdrawn adjustment"),
+                        ],
+                        max_length=10,
                     ),
                 ),
                 ("reason", models.TextField(blank=True)),

@@ -16,11 +16,13 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.urls import reverse
 
-from ratings.models import PlayerRating, RatingAdjustment, RatingChange
+from ratings import services
+from ratings.models import PlayerRating, RatingAdjustment, RatingChange, RatingEvent, ReplayJob
 from ratings.services import (
     ADJUSTMENT_BAD_DELTA,
     RATING_MAX,
     RATING_MIN,
+    ladder_replay,
     rating_adjust,
     rating_reset_clock,
 )
@@ -199,3 +201,52 @@ def test_pages_survive_the_extreme_ratings_and_rds_allowed(client, chess, alice,
     ]
     for url in pages:
         assert client.get(url).status_code == 200, url
+
+
+# Withdrawing an adjustment ------------------------------------------------------------------
+
+
+def test_an_adjustment_stored_before_the_bounds_can_be_withdrawn_and_the_pages_recover(
+    client, chess, alice, moderator, monkeypatch, django_capture_on_commit_callbacks, celery_eager
+):
+    """The probe's 1e308, stored when nothing checked it: withdrawing it re-rates the ladder without it."""
+    bob = member(chess, "bob")
+    adjust(chess, bob, 25)
+    migration = importlib.import_module("ratings.migrations.0009_replay_jobs")
+    with connection.cursor() as cursor, connection.schema_editor() as editor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending foreign-key checks before the ALTER
+        migration.remove_delta_bound(global_apps, editor)
+    monkeypatch.setattr(services, "adjustment_check", lambda **kwargs: None)  # as before the bounds
+    probe = adjust(chess, alice, 1e308)
+    monkeypatch.undo()
+    adjust(chess, bob, -5)
+    assert rating(chess, alice).rating == 1e308
+    client.force_login(moderator)
+    changelist = reverse("admin:ratings_ratingadjustment_changelist")
+    data = {"action": "withdraw_adjustments", "_selected_action": [probe.pk]}
+
+    asked = client.post(changelist, data)
+    assert asked.status_code == 200 and "no longer counts" in asked.text
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(changelist, {**data, "apply": "1", "reason": "a probe, not a moderator"})
+
+    job = ReplayJob.objects.get()
+    assert (job.kind, job.from_event_id, job.requested_by) == ("withdraw", probe.rating_event.pk, moderator)
+    job.refresh_from_db()
+    assert job.status == "done"
+    assert (rating(chess, alice).rating, rating(chess, bob).rating) == (1500.0, 1520.0)
+    assert RatingAdjustment.objects.filter(pk=probe.pk).exists()  # still on record
+    for url in [chess.get_absolute_url(), reverse("ladder:player", args=[chess.slug, "bob"]), "/api/v1/players/alice/"]:
+        assert client.get(url).status_code == 200, url
+    assert "withdrawn already" in client.post(changelist, {**data, "apply": "1", "reason": "again"}, follow=True).text
+    live = {row.pk: (row.rating, row.rd) for row in PlayerRating.objects.filter(ladder=chess)}
+    ladder_replay(ladder=chess)
+    assert live == {row.pk: (row.rating, row.rd) for row in PlayerRating.objects.filter(ladder=chess)}
+
+
+def test_a_withdrawal_needs_a_reason(chess, alice, moderator):
+    adjustment = adjust(chess, alice, 10)
+
+    with pytest.raises(ValidationError, match="Give a reason"):
+        services.adjustment_withdraw(adjustment=adjustment, moderator=moderator, reason=" ")
+    assert RatingEvent.objects.get(adjustment=adjustment).is_active
