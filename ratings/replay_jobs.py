@@ -21,6 +21,7 @@ A worker lost mid-replay rolls back its transaction; the redelivered task runs i
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
@@ -45,6 +46,7 @@ _START_SQL = f"""
 """
 _PROGRESS_SQL = f"UPDATE {_TABLE} SET events_done = %(done)s, events_total = %(total)s WHERE id = ANY(%(ids)s)"
 ERROR_MAX_CHARS = 2_000
+STALE_AFTER = timedelta(minutes=10)  # a queued job older than this is sent to a worker again
 
 
 def replay_job_request(
@@ -82,6 +84,26 @@ def replay_job_enqueue(*, job_id: int) -> None:
     from ratings.tasks import run_replay_job_task
 
     run_replay_job_task.delay(job_id)
+
+
+def replay_jobs_resend_stale(*, now: datetime, older_than: timedelta = STALE_AFTER) -> int:
+    """Send again the oldest job of each ladder still queued ``older_than`` after it was made.
+
+    A job whose message never reached a worker (the broker was down when the decision
+    committed) would otherwise wait forever. Sending one that is merely waiting its turn
+    is harmless: a run covers every unfinished job of its ladder, and a second finds it done.
+    """
+    stale = (
+        ReplayJob.objects.filter(status=ReplayJobStatus.QUEUED, created_at__lt=now - older_than)
+        .order_by("ladder_id", "pk")
+        .values_list("ladder_id", "pk")
+    )
+    oldest: dict[int, int] = {}
+    for ladder_id, job_id in stale:
+        oldest.setdefault(ladder_id, job_id)
+    for job_id in oldest.values():
+        replay_job_enqueue(job_id=job_id)
+    return len(oldest)
 
 
 def replay_job_run(*, job_id: int, retry: bool = False) -> ReplayJob | None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 
 from celery import Task, shared_task
+from django.utils import timezone
 
 from ladder.tasks import RETRY
-from ratings.replay_jobs import replay_job_run
+from ratings.replay_jobs import replay_job_run, replay_jobs_resend_stale
 
 logger = logging.getLogger(__name__)
 
@@ -27,3 +28,12 @@ def run_replay_job_task(self: Task, job_id: int) -> str | None:
         return None
     logger.info("replay job %s: %s", job.pk, job.status)
     return job.status
+
+
+@shared_task(**RETRY)
+def resend_stale_replay_jobs_task() -> int:
+    """Every few minutes: send again replay jobs whose message never reached a worker."""
+    count = replay_jobs_resend_stale(now=timezone.now())
+    if count:
+        logger.warning("sent %s replay jobs left queued to a worker again", count)
+    return count

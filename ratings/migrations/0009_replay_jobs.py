@@ -1,7 +1,8 @@
 """Replays, voids and corrections run as background jobs with progress (issue 12 item 7),
 and rating adjustments are bounded (item 12).
 
-Moderators, who void and correct matches, see the jobs (read-only) in the admin.
+Moderators, who void and correct matches, see the jobs (read-only) in the admin. A periodic
+task sends again jobs whose message never reached a worker (the broker was down).
 
 The bound on ``rating_delta`` is checked for every new row. An adjustment stored before it
 (a probe stored 1e308) stays in the history as it was: on PostgreSQL the constraint is
@@ -13,6 +14,7 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
+from django.utils import timezone
 
 
 def grant(apps, schema_editor):
@@ -36,6 +38,31 @@ def revoke(apps, schema_editor):
         group.permissions.remove(
             *Permission.objects.filter(content_type__app_label="ratings", codename="view_replayjob")
         )
+
+
+RESEND = "Replay jobs: send again those left queued"
+
+
+def create_resend_task(apps, schema_editor):
+    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
+    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
+    PeriodicTasks = apps.get_model("django_celery_beat", "PeriodicTasks")
+    every_5m, _ = IntervalSchedule.objects.get_or_create(every=5, period="minutes")
+    PeriodicTask.objects.get_or_create(
+        name=RESEND,
+        defaults={
+            "task": "ratings.tasks.resend_stale_replay_jobs_task",
+            "interval": every_5m,
+            "expire_seconds": 300,
+            "description": "Sends again each replay job (a void's, a correction's, a replay's) still queued ten "
+            "minutes after it was made: its message never reached a worker, e.g. because Redis was down.",
+        },
+    )
+    PeriodicTasks.objects.update_or_create(ident=1, defaults={"last_update": timezone.now()})
+
+
+def delete_resend_task(apps, schema_editor):
+    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=RESEND).delete()
 
 
 DELTA_BOUND = models.CheckConstraint(
@@ -72,6 +99,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("ratings", "0008_moderators_view_superseded_history"),
         ("ladder", "0007_fair_play"),
+        ("django_celery_beat", "0019_alter_periodictasks_options"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
         ("auth", "__latest__"),
         ("contenttypes", "__latest__"),
@@ -166,6 +194,7 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.RunPython(grant, revoke),
+        migrations.RunPython(create_resend_task, delete_resend_task),
         migrations.SeparateDatabaseAndState(
             state_operations=[migrations.AddConstraint(model_name="ratingadjustment", constraint=DELTA_BOUND)],
             database_operations=[migrations.RunPython(add_delta_bound, remove_delta_bound)],

@@ -16,6 +16,7 @@ import pytest
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
 from django.urls import reverse
 from django.utils import timezone
+from django_celery_beat.models import PeriodicTask
 
 from ladder.models import Match, MatchStatus
 from ladder.services import matches as svc
@@ -24,7 +25,7 @@ from ladder.services.matches import SideInput
 from ratings import replay_jobs
 from ratings.models import PlayerRating, RatingEvent, ReplayJob, SupersededChange
 from ratings.services import ladder_replay, replay_job_for_match, replay_job_run
-from ratings.tasks import run_replay_job_task
+from ratings.tasks import resend_stale_replay_jobs_task, run_replay_job_task
 from tests.factories import LadderFactory, member
 
 FIELDS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
@@ -349,3 +350,35 @@ def test_the_ladder_admin_queues_a_replay_of_the_whole_history(
     run_replay_job_task(job.pk)
     job.refresh_from_db()
     assert job.status == "done" and job.events_total == RatingEvent.objects.filter(ladder=ladder).count()
+
+
+# Jobs whose message was lost -----------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_job_left_queued_is_sent_again_and_a_fresh_one_is_not(
+    league, moderator, django_capture_on_commit_callbacks, celery_eager
+):
+    ladder, _, matches = league
+    with django_capture_on_commit_callbacks():  # the broker was down: the messages never left
+        lost = moderation.match_void(match=matches[3], moderator=moderator, reason="lost").job
+        also = moderation.match_void(match=matches[9], moderator=moderator, reason="lost too").job
+    ReplayJob.objects.filter(pk__in=[lost.pk, also.pk]).update(created_at=timezone.now() - timedelta(minutes=11))
+    with django_capture_on_commit_callbacks():
+        fresh = moderation.match_void(match=matches[20], moderator=moderator, reason="just now").job
+    other = LadderFactory(name="Quiet")
+    ReplayJob.objects.create(ladder=other, kind="replay", status="done", created_at=timezone.now() - timedelta(days=1))
+
+    assert resend_stale_replay_jobs_task() == 1  # one run per ladder covers its unfinished jobs
+
+    assert set(ReplayJob.objects.filter(ladder=ladder).values_list("status", flat=True)) == {"done"}
+    assert ReplayJob.objects.get(pk=fresh.pk).status == "done"  # covered by the same run
+    assert_equals_a_full_replay(ladder)
+    assert resend_stale_replay_jobs_task() == 0
+
+
+@pytest.mark.django_db
+def test_the_migrations_schedule_the_resend_every_five_minutes():
+    task = PeriodicTask.objects.select_related("interval").get(task="ratings.tasks.resend_stale_replay_jobs_task")
+
+    assert task.enabled and (task.interval.every, task.interval.period, task.expire_seconds) == (5, "minutes", 300)
