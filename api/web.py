@@ -19,8 +19,9 @@ from api.services import token_create, token_revoke
 # tells a fresh submission from the same form sent again (a reload of the page it returned).
 FORM_KEY = "api_token_form"
 ALREADY_SENT = (
-    "This form was already sent, so no second token was created. "
-    "If you did not copy the token it showed, revoke it below and create a new one."
+    "No token was created: this form was already sent (the page was reloaded?) or is out of date "
+    "(opened in another tab). Fill it in again to create one. If you did not copy a token shown "
+    "before, revoke it below."
 )
 
 

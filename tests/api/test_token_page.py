@@ -12,7 +12,7 @@ from api.services import token_hash
 
 pytestmark = pytest.mark.django_db
 URL = "/accounts/tokens/"
-ALREADY_SENT = "This form was already sent, so no second token was created."
+ALREADY_SENT = "No token was created: this form was already sent (the page was reloaded?) or is out of date"
 
 
 def form_key(client) -> str:
@@ -77,6 +77,7 @@ def test_a_form_without_its_key_creates_nothing(player_client, player):
     response = player_client.post(URL, {"name": "my bot"})
 
     assert response.status_code == 409
+    assert ALREADY_SENT in response.text
     assert not ApiToken.objects.filter(user=player).exists()
 
 
