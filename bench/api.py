@@ -11,7 +11,11 @@ loopback against PostgreSQL, and loads it from ``--clients`` concurrent connecti
    members, each confirmed and rated at once (every answer must be 201); then the same
    with a new ``Idempotency-Key`` on each, as the README asks bots to send.
 
-Prints requests per second and the p50/p99 latency of each, next to the targets.
+Prints requests per second and the p50/p99 latency of each, next to the targets, and
+this machine's references measured in the same run on the same PostgreSQL once the server
+has stopped (bench/_reference.py): ``SELECT 1`` round trips a second for the reads,
+pgbench's simple-update transactions a second for the reports; each rate is also printed
+as a ratio to its reference ("× ref"), so runs on other machines compare.
 
 The load generator is ``wrk`` (Debian's ``wrk``; two threads, a Lua script picks the page or
 the two players of each request and counts the answers' statuses) when it is installed,
@@ -47,6 +51,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _pg
+import _reference
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -178,6 +183,31 @@ def clear_leaderboard_pages(url: str) -> None:
             time.sleep(0.05)
     for key in client.scan_iter(match="*api:leaderboard:*"):
         client.delete(key)
+
+
+def wait_for_server(url: str, server: subprocess.Popen, seconds: float = 120.0) -> None:
+    """Wait until ``url`` answers 2xx: on a busy machine gunicorn's first answer can take many seconds.
+
+    Any failure (refused, reset, timed out, an error status) is retried until the deadline;
+    then, or if gunicorn exits, the benchmark stops with one line.
+    """
+    import requests
+
+    deadline = time.monotonic() + seconds
+    last = "no answer"
+    while True:
+        if server.poll() is not None:
+            raise SystemExit(f"error: gunicorn exited (status {server.returncode}) before answering {url}")
+        try:
+            answer = requests.get(url, timeout=max(1.0, min(10.0, deadline - time.monotonic())))
+            if answer.ok:
+                return
+            last = f"HTTP {answer.status_code}"
+        except requests.RequestException as error:
+            last = type(error).__name__
+        if time.monotonic() > deadline:
+            raise SystemExit(f"error: gunicorn did not answer {url} within {seconds:g} s (last: {last})")
+        time.sleep(0.2)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -327,17 +357,13 @@ def main() -> None:
         }
         gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "ladder.wsgi", "--bind", f"127.0.0.1:{port}"]
         gunicorn += ["--workers", str(args.workers), "--log-level", "warning"]
+        gunicorn += ["--access-logfile", "/dev/null"]  # gunicorn.conf.py logs each request to stdout
         server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)
         base = f"http://127.0.0.1:{port}/api/v1"
         try:
             import requests
 
-            for _ in range(100):
-                try:
-                    requests.get(f"{base}/ladders/", timeout=2)
-                    break
-                except requests.ConnectionError:
-                    time.sleep(0.1)
+            wait_for_server(f"{base}/ladders/", server)
             results: dict[str, tuple[int, float, float, dict[int, int]]] = {}
             headers = {"Authorization": f"Bearer {secret}"}
 
@@ -381,12 +407,22 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
+        references: dict[str, _reference.Reference] = {}
+        if "reads" in results:
+            _pg.log("reference for reads: SELECT 1 round trips through psycopg on the same PostgreSQL")
+            references["reads"] = _reference.select_one(url)
+        if "reports" in results:
+            _pg.log("reference for writes: pgbench simple-update on the same PostgreSQL")
+            references["reports"] = references["keyed"] = _reference.pgbench_simple_update(url)
 
     print(
         f"\nAPI through gunicorn ({args.workers} workers), {args.players:,} players, "
         f"{args.clients} connections from {'wrk' if args.load == 'wrk' else 'Python threads'}"
     )
-    print(f"  {'operation':<40} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8}  {'target':<26} statuses")
+    for name, what in (("reads", "reads"), ("reports", "reports")):
+        if name in references:
+            print(f"  {what:<8} {references[name].line()}")
+    print(f"  {'operation':<40} {'req/s':>7} {'× ref':>7} {'p50 ms':>8} {'p99 ms':>8}  {'target':<26} statuses")
     labels = {
         "reads": ("leaderboard page (cached 5 s)", "≥ 500/s", lambda rate, p99: rate >= 500),
         "reports": (
@@ -405,7 +441,8 @@ def main() -> None:
         label, target, met = labels[name]
         verdict = " met" if met(rate, p99) and set(statuses) == {expected[name]} else " missed"
         print(
-            f"  {label:<40} {rate:>7} {p50:>8.1f} {p99:>8.1f}  {target + verdict:<26} {dict(sorted(statuses.items()))}"
+            f"  {label:<40} {rate:>7} {references[name].ratio(rate):>7} {p50:>8.1f} {p99:>8.1f}  "
+            f"{target + verdict:<26} {dict(sorted(statuses.items()))}"
         )
 
 

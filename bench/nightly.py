@@ -17,6 +17,11 @@ with no entry in any of the table's five indexes; with full pages the same UPDAT
 14 to 21 s here. After the runs, a sample of RDs is checked against the Python engine's
 ``rd_at``.
 
+After the nights, this machine's write reference is measured on the same PostgreSQL
+(bench/_reference.py: pgbench's simple-update transactions a second), and each time is
+also printed as the work per second (ratings materialised, or ratings ranked for the
+snapshot) divided by it, so runs on other machines compare.
+
 Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_pg.py).
 Run: ``.venv/bin/python bench/nightly.py [--ratings 1000000] [--nights 3]``, or
 ``--ratings 20000`` for a quick check.
@@ -37,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _pg
+import _reference
 
 TARGET_MATERIALISE = 10.0
 TARGET_SNAPSHOT = 1.0
@@ -214,9 +220,13 @@ def main() -> None:
                 materialise.append(seconds[0])
                 snapshot.append(seconds[1])
             check(ladder, built, first + timedelta(days=args.nights))
+            _pg.log("reference: pgbench simple-update on the same PostgreSQL")
+            reference = _reference.pgbench_simple_update(url)
             scale = TARGET_RATINGS / args.ratings
             steady_m = statistics.median(materialise[1:] or materialise)
-            print(f"\n{'nightly job, ' + format(args.ratings, ',') + ' ratings':<44} {'seconds':>8} {'target':>14}")
+            print(f"\n{reference.line()}")
+            title = f"nightly job, {args.ratings:,} ratings"
+            print(f"{title:<44} {'seconds':>8} {'ratings/s':>10} {'× ref':>7} {'target':>14}")
             rows = [
                 ("materialisation, first night (fresh table)", materialise[0], TARGET_MATERIALISE),
                 ("materialisation, later nights (median)", steady_m, TARGET_MATERIALISE),
@@ -227,7 +237,13 @@ def main() -> None:
             for label, seconds, target in rows:
                 verdict = "ok" if seconds * scale <= target else "MISSED"
                 note = "" if scale == 1 else " (scaled)"
-                print(f"{label:<44} {seconds:>8.2f} {'≤ ' + format(target, 'g') + ' s ' + verdict + note:>14}")
+                rate = args.ratings / seconds
+                print(
+                    f"{label:<44} {seconds:>8.2f} {rate:>10,.0f} {reference.ratio(rate):>7} "
+                    f"{'≤ ' + format(target, 'g') + ' s ' + verdict + note:>14}"
+                )
+            print("ratings/s: the ladder's ratings materialised (or ranked, for the snapshot) per second")
+            print("× ref: ratings/s ÷ pgbench simple-update transactions per second")
         finally:
             _pg.close_django()
 

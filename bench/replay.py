@@ -15,6 +15,10 @@ the deferred foreign-key checks) and its SQL statements are timed. After each ru
 current history rows must be 2 × matches and the players' games must add up to 2 ×
 matches. Peak memory (RSS) is printed too.
 
+After the replays, this machine's write reference is measured on the same PostgreSQL
+(bench/_reference.py: pgbench's simple-update transactions a second) and each replay's
+matches per second is printed as a ratio to it, so runs on other machines compare.
+
 Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_pg.py).
 Run: ``.venv/bin/python bench/replay.py [--players 100000] [--matches 1000000]``, or
 ``--players 2000 --matches 10000`` for a quick check.
@@ -40,6 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _pg
+import _reference
 from _phases import Phases, QueryLog, home_of, project_functions
 
 TARGET_SECONDS = 60.0
@@ -373,12 +378,17 @@ def main() -> None:
             print(f"{_pg.versions()}, {args.players:,} players, {args.matches:,} 1 v 1 matches")
             ladder = build(args)
             times = [replay(ladder, args, run) for run in range(1, args.runs + 1)]
-            print(f"\n{'replay':<40} {'seconds':>8} {'matches/s':>10} {'target':>12}")
+            _pg.log("reference: pgbench simple-update on the same PostgreSQL")
+            reference = _reference.pgbench_simple_update(url)
+            print(f"\n{reference.line()}")
+            print(f"{'replay':<40} {'seconds':>8} {'matches/s':>10} {'× ref':>7} {'target':>12}")
             for run, seconds in enumerate(times, start=1):
                 what = "first (no history yet)" if run == 1 else "again (supersedes the history)"
                 scaled = seconds * TARGET_MATCHES / args.matches
                 verdict = f"≤{TARGET_SECONDS:g} s {'ok' if scaled <= TARGET_SECONDS else 'MISSED'}"
-                print(f"{what:<40} {seconds:>8.1f} {args.matches / seconds:>10,.0f} {verdict:>12}")
+                rate = args.matches / seconds
+                print(f"{what:<40} {seconds:>8.1f} {rate:>10,.0f} {reference.ratio(rate):>7} {verdict:>12}")
+            print("× ref: matches replayed per second ÷ pgbench simple-update transactions per second")
         finally:
             _pg.close_django()
 
