@@ -11,11 +11,12 @@ counted:
 2. ``GET /accounts/login/`` from one connection while 4 others load ladder pages (the
    issue's probe: four anonymous clients on a big ladder slowed every page of the site).
 
-The machine's reference comes from the same run: ``SELECT 1`` round trips through psycopg
-on the same PostgreSQL, one connection, per second. Each page figure is printed next to
-its target and as a ratio to that reference, so runs on other machines compare; the CPU
-time the gunicorn workers, PostgreSQL and Redis spent per ladder page is printed too,
-which other work on a busy machine hardly changes.
+The machine's reference comes from the same run, once the server has stopped: ``SELECT 1``
+round trips through psycopg on the same PostgreSQL, one connection, per second
+(bench/_reference.py). Each page figure is printed next to its target and as a ratio to
+that reference, so runs on other machines compare; the CPU time the gunicorn workers,
+PostgreSQL and Redis spent per ladder page is printed too, which other work on a busy
+machine hardly changes.
 
 Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_pg.py), and
 ``CACHE_URL`` (Redis) if set, else a throwaway ``redis-server`` (bench/api.py's); the
@@ -44,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _pg
+import _reference
 import replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,26 +113,6 @@ def build(players: int, seed: int) -> str:
     leaderboard_snapshot(ladder=ladder, midnight=local_midnight(ladder=ladder, at=now))
     _pg.log(f"build: {players:,} members and a snapshot in {time.perf_counter() - started:.1f} s")
     return ladder.slug
-
-
-def select_one_rate(url: str, seconds: float = 3.0) -> float:
-    """``SELECT 1`` round trips a second through psycopg, one connection: this machine's reference."""
-    import psycopg
-
-    with psycopg.connect(url.replace("postgres://", "postgresql://", 1), autocommit=True) as conn:
-        cursor = conn.cursor()
-        for _ in range(200):  # warm-up
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
-        count = 0
-        started = time.perf_counter()
-        deadline = started + seconds
-        while time.perf_counter() < deadline:
-            for _ in range(100):
-                cursor.execute("SELECT 1")
-                cursor.fetchone()
-            count += 100
-        return count / (time.perf_counter() - started)
 
 
 # wrk's script: statuses and timeouts counted across its threads, one RESULT line of JSON at the end.
@@ -255,8 +237,6 @@ def main() -> None:
         call_command("collectstatic", interactive=False, verbosity=0)
         clear_leaderboard_keys(cache_url)
         slug = build(args.players, args.seed)
-        _pg.log("reference: SELECT 1 round trips through psycopg")
-        reference = select_one_rate(url)
         postmaster = postmaster_pid()
         from django.db import connections
 
@@ -282,12 +262,7 @@ def main() -> None:
         try:
             import requests
 
-            for _ in range(100):
-                try:
-                    requests.get(f"{base}/accounts/login/", timeout=10)
-                    break
-                except (requests.ConnectionError, requests.Timeout):  # not listening yet, or still starting
-                    time.sleep(0.1)
+            bench_api.wait_for_server(f"{base}/accounts/login/", server)
             _pg.log("first requests of each ladder page")
             for page in range(1, PAGES + 1):
                 assert requests.get(f"{base}/ladders/{slug}/", params={"page": page}, timeout=120).ok
@@ -305,27 +280,29 @@ def main() -> None:
             server.terminate()
             server.wait(timeout=30)
             shutil.rmtree(static_root, ignore_errors=True)
+        _pg.log("reference: SELECT 1 round trips through psycopg")
+        reference = _reference.select_one(url)
 
     print(
         f"\nHTML ladder page through gunicorn ({args.workers} workers), {args.players:,} members, wrk; "
-        f"reference: SELECT 1 through psycopg {reference:,.0f}/s"
+        f"{reference.line()}"
     )
-    print(f"  {'operation':<46} {'req/s':>7} {'ratio':>7} {'p50 ms':>8} {'p99 ms':>8}  {'target':<24} statuses")
+    print(f"  {'operation':<46} {'req/s':>7} {'× ref':>7} {'p50 ms':>8} {'p99 ms':>8}  {'target':<24} statuses")
     rate, p50, p99, statuses = pages
     met = rate >= TARGET_PAGES and set(statuses) == {"200"}
     print(
-        f"  {f'ladder page ?page=1..{PAGES}, {args.clients} connections':<46} {rate:>7,.1f} {rate / reference:>7.3f} "
+        f"  {f'ladder page ?page=1..{PAGES}, {args.clients} connections':<46} {rate:>7,.1f} {reference.ratio(rate):>7} "
         f"{p50:>8.1f} {p99:>8.1f}  {f'≥ {TARGET_PAGES}/s' + (' met' if met else ' missed'):<24} "
         f"{dict(sorted(statuses.items()))}"
     )
     (rate, p50, p99, statuses), (loaded_rate, loaded_statuses) = login
     met = p99 < TARGET_LOGIN_P99 and set(statuses) == {"200"}
     print(
-        f"  {'login page, 1 connection':<46} {rate:>7,.1f} {rate / reference:>7.3f} {p50:>8.1f} {p99:>8.1f}  "
+        f"  {'login page, 1 connection':<46} {rate:>7,.1f} {reference.ratio(rate):>7} {p50:>8.1f} {p99:>8.1f}  "
         f"{f'p99 < {TARGET_LOGIN_P99:.0f} ms' + (' met' if met else ' missed'):<24} {dict(sorted(statuses.items()))}"
     )
     print(
-        f"  {'  meanwhile: ladder pages, 4 connections':<46} {loaded_rate:>7,.1f} {loaded_rate / reference:>7.3f} "
+        f"  {'  meanwhile: ladder pages, 4 connections':<46} {loaded_rate:>7,.1f} {reference.ratio(loaded_rate):>7} "
         f"{'':>8} {'':>8}  {'':<24} {dict(sorted(loaded_statuses.items()))}"
     )
     load = os.getloadavg()[0]
