@@ -36,6 +36,12 @@ request, the ``conn_health_checks`` health check), and timed by shape with an ex
 wrapper (which BEGIN and COMMIT bypass). Every poll's answer must be 200, and every search
 built must still be waiting at the end: nobody paired, expired or left.
 
+After all that, this machine's references are measured on the same PostgreSQL
+(bench/_reference.py): pgbench's simple-update transactions a second for the joins (a
+join writes), ``SELECT 1`` round trips a second for ``queue_try_pair`` finding nobody and
+the polls (reads). Each row is also printed as a ratio to its reference ("× ref": its
+rate, or 1,000 ÷ its median ms for single calls), so runs on other machines compare.
+
 Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_pg.py).
 Run: ``.venv/bin/python bench/queue.py [--waiting 10000] [--joins 500] [--workers 2 4]``.
 
@@ -91,6 +97,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import _pg
+import _reference
 from _phases import Phases, QueryLog, project_functions
 
 TARGET_JOIN_MS = 5.0
@@ -258,6 +265,7 @@ class Row:
     per_second: float | None = None
     queries: str = ""
     target: str = ""
+    reference: str = ""  # "write" (pgbench) or "read" (SELECT 1): what "× ref" divides by
 
 
 def verdict_ms(value: float, target: float) -> str:
@@ -268,13 +276,21 @@ def verdict_rate(value: float, target: float) -> str:
     return f"≥{target:g}/s {'ok' if value >= target else 'MISSED'}"
 
 
-def print_rows(rows: list[Row]) -> None:
-    print(f"{'measure':<58} {'n':>7} {'median ms':>9} {'p99 ms':>8} {'per s':>7} {'queries':>8} {'target':>13}")
+def print_rows(rows: list[Row], references: dict[str, _reference.Reference]) -> None:
+    header = f"{'measure':<58} {'n':>7} {'median ms':>9} {'p99 ms':>8} {'per s':>7} {'× ref':>7}"
+    print(f"{header} {'queries':>8} {'target':>13}")
     for row in rows:
         median = f"{row.median_ms:.2f}" if row.median_ms is not None else ""
         p99 = f"{row.p99_ms:.2f}" if row.p99_ms is not None else ""
         rate = f"{row.per_second:,.0f}" if row.per_second is not None else ""
-        print(f"{row.label:<58} {row.count:>7,} {median:>9} {p99:>8} {rate:>7} {row.queries:>8} {row.target:>13}")
+        ratio = ""
+        if row.reference:
+            per_second = row.per_second if row.per_second is not None else 1000 / row.median_ms
+            ratio = references[row.reference].ratio(per_second)
+        print(
+            f"{row.label:<58} {row.count:>7,} {median:>9} {p99:>8} {rate:>7} {ratio:>7} {row.queries:>8} "
+            f"{row.target:>13}"
+        )
 
 
 def print_shapes(title: str, queries: QueryLog, calls: int) -> None:
@@ -629,18 +645,9 @@ def print_cpu(rows: list[Cpu]) -> None:
 
 
 def calibrate() -> str:
-    """What a round trip and the ORM cost on this machine, to scale the figures by."""
-    from django.db import connection
-
+    """What the ORM costs on this machine (the round trip is the read reference, bench/_reference.py)."""
     from matchmaking.models import EntryStatus, QueueEntry
 
-    with connection.cursor() as cursor:
-        trips = []
-        for _ in range(2_000):
-            started = time.perf_counter()
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
-            trips.append(time.perf_counter() - started)
     builds = []
     for _ in range(2_000):
         started = time.perf_counter()
@@ -653,8 +660,8 @@ def calibrate() -> str:
         query.get_compiler(using="default").as_sql()
         builds.append(time.perf_counter() - started)
     return (
-        f"this machine: SELECT 1 through Django's cursor {1000 * statistics.median(trips):.3f} ms (median of 2,000);"
-        f" building + compiling one candidate query with the ORM {1000 * statistics.median(builds):.3f} ms"
+        "this machine: building + compiling one candidate query with the ORM"
+        f" {1000 * statistics.median(builds):.3f} ms (median of 2,000)"
     )
 
 
@@ -826,12 +833,12 @@ def main() -> None:
     with _pg.database() as url:
         try:
             _pg.setup_django(url)
-            bench(args)
+            bench(args, database_url=url)
         finally:
             _pg.close_django()
 
 
-def bench(args: argparse.Namespace) -> None:
+def bench(args: argparse.Namespace, *, database_url: str) -> None:
     from django.conf import settings
 
     if settings.DEBUG:
@@ -858,7 +865,7 @@ def bench(args: argparse.Namespace) -> None:
             continue
         median = 1000 * statistics.median(times)
         target = verdict_ms(median, TARGET_JOIN_MS) if label.startswith("queue_join") else ""
-        rows.append(Row(label, len(times), median, 1000 * percentile(times, 0.99), None, queries, target))
+        rows.append(Row(label, len(times), median, 1000 * percentile(times, 0.99), None, queries, target, "write"))
     if joins.unexpected:
         print(f"note: {joins.unexpected} joins did not go as planned (a crowd join unpaired, or a probe join paired)")
     details.append(lambda: print_shapes("queue_join, partner found", paired_log, paired_n))
@@ -884,7 +891,7 @@ def bench(args: argparse.Namespace) -> None:
             raise SystemExit(f"error: {label}: {matched} calls paired")
         queries = tally(statements_of(lambda entry=entries[0]: services.queue_try_pair(entry=entry)))
         median, p99 = 1000 * statistics.median(times), 1000 * percentile(times, 0.99)
-        rows.append(Row(label, len(times), median, p99, None, queries))
+        rows.append(Row(label, len(times), median, p99, None, queries, reference="read"))
     QueueEntry.objects.filter(pk__in=[entry.pk for entry in probes]).delete()
     still_waiting(queue, args.waiting, "queue_try_pair")
 
@@ -907,7 +914,8 @@ def bench(args: argparse.Namespace) -> None:
         label = f"polls, test client, {kind} pollers ({len(clients)} users)"
         queries = tally(poll_sql[kind])
         median, p99 = 1000 * statistics.median(times), 1000 * percentile(times, 0.99)
-        rows.append(Row(label, args.polls, median, p99, rate, queries, verdict_rate(rate, TARGET_POLLS_PER_SECOND)))
+        target = verdict_rate(rate, TARGET_POLLS_PER_SECOND)
+        rows.append(Row(label, args.polls, median, p99, rate, queries, target, "read"))
         log, calls = QueryLog(), 4 * args.sample
         client_polls(clients, url, calls, log)
         details.append(lambda kind=kind, log=log, calls=calls: print_shapes(f"poll, {kind} poller", log, calls))
@@ -945,9 +953,16 @@ def bench(args: argparse.Namespace) -> None:
                     label = f"polls, gunicorn {workers} workers, wrk -c {connections}, {kind}"
                     target = verdict_rate(rate, TARGET_POLLS_PER_SECOND)
                     queries = f"{tally(poll_sql[kind])}+1"
-                    rows.append(Row(label, result.requests, result.p50_ms, result.p99_ms, rate, queries, target))
+                    rows.append(
+                        Row(label, result.requests, result.p50_ms, result.p99_ms, rate, queries, target, "read")
+                    )
         still_waiting(queue, args.waiting, "the gunicorn polls")
 
+    _pg.log("references: pgbench simple-update (joins), SELECT 1 round trips (reads), on the same PostgreSQL")
+    references = {
+        "write": _reference.pgbench_simple_update(database_url),
+        "read": _reference.select_one(database_url),
+    }
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(
         f"{_pg.versions()}, {os.cpu_count()} CPUs, load average at the end {load}\n"
@@ -956,10 +971,13 @@ def bench(args: argparse.Namespace) -> None:
         f" + {args.lonely} lonely + {args.crowded} crowded pollers + {queue.decoys:,} decoys"
         f" ({args.crowded} + {args.probes} clusters of {2 * each_way()})"
     )
-    print_rows(rows)
+    print(f"write {references['write'].line()}\nread  {references['read'].line()}")
+    print_rows(rows, references)
     print(
         "queries: SQL statements + BEGIN/COMMIT/SAVEPOINT (CaptureQueriesContext, one call);"
-        " through a server +1: the per-request SELECT 1 health check (conn_health_checks)"
+        " through a server +1: the per-request SELECT 1 health check (conn_health_checks)\n"
+        "× ref: per second (1,000 ÷ median ms for single calls) ÷ the reference: write for queue_join,"
+        " read for queue_try_pair finding nobody and the polls"
     )
     print(calibrate())
     print_cpu(cpu)
