@@ -37,12 +37,16 @@ SERVICE_STATUS: dict[str, int] = {
     "cannot_confirm": status.HTTP_409_CONFLICT,
     # A new search within seconds of leaving one: retrying after Retry-After succeeds.
     "queue_cooldown": status.HTTP_429_TOO_MANY_REQUESTS,
+    # Fair-play limits on reports (ladder settings): retrying later succeeds (Retry-After says when).
+    "report_limit": status.HTTP_429_TOO_MANY_REQUESTS,
+    "pair_limit": status.HTTP_429_TOO_MANY_REQUESTS,
     # Refusals about who is asking.
     "not_participant": status.HTTP_403_FORBIDDEN,
     "own_report": status.HTTP_403_FORBIDDEN,
     "reporter_not_in_match": status.HTTP_403_FORBIDDEN,
     "banned": status.HTTP_403_FORBIDDEN,
     "inactive_account": status.HTTP_403_FORBIDDEN,
+    "new_account": status.HTTP_403_FORBIDDEN,
 }
 
 # DRF's default codes, renamed where ours read better.

@@ -113,6 +113,7 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
         "confirmed_at": match.confirmed_at,
         "confirmation": match.confirmation,
         "confirms_at": summary.confirms_at,
+        "held_for_review": match.held_for_review,
         "rated": summary.is_rated,
         "sides": [
             {

@@ -59,6 +59,17 @@ class DisputeIn(StrictSerializer):
     reason = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
 
 
+class DisputeAllIn(StrictSerializer):
+    reporter = serializers.CharField(max_length=30, help_text="The player whose unanswered reports you dispute.")
+    ladder = serializers.SlugField(max_length=80, required=False, help_text="Only reports in this ladder.")
+    reason = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+
+class DisputeAllOut(serializers.Serializer):
+    count = serializers.IntegerField(help_text="How many results became disputed (0 if none was waiting).")
+    matches = serializers.ListField(child=serializers.IntegerField(), help_text="Their ids, oldest first.")
+
+
 class VoidIn(StrictSerializer):
     reason = serializers.CharField(max_length=2000)
 
@@ -253,7 +264,13 @@ class MatchOut(serializers.Serializer):
     reported_at = serializers.DateTimeField(allow_null=True)
     confirmed_at = serializers.DateTimeField(allow_null=True)
     confirmation = serializers.CharField()
-    confirms_at = serializers.DateTimeField(allow_null=True, help_text="A pending match confirms itself then.")
+    confirms_at = serializers.DateTimeField(
+        allow_null=True, help_text="A pending match confirms itself then (never when held for review)."
+    )
+    held_for_review = serializers.BooleanField(
+        help_text="The ladder's fair-play checks flagged this result when it was reported: it does not confirm "
+        "itself and waits for the other side or a moderator."
+    )
     rated = serializers.BooleanField()
     sides = MatchSideOut(many=True)
     url = serializers.CharField()

@@ -48,6 +48,7 @@ urlpatterns = [
         name="player_history",
     ),
     path("matches/", matches.MatchListView.as_view(), name="matches"),
+    path("matches/dispute-all/", matches.MatchDisputeAllView.as_view(), name="match_dispute_all"),
     path("matches/<int:pk>/", matches.MatchDetailView.as_view(), name="match"),
     path("matches/<int:pk>/result/", matches.MatchResultView.as_view(), name="match_result"),
     path("matches/<int:pk>/confirm/", matches.MatchConfirmView.as_view(), name="match_confirm"),

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from ladder import admin_periodic  # noqa: F401 (narrows the periodic tasks admin for moderators)
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
@@ -104,6 +104,22 @@ class LadderAdmin(admin.ModelAdmin):
                     "queue_widest_min_win_probability",
                     "queue_timeout_seconds",
                 ),
+            },
+        ),
+        (
+            "Fair play",
+            {
+                "fields": (
+                    "report_limit_per_hour",
+                    "pair_limit_per_day",
+                    "backdate_hours",
+                    "new_account_hours",
+                    "review_unanswered_reports",
+                    "review_one_sided_results",
+                ),
+                "description": "Limits on results players report for games the queue did not pair, and when a "
+                "result waits for a moderator instead of confirming itself. Trusted reporters and moderators are "
+                "exempt. Flagged results: Matches, filter “flagged”.",
             },
         ),
         (
@@ -288,12 +304,30 @@ class SideInline(admin.TabularInline):
 class MatchAdmin(admin.ModelAdmin):
     """Moderators settle disputes here; every action goes through the match services."""
 
-    list_display = ("id", "ladder", "played_at", "status", "players", "reported_by", "confirmation", "rated_at")
-    list_filter = ("ladder", "status", "confirmation", ("played_at", admin.DateFieldListFilter))
+    list_display = (
+        "id",
+        "ladder",
+        "played_at",
+        "status",
+        "players",
+        "reported_by",
+        "confirmation",
+        "rated_at",
+        "held_for_review",
+    )
+    list_filter = (
+        "ladder",
+        "status",
+        "held_for_review",
+        "paired_by_queue",
+        "confirmation",
+        ("played_at", admin.DateFieldListFilter),
+    )
     list_select_related = ("ladder", "reported_by")
     search_fields = ("participants__player__username",)
     date_hierarchy = "played_at"
     inlines = (SideInline, ParticipantInline)
+    exclude = ("review_evidence",)  # shown as "why it was flagged"
     readonly_fields = (
         "ladder",
         "status",
@@ -307,6 +341,9 @@ class MatchAdmin(admin.ModelAdmin):
         "voided_by",
         "moderator_note",
         "created_at",
+        "paired_by_queue",
+        "held_for_review",
+        "fair_play_evidence",
         "re_rating",
     )
     actions = ("confirm_matches", "void_matches", "correct_result", "replay_ladders")
@@ -320,6 +357,30 @@ class MatchAdmin(admin.ModelAdmin):
             f"{', '.join(p.player.username for p in side.participants.all())} (#{side.placement})"
             for side in obj.sides.all()
         )
+
+    @admin.display(description="why it was flagged")
+    def fair_play_evidence(self, obj: Match) -> str:
+        """The fair-play checks' evidence: each reason, then per opponent the counts and the rating moved."""
+        evidence = obj.review_evidence or {}
+        if not evidence:
+            return "–"
+        lines = [format_html("<li><strong>{}</strong></li>", reason) for reason in evidence.get("reasons", [])]
+        for opponent, seen in evidence.get("opponents", {}).items():
+            wins = ", ".join(f"{name} {count}" for name, count in seen.get("wins", {}).items())
+            moved = ", ".join(f"{name} {delta:+.1f}" for name, delta in seen.get("rating_moved_7_days", {}).items())
+            lines.append(
+                format_html(
+                    "<li>against {}: {} unanswered report(s) from {}; {} result(s) in 7 days (wins: {}); "
+                    "rating moved in them: {}</li>",
+                    opponent,
+                    seen.get("unanswered_reports", "–"),
+                    evidence.get("reporter", "the reporter"),
+                    seen.get("results_7_days", "–"),
+                    wins or "–",
+                    moved or "–",
+                )
+            )
+        return format_html("<ul>{}</ul>", format_html_join("", "{}", ((line,) for line in lines)))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -44,13 +44,14 @@ def users_by_name(names: Iterable[str]) -> dict[str, User]:
     return {user.lower_name: user for user in found}
 
 
-def _played_at_field() -> forms.DateTimeField:
+def _played_at_field(ladder: Ladder) -> forms.DateTimeField:
+    window = f" At most {ladder.backdate_hours} hours ago." if ladder.backdate_hours else ""
     return forms.DateTimeField(
         label="Played at",
         required=False,
         input_formats=[DATETIME_LOCAL, "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"],
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_LOCAL),
-        help_text=f"Leave empty for now. Times are in {timezone.get_current_timezone_name()}.",
+        help_text=f"Leave empty for now. Times are in {timezone.get_current_timezone_name()}.{window}",
     )
 
 
@@ -74,7 +75,7 @@ class OneVsOneReportForm(forms.Form):
         if ladder.allow_draws:
             choices.append((DRAW, "Draw"))
         self.fields["result"].choices = choices
-        self.fields["played_at"] = _played_at_field()
+        self.fields["played_at"] = _played_at_field(ladder)
 
     def clean_opponent(self) -> User:
         name = self.cleaned_data["opponent"].strip()
@@ -165,7 +166,7 @@ class TeamReportForm(forms.Form):
         super().__init__(data, prefix="team", **kwargs)
         self.ladder = ladder
         self.reporter = reporter
-        self.fields["played_at"] = _played_at_field()
+        self.fields["played_at"] = _played_at_field(ladder)
         self.formset = SideFormSet(data, prefix="sides")
         self.formset.extra = max(2, min(rows, self.most_sides))  # unbound only; bound ones count TOTAL_FORMS
 

@@ -10,6 +10,7 @@ from ladder import views
 
 ladder_patterns = [
     path("matches/awaiting/", views.matches_awaiting, name="awaiting"),
+    path("matches/awaiting/dispute-all/", views.matches_dispute_all, name="dispute_all"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
     path("matches/<int:pk>/result/", views.match_result, name="match_result"),
     path("matches/<int:pk>/confirm/", views.match_confirm, name="match_confirm"),

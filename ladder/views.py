@@ -7,6 +7,7 @@ they are, so the wording lives in one place (``ladder.services``).
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -213,8 +215,12 @@ def match_report(request: HttpRequest, slug: str) -> HttpResponse:
                 ladder=ladder, reporter=user, sides=sides, played_at=bound.cleaned_data.get("played_at")
             )
         except ValidationError as exc:
-            for message in exc.messages:
-                bound.add_error(None, message)
+            if hasattr(exc, "error_dict"):  # about one field, e.g. a played-at time too far back
+                for field, field_messages in exc.message_dict.items():
+                    bound.add_error(field if field in bound.fields else None, field_messages)
+            else:
+                for message in exc.messages:
+                    bound.add_error(None, message)
         else:
             messages.success(request, _reported_message(match, ladder, sides, user))
             return redirect(match)
@@ -348,7 +354,34 @@ def _answered(request: HttpRequest, match: Match, *, notice: str = "", error: st
 @login_required
 def matches_awaiting(request: HttpRequest) -> HttpResponse:
     summaries = selectors.matches_awaiting(user=request.user)
-    return render(request, "ladder/awaiting.html", {"summaries": summaries})
+    # Players who reported more than one result you have not answered: dispute them all at once.
+    by_reporter = Counter(s.match.reported_by for s in summaries if s.answerable and s.match.reported_by)
+    flooders = [(reporter, count) for reporter, count in by_reporter.most_common() if count > 1]
+    return render(request, "ladder/awaiting.html", {"summaries": summaries, "flooders": flooders})
+
+
+@require_POST
+@login_required
+def matches_dispute_all(request: HttpRequest) -> HttpResponse:
+    """Dispute every unanswered result one player reported against you."""
+    reporter = User.objects.filter(username=request.POST.get("reporter", "")[:30].replace("\x00", "")).first()
+    if reporter is None:
+        messages.error(request, "Choose whose results to dispute.")
+        return redirect("ladder:awaiting")
+    reason = request.POST.get("reason", "")[:2000].replace("\x00", "")
+    try:
+        disputed = match_services.match_dispute_all_from(user=request.user, reporter=reporter, reason=reason)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        count = len(disputed)
+        messages.success(
+            request,
+            f"Disputed {count} result{pluralize(count)} {reporter.username} reported. A moderator will decide."
+            if count
+            else f"{reporter.username} has no unanswered results against you.",
+        )
+    return redirect("ladder:awaiting")
 
 
 # Players -------------------------------------------------------------------------------

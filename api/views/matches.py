@@ -24,6 +24,8 @@ from api.permissions import IsModerator, TokenScope
 from api.serializers import (
     CorrectIn,
     DecisionOut,
+    DisputeAllIn,
+    DisputeAllOut,
     DisputeIn,
     EmptyIn,
     MatchFilterIn,
@@ -113,7 +115,9 @@ class MatchListView(APIView):
         responses={201: MatchOut, **errors(403, 409)},
         description="Report a result: 1 v 1, teams or a free-for-all with placements (1 is best, equal "
         "placements draw). A participant's report awaits the other side; a trusted reporter's or a "
-        "moderator's is confirmed and rated at once.",
+        "moderator's is confirmed and rated at once. A participant's reports of games the queue did not pair "
+        "are limited by the ladder's fair-play settings (`report_limit`, `pair_limit`: 429 with Retry-After; "
+        "`played_at` too far back: 400; a new account: 403 `new_account`).",
     )
     def post(self, request: Request) -> Response:
         params = parse(ReportIn, request.data)
@@ -191,6 +195,32 @@ class MatchDisputeView(APIView):
         match = get_object_or_404(Match, pk=pk)
         params = parse(DisputeIn, request.data or {})
         return _action_response(match_services.match_dispute(match=match, user=request.user, reason=params["reason"]))
+
+
+class MatchDisputeAllView(APIView):
+    @extend_schema(
+        operation_id="matches_dispute_all",
+        request=DisputeAllIn,
+        responses={200: DisputeAllOut, **errors(403)},
+        description="Dispute every result one player reported against you that you have not answered yet "
+        "(optionally in one ladder), with one reason: for results you never played. Each waits for a moderator.",
+    )
+    def post(self, request: Request) -> Response:
+        params = parse(DisputeAllIn, request.data)
+        reporter = users_by_username([params["reporter"]]).get(params["reporter"].lower())
+        if reporter is None:
+            message = NO_SUCH_PLAYER % {"username": params["reporter"]}
+            raise ApiError(status.HTTP_400_BAD_REQUEST, "no_such_player", message, {"reporter": [message]})
+        ladder = None
+        if "ladder" in params:
+            ladder = ladder_by_slug(params["ladder"])
+            if ladder is None:
+                message = NO_SUCH_LADDER % {"slug": params["ladder"]}
+                raise ApiError(status.HTTP_400_BAD_REQUEST, "no_such_ladder", message, {"ladder": [message]})
+        disputed = match_services.match_dispute_all_from(
+            user=request.user, reporter=reporter, reason=params["reason"], ladder=ladder
+        )
+        return Response({"count": len(disputed), "matches": [match.pk for match in disputed]})
 
 
 _DECISION_DESCRIPTION = (
