@@ -255,7 +255,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "URL_FORMAT_OVERRIDE": None,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0) or None,
+    # The API's throttles find the client address with the same proxy count as logins and sign-ups.
+    "NUM_PROXIES": PROXY_COUNT or None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Ladder API",

@@ -167,3 +167,23 @@ def test_cache_timeouts_are_short(tmp_path):
         "0.5)",
     ]
     assert "CACHE_TIMEOUT must be a number" in run(["-c", code], {**env, "CACHE_TIMEOUT": "soon"}).stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "0 None"),
+        ({"PROXY_COUNT": "1"}, "1 1"),
+        ({"API_NUM_PROXIES": "2"}, "2 2"),
+        ({"PROXY_COUNT": "0", "API_NUM_PROXIES": "2"}, "0 None"),
+    ],
+)
+def test_logins_and_api_throttles_count_the_same_proxies(tmp_path, env, expected):
+    """One setting says how many proxies stand in front: login and sign-up limits and API throttles agree."""
+    code = (
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'ladder.settings'; django.setup(); "
+        "from django.conf import settings as s; print(s.PROXY_COUNT, s.REST_FRAMEWORK['NUM_PROXIES'])"
+    )
+    result = run(["-c", code], {"LADDER_VAR_DIR": str(tmp_path), **env})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-2:] == expected.split()
