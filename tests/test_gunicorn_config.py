@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -59,8 +60,8 @@ def gunicorn_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
             process.wait()
 
 
-def get(port: int, path: str, headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+def get(port: int, path: str, headers: dict[str, str] | None = None, timeout: float = 30) -> http.client.HTTPResponse:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     connection.request("GET", path, headers=headers or {})
     response = connection.getresponse()
     response.read()
@@ -81,3 +82,63 @@ def test_requests_with_too_many_header_fields_are_refused(gunicorn_port):
 
     assert get(gunicorn_port, "/api/v1/no-such-endpoint/", fields).status == 431  # Request Header Fields Too Large
     assert get(gunicorn_port, "/api/v1/no-such-endpoint/", dict(list(fields.items())[:40])).status == 404
+
+
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+
+
+@pytest.fixture(scope="module")
+def nginx_port(gunicorn_port: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """nginx with deploy/proxy.conf in front of the gunicorn above, as ``make stack`` runs it."""
+    if NGINX is None:
+        pytest.skip("nginx is not installed (apt-get install nginx-light)")
+    port = free_port()
+    prefix = tmp_path_factory.mktemp("nginx")
+    prefix.chmod(0o755)
+    user = "user www-data;" if os.geteuid() == 0 else ""
+    temp_paths = " ".join(
+        f"{kind}_temp_path {prefix / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    (prefix / "nginx.conf").write_text(
+        f"{user} pid {prefix / 'nginx.pid'}; error_log stderr warn; events {{}}\n"
+        f"http {{ access_log off; {temp_paths}\n"
+        f"  upstream ladder {{ server 127.0.0.1:{gunicorn_port}; }}\n"
+        f"  server {{ listen 127.0.0.1:{port}; include {ROOT / 'deploy' / 'proxy.conf'};"
+        f" location / {{ proxy_pass http://ladder; }} }}\n}}\n"
+    )
+    process = subprocess.Popen(
+        [NGINX, "-e", "stderr", "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"nginx did not start: {process.stderr.read().decode() if process.stderr else ''}")
+                time.sleep(0.1)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_slow_clients_do_not_hold_the_worker_behind_the_proxy(nginx_port):
+    """Three connections that never finish their request head would hold gunicorn's only
+    worker (each in turn, for its whole timeout); nginx reads them instead."""
+    slow = [socket.create_connection(("127.0.0.1", nginx_port)) for _ in range(3)]
+    try:
+        for connection in slow:
+            connection.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        # Without the proxy this waits for gunicorn to kill the worker (30 s), and times out.
+        response = get(nginx_port, "/api/v1/no-such-endpoint/", timeout=10)
+    finally:
+        for connection in slow:
+            connection.close()
+
+    assert response.status == 404
+    assert "gunicorn" not in (response.getheader("Server") or "").lower()
