@@ -138,10 +138,12 @@ def test_moderator_cannot_post_changes_to_staff_accounts_or_their_own(mod_client
 
 def test_moderator_posting_a_players_form_changes_only_ban_and_profile_fields(mod_client, cast):
     alice = cast["player"]
+    moderators = Group.objects.get(name="moderators")
 
-    response = mod_client.post(change_url(alice), TAKEOVER)
+    response = mod_client.post(change_url(alice), {**TAKEOVER, "groups": [moderators.pk]})
 
     assert response.status_code == 302
+    assert not alice.groups.exists()
     alice.refresh_from_db()
     assert (alice.is_active, alice.is_bot, alice.about) == (False, True, "edited by a moderator")
     assert (alice.username, alice.email, alice.is_staff, alice.is_superuser) == (
