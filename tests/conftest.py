@@ -89,6 +89,18 @@ def moderator(db):
 
 
 @pytest.fixture
+def moderator_anywhere(db):
+    """A moderator by permission, for tests with ``transaction=True``: the flush between those
+    tests empties the ``moderators`` group a migration made (``serialized_rollback`` would
+    restore it, but clashes with the content types the flush re-creates)."""
+    from django.contrib.auth.models import Permission
+
+    user = UserFactory(username="mod", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(content_type__app_label="ladder", codename="change_match"))
+    return type(user).objects.get(pk=user.pk)
+
+
+@pytest.fixture
 def ladder(db):
     return LadderFactory()
 

@@ -21,10 +21,10 @@ from ratings.tasks import run_replay_job_task
 from tests.factories import LadderFactory, member
 from tests.test_celery_worker import celery, queue, wait_for  # noqa: F401 (queue is a fixture)
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_real_worker_replays_a_void_after_the_request_returned(queue, tmp_path, moderator, monkeypatch):  # noqa: F811
+def test_a_real_worker_replays_a_void_after_the_request_returned(queue, tmp_path, moderator_anywhere, monkeypatch):  # noqa: F811
     ladder = LadderFactory(name="Worked")
     players = [member(ladder, f"w{n}") for n in range(4)]
     clock = timezone.now() - timedelta(days=5)
@@ -32,7 +32,9 @@ def test_a_real_worker_replays_a_void_after_the_request_returned(queue, tmp_path
     for n in range(12):
         clock += timedelta(hours=3)
         sides = [SideInput([players[n % 4]], 1), SideInput([players[(n + 1) % 4]], 2)]
-        matches.append(svc.match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=clock, now=clock))
+        matches.append(
+            svc.match_report(ladder=ladder, reporter=moderator_anywhere, sides=sides, played_at=clock, now=clock)
+        )
     before = {row.pk: row.rating for row in PlayerRating.objects.filter(ladder=ladder)}
     # The decision's commit sends the job to this test's worker queue.
     monkeypatch.setattr(
@@ -40,7 +42,7 @@ def test_a_real_worker_replays_a_void_after_the_request_returned(queue, tmp_path
     )
     assert not run_replay_job_task.app.conf.task_always_eager, "the task must go through the broker"
 
-    job = moderation.match_void(match=matches[2], moderator=moderator, reason="wrong opponent").job
+    job = moderation.match_void(match=matches[2], moderator=moderator_anywhere, reason="wrong opponent").job
 
     assert ReplayJob.objects.get(pk=job.pk).status == "queued"  # the request returned before any replay
     assert {row.pk: row.rating for row in PlayerRating.objects.filter(ladder=ladder)} == before

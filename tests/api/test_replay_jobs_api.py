@@ -45,13 +45,13 @@ def rated(client_for, ladder, members, trusted):
     return [Match.objects.get(pk=pk) for pk in ids]
 
 
-@pytest.mark.django_db(
-    transaction=True, serialized_rollback=True
-)  # the request's commit runs the job, as in the embedded setup
+@pytest.mark.django_db(transaction=True)  # the request's commit runs the job, as in the embedded setup
 def test_void_answers_202_with_the_job_and_with_eager_celery_it_is_done(
-    client_for, ladder, rated, moderator, celery_eager
+    client_for, ladder, rated, moderator_anywhere, celery_eager
 ):
-    response = client_for(moderator).post(f"/api/v1/matches/{rated[0].pk}/void/", {"reason": "bot"}, format="json")
+    response = client_for(moderator_anywhere).post(
+        f"/api/v1/matches/{rated[0].pk}/void/", {"reason": "bot"}, format="json"
+    )
 
     assert response.status_code == 202, response.json()
     body = response.json()
@@ -122,9 +122,11 @@ def test_without_eager_celery_the_request_returns_before_replaying(
             redis.Redis.from_url(settings.CELERY_BROKER_URL).lrem(settings.CELERY_TASK_DEFAULT_QUEUE, 0, raw)
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_correct_answers_202_and_the_job_replays_the_new_result(client_for, ladder, rated, moderator, celery_eager):
-    response = client_for(moderator).post(
+@pytest.mark.django_db(transaction=True)
+def test_correct_answers_202_and_the_job_replays_the_new_result(
+    client_for, ladder, rated, moderator_anywhere, celery_eager
+):
+    response = client_for(moderator_anywhere).post(
         f"/api/v1/matches/{rated[0].pk}/correct/", {"placements": [2, 1], "reason": "swapped"}, format="json"
     )
 

@@ -230,11 +230,11 @@ def test_a_database_error_with_retries_left_requeues_the_job_and_raises(
     assert job.status == "queued" and "server closed the connection" in job.error
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_progress_shows_to_other_connections_while_the_replay_runs(moderator, monkeypatch, celery_eager):
+@pytest.mark.django_db(transaction=True)
+def test_progress_shows_to_other_connections_while_the_replay_runs(moderator_anywhere, monkeypatch, celery_eager):
     ladder = LadderFactory(name="Seen")
     players = [member(ladder, f"s{n}") for n in range(4)]
-    matches = season(ladder, moderator, players, games=8, seed="seen")
+    matches = season(ladder, moderator_anywhere, players, games=8, seed="seen")
     seen = []
     report = replay_jobs._Progress.__call__
 
@@ -253,7 +253,9 @@ def test_progress_shows_to_other_connections_while_the_replay_runs(moderator, mo
 
     monkeypatch.setattr(replay_jobs._Progress, "__call__", watched)
 
-    job = moderation.match_void(match=matches[1], moderator=moderator, reason="seen").job  # runs on commit (eager)
+    job = moderation.match_void(
+        match=matches[1], moderator=moderator_anywhere, reason="seen"
+    ).job  # runs on commit (eager)
 
     total = RatingEvent.objects.filter(pk__gte=job.from_event_id, is_active=True).count()
     assert seen == [("running", total, total)]  # the replay's transaction was still open
