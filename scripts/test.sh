@@ -20,11 +20,21 @@ ensure_packages() {
   [ -n "$(pg_bindir)" ] || missing+=(postgresql)
   command -v redis-server >/dev/null || missing+=(redis-server)
   [ -x /usr/bin/chromium ] || missing+=(chromium)
+  # nginx in front of gunicorn: tests/test_gunicorn_config.py checks slow clients cannot hold it.
+  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
   [ ${#missing[@]} -eq 0 ] && return 0
   if as_root && command -v apt-get >/dev/null; then
     log "installing ${missing[*]} with apt-get"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Installed only to be run by the tests: Debian's scripts must not start the system's
+    # nginx, PostgreSQL or Redis as services, which policy-rc.d's 101 tells them.
+    local made_policy=
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && made_policy=1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+      || { [ -z "$made_policy" ] || rm -f /usr/sbin/policy-rc.d; die "apt-get install ${missing[*]} failed"; }
+    [ -z "$made_policy" ] || rm -f /usr/sbin/policy-rc.d
   else
     die "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or set DATABASE_URL and CELERY_BROKER_URL"
   fi
