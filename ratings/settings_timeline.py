@@ -349,7 +349,9 @@ def _runs_as_recorded(
             )
             if event_id is None:
                 break
-            row = RatingChange.objects.filter(event_id=event_id).values_list("engine", "engine_params").first()
+            # No ORDER BY: with one, PostgreSQL may walk the primary key looking for the event.
+            rows = RatingChange.objects.filter(event_id=event_id).values_list("engine", "engine_params")[:1]
+            row = next(iter(rows), None)
             if row is None or book.of_recorded(*row) is not rated:
                 return None
             ends.append(event_id)
