@@ -22,13 +22,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.db.models import Sum
 
 from accounts.models import User
-from ladder.models import Ladder, Match, MatchStatus, Participant
+from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
 from ratings.models import RatingChange
 
 REPORT_WINDOW = timedelta(hours=1)
@@ -105,10 +106,11 @@ def check_report(
                 )
             }
         )
-    after_play = Match.objects.filter(ladder=ladder, paired_by_queue=False)
     if ladder.report_limit_per_hour:
         recent = list(
-            after_play.filter(reported_by=reporter, reported_at__gt=now - REPORT_WINDOW)
+            Match.objects.filter(
+                ladder=ladder, paired_by_queue=False, reported_by=reporter, reported_at__gt=now - REPORT_WINDOW
+            )
             .order_by("reported_at")
             .values_list("reported_at", flat=True)[: ladder.report_limit_per_hour]
         )
@@ -124,38 +126,68 @@ def check_report(
                     "retry_after": math.ceil((free_at - now).total_seconds()),
                 },
             )
+    together = {
+        opponent.pk: _pair_results(ladder, reporter, opponent, since=now - SERIES_WINDOW) for opponent, _ in opponents
+    }
     if ladder.pair_limit_per_day:
         for opponent, _ in opponents:
-            together = list(
-                after_play.filter(reported_at__gt=now - PAIR_WINDOW)
-                .exclude(status=MatchStatus.VOID)
-                .filter(pk__in=_matches_of(reporter))
-                .filter(pk__in=_matches_of(opponent))
-                .order_by("reported_at")
-                .values_list("reported_at", flat=True)[: ladder.pair_limit_per_day]
+            today = sorted(
+                row.reported_at
+                for row in together[opponent.pk]
+                if not row.paired_by_queue and row.reported_at > now - PAIR_WINDOW
             )
-            if len(together) >= ladder.pair_limit_per_day:
-                free_at = together[0] + PAIR_WINDOW
+            if len(today) >= ladder.pair_limit_per_day:
+                free_at = today[-ladder.pair_limit_per_day] + PAIR_WINDOW
                 raise ValidationError(
                     PAIR_LIMIT,
                     code="pair_limit",
                     params={
-                        "count": len(together),
+                        "count": len(today),
                         "ladder": ladder.name,
                         "opponent": opponent.username,
                         "minutes": _minutes_until(free_at, now),
                         "retry_after": math.ceil((free_at - now).total_seconds()),
                     },
                 )
-    return _hold(ladder=ladder, reporter=reporter, opponents=opponents, now=now)
+    return _hold(ladder=ladder, reporter=reporter, opponents=opponents, together=together, now=now)
 
 
-def _matches_of(player: User) -> Any:
-    return Participant.objects.filter(player=player).values("match_id")
+class PairResult(NamedTuple):
+    match_id: int
+    reported_at: datetime
+    paired_by_queue: bool
+    placement: int | None  # the reporter's side's
+    opponent_placement: int | None
+
+
+_PAIR_SQL = f"""
+SELECT m.id, m.reported_at, m.paired_by_queue, s1.placement, s2.placement
+FROM {Participant._meta.db_table} p1
+JOIN {Participant._meta.db_table} p2 ON p2.match_id = p1.match_id AND p2.player_id = %s
+JOIN {Match._meta.db_table} m ON m.id = p1.match_id
+JOIN {MatchSide._meta.db_table} s1 ON s1.id = p1.side_id
+JOIN {MatchSide._meta.db_table} s2 ON s2.id = p2.side_id
+WHERE p1.player_id = %s AND m.ladder_id = %s AND m.reported_at > %s AND m.status NOT IN (%s, %s)
+"""
+
+
+def _pair_results(ladder: Ladder, reporter: User, opponent: User, *, since: datetime) -> list[PairResult]:
+    """The two players' reported results (not void) since ``since``: one query that walks
+    the participant index from both players, whatever the size of the ladder."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _PAIR_SQL, [opponent.pk, reporter.pk, ladder.pk, since, MatchStatus.VOID.value, MatchStatus.SCHEDULED.value]
+        )
+        return [PairResult(*row) for row in cursor.fetchall()]
 
 
 def _hold(
-    *, ladder: Ladder, reporter: User, opponents: Sequence[tuple[User, bool | None]], now: datetime
+    *,
+    ladder: Ladder,
+    reporter: User,
+    opponents: Sequence[tuple[User, bool | None]],
+    together: dict[int, list[PairResult]],
+    now: datetime,
 ) -> Hold | None:
     reasons: list[str] = []
     evidence: dict[str, Any] = {"reporter": reporter.username, "checked_at": now.isoformat(), "opponents": {}}
@@ -176,23 +208,24 @@ def _hold(
                     % {"reporter": reporter.username, "count": unanswered, "opponent": opponent.username}
                 )
         if ladder.review_one_sided_results:
-            series = _series(ladder, reporter, opponent, now)
-            wins = {reporter.username: series["reporter_wins"], opponent.username: series["opponent_wins"]}
+            results = together[opponent.pk]
+            wins = {reporter.username: 0, opponent.username: 0}
+            for row in results:
+                if (
+                    row.placement is not None
+                    and row.opponent_placement is not None
+                    and row.placement != row.opponent_placement
+                ):
+                    wins[reporter.username if row.placement < row.opponent_placement else opponent.username] += 1
             if won is True:
                 wins[reporter.username] += 1
             elif won is False:
                 wins[opponent.username] += 1
-            count = series["results"] + 1
+            count = len(results) + 1
             winner, most = max(wins.items(), key=lambda item: item[1])
-            seen.update(
-                results_7_days=count,
-                wins=wins,
-                rating_moved_7_days={
-                    reporter.username: series["reporter_moved"],
-                    opponent.username: series["opponent_moved"],
-                },
-            )
+            seen.update(results_7_days=count, wins=wins)
             if count >= ladder.review_one_sided_results and most >= ONE_SIDED_SHARE * count:
+                seen["rating_moved_7_days"] = _rating_moved(reporter, opponent, [row.match_id for row in results])
                 reasons.append(
                     HOLD_ONE_SIDED
                     % {
@@ -210,39 +243,15 @@ def _hold(
     return Hold(reasons=reasons, evidence=evidence)
 
 
-def _series(ladder: Ladder, reporter: User, opponent: User, now: datetime) -> dict[str, Any]:
-    """Results between the two in the last 7 days (reported, not void), who won them, and the rating they moved."""
-    matches = (
-        Match.objects.filter(ladder=ladder, reported_at__gt=now - SERIES_WINDOW)
-        .exclude(status__in=[MatchStatus.VOID, MatchStatus.SCHEDULED])
-        .filter(pk__in=_matches_of(reporter))
-        .filter(pk__in=_matches_of(opponent))
-    )
-    placements = Participant.objects.filter(match__in=matches, player__in=[reporter, opponent]).values_list(
-        "match_id", "player_id", "side__placement"
-    )
-    by_match: dict[int, dict[int, int | None]] = {}
-    for match_id, player_id, placement in placements:
-        by_match.setdefault(match_id, {})[player_id] = placement
-    reporter_wins = opponent_wins = 0
-    for places in by_match.values():
-        mine, theirs = places.get(reporter.pk), places.get(opponent.pk)
-        if mine is None or theirs is None or mine == theirs:
-            continue
-        if mine < theirs:
-            reporter_wins += 1
-        else:
-            opponent_wins += 1
+def _rating_moved(reporter: User, opponent: User, match_ids: list[int]) -> dict[str, float]:
+    """What the two players' ratings moved in these matches, for the moderator's evidence."""
     moved = dict(
-        RatingChange.objects.filter(match__in=matches, player__in=[reporter, opponent])
+        RatingChange.objects.filter(match_id__in=match_ids, player__in=[reporter, opponent])
         .values("player_id")
         .annotate(total=Sum("delta"))
         .values_list("player_id", "total")
     )
     return {
-        "results": len(by_match),
-        "reporter_wins": reporter_wins,
-        "opponent_wins": opponent_wins,
-        "reporter_moved": round(moved.get(reporter.pk) or 0.0, 1),
-        "opponent_moved": round(moved.get(opponent.pk) or 0.0, 1),
+        reporter.username: round(moved.get(reporter.pk) or 0.0, 1),
+        opponent.username: round(moved.get(opponent.pk) or 0.0, 1),
     }
