@@ -25,11 +25,10 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple, Protocol
 
 from django.core.exceptions import ValidationError
-from django.db import connection
-from django.db.models import Sum
+from django.db.models import OuterRef, Subquery, Sum
 
 from accounts.models import User
-from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
+from ladder.models import Ladder, Match, MatchStatus, Participant
 from ratings.models import RatingChange
 
 REPORT_WINDOW = timedelta(hours=1)
@@ -160,25 +159,24 @@ class PairResult(NamedTuple):
     opponent_placement: int | None
 
 
-_PAIR_SQL = f"""
-SELECT m.id, m.reported_at, m.paired_by_queue, s1.placement, s2.placement
-FROM {Participant._meta.db_table} p1
-JOIN {Participant._meta.db_table} p2 ON p2.match_id = p1.match_id AND p2.player_id = %s
-JOIN {Match._meta.db_table} m ON m.id = p1.match_id
-JOIN {MatchSide._meta.db_table} s1 ON s1.id = p1.side_id
-JOIN {MatchSide._meta.db_table} s2 ON s2.id = p2.side_id
-WHERE p1.player_id = %s AND m.ladder_id = %s AND m.reported_at > %s AND m.status NOT IN (%s, %s)
-"""
-
-
 def _pair_results(ladder: Ladder, reporter: User, opponent: User, *, since: datetime) -> list[PairResult]:
     """The two players' reported results (not void) since ``since``: one query that walks
     the participant index from both players, whatever the size of the ladder."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _PAIR_SQL, [opponent.pk, reporter.pk, ladder.pk, since, MatchStatus.VOID.value, MatchStatus.SCHEDULED.value]
+    theirs = Participant.objects.filter(match_id=OuterRef("match_id"), player=opponent).values("side__placement")[:1]
+    rows = (
+        Participant.objects.filter(
+            player=reporter,
+            match__ladder=ladder,
+            match__reported_at__gt=since,
+            match__participants__player=opponent,
         )
-        return [PairResult(*row) for row in cursor.fetchall()]
+        .exclude(match__status__in=[MatchStatus.VOID, MatchStatus.SCHEDULED])
+        .annotate(opponent_placement=Subquery(theirs))
+        .values_list(
+            "match_id", "match__reported_at", "match__paired_by_queue", "side__placement", "opponent_placement"
+        )
+    )
+    return [PairResult(*row) for row in rows]
 
 
 def _hold(
