@@ -19,7 +19,13 @@ from ratings.models import (
     ReplayJobStatus,
     SupersededChange,
 )
-from ratings.services import adjustment_check, adjustment_withdraw, rating_adjust, replay_job_enqueue
+from ratings.services import (
+    ADJUSTMENT_OWN_RATING,
+    adjustment_check,
+    adjustment_withdraw,
+    rating_adjust,
+    replay_job_enqueue,
+)
 
 
 @admin.register(PlayerRating)
@@ -118,6 +124,8 @@ class SupersededChangeAdmin(admin.ModelAdmin):
 
 
 class AdjustmentForm(forms.ModelForm):
+    moderator_id: int | None = None  # who is adding it (set per request by the admin)
+
     class Meta:
         model = RatingAdjustment
         fields = ("ladder", "player", "rating_delta", "new_rd", "reason")
@@ -126,6 +134,8 @@ class AdjustmentForm(forms.ModelForm):
         """The service's bounds (``adjustment_check``), with the player's current rating, as field errors."""
         cleaned = super().clean()
         ladder, player = cleaned.get("ladder"), cleaned.get("player")
+        if player is not None and player.pk == self.moderator_id:
+            self.add_error("player", ADJUSTMENT_OWN_RATING)
         rating = None
         if ladder and player:
             rating = PlayerRating.objects.filter(ladder=ladder, player=player).values_list("rating", flat=True).first()
@@ -157,6 +167,10 @@ class RatingAdjustmentAdmin(admin.ModelAdmin):
         if obj is not None:
             return ("ladder", "player", "rating_delta", "new_rd", "reason", "created_by", "created_at")
         return ()
+
+    def get_form(self, request: HttpRequest, obj: RatingAdjustment | None = None, change: bool = False, **kwargs):  # type: ignore[no-untyped-def]
+        form = super().get_form(request, obj, change, **kwargs)
+        return type(form.__name__, (form,), {"moderator_id": request.user.pk})
 
     def save_model(self, request: HttpRequest, obj: RatingAdjustment, form: forms.ModelForm, change: bool) -> None:
         if change:

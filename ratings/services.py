@@ -36,6 +36,7 @@ from ratings.replay_jobs import replay_job_enqueue, replay_job_for_match, replay
 
 ADJUSTMENT_NEEDS_REASON = "Give a reason for the adjustment; it is kept in the rating history."
 ADJUSTMENT_NOT_MEMBER = "%(player)s has no rating in %(ladder)s."
+ADJUSTMENT_OWN_RATING = "Nobody adjusts their own rating: ask another moderator."
 # Bounds of a moderator's adjustment (issue 12): a rating of 1e308 broke every page that
 # ranked the player. A change is at most ADJUSTMENT_MAX_DELTA either way, may not take a
 # rating outside [RATING_MIN, RATING_MAX] (it may bring one back towards it), and a new RD
@@ -249,6 +250,8 @@ def rating_adjust(
     now = now or timezone.now()
     if not reason.strip():
         raise ValidationError(ADJUSTMENT_NEEDS_REASON, code="reason_required")
+    if kind == AdjustmentKind.MANUAL and moderator_id is not None and moderator_id == player_id:
+        raise ValidationError({"player": [ValidationError(ADJUSTMENT_OWN_RATING, code="own_rating")]})
     adjustment_check(ladder=ladder, rating=None, rating_delta=rating_delta, new_rd=new_rd)
     with transaction.atomic():
         rows = _lock_ratings(ladder, [player_id])

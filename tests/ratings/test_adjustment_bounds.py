@@ -250,3 +250,20 @@ def test_a_withdrawal_needs_a_reason(chess, alice, moderator):
     with pytest.raises(ValidationError, match="Give a reason"):
         services.adjustment_withdraw(adjustment=adjustment, moderator=moderator, reason=" ")
     assert RatingEvent.objects.get(adjustment=adjustment).is_active
+
+
+def test_nobody_adjusts_their_own_rating(chess, moderator, form):
+    from django.core.exceptions import ValidationError
+
+    from ladder.services import ladder_join
+    from ratings.services import ADJUSTMENT_OWN_RATING
+
+    ladder_join(ladder=chess, player=moderator)
+    with pytest.raises(ValidationError) as refused:
+        adjust(chess, moderator, 100, moderator=moderator)
+    assert refused.value.message_dict == {"player": [ADJUSTMENT_OWN_RATING]}
+
+    response, errors = form(chess, moderator, rating_delta="100")
+    assert response.status_code == 200
+    assert errors == {"player": [ADJUSTMENT_OWN_RATING]}
+    assert not RatingAdjustment.objects.exists()
