@@ -272,9 +272,10 @@ done = function(summary, latency, requests)
   end
   local parts = {}
   for status, count in pairs(total) do table.insert(parts, string.format('"%s": %d', status, count)) end
-  io.write(string.format('\\nRESULT {"requests": %d, "seconds": %f, "p50": %f, "p99": %f, "statuses": {%s}}\\n',
+  io.write(string.format(
+    '\\nRESULT {"requests": %d, "seconds": %f, "p50": %f, "p99": %f, "timeouts": %d, "statuses": {%s}}\\n',
     summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    table.concat(parts, ", ")))
+    summary.errors.timeout, table.concat(parts, ", ")))
 end
 threads = {}
 """

@@ -115,38 +115,6 @@ def build(players: int, seed: int) -> str:
     return ladder.slug
 
 
-# wrk's script: statuses and timeouts counted across its threads, one RESULT line of JSON at the end.
-WRK_COMMON = """
-local counter = 0
-threads = {}
-setup = function(thread)
-  counter = counter + 1
-  thread:set("id", counter)
-  table.insert(threads, thread)
-end
-init = function(args)
-  math.randomseed(os.time() * 1000 + id * 7919)
-  statuses = {}
-end
-response = function(status, headers, body)
-  statuses[status] = (statuses[status] or 0) + 1
-end
-done = function(summary, latency, requests)
-  local total = {}
-  for _, thread in ipairs(threads) do
-    for status, count in pairs(thread:get("statuses")) do
-      total[tostring(status)] = (total[tostring(status)] or 0) + count
-    end
-  end
-  local parts = {}
-  for status, count in pairs(total) do table.insert(parts, string.format('"%s": %d', status, count)) end
-  io.write(string.format(
-    '\\nRESULT {"requests": %d, "seconds": %f, "p50": %f, "p99": %f, "timeouts": %d, "statuses": {%s}}\\n',
-    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    summary.errors.timeout, table.concat(parts, ", ")))
-end
-"""
-
 WRK_PAGES = """
 request = function()
   return wrk.format("GET", "/ladders/%(slug)s/?page=" .. math.random(1, %(pages)d))
@@ -167,7 +135,7 @@ def wrk(url: str, script: str, clients: int, seconds: float) -> tuple[float, flo
     pages are measured rather than dropped.
     """
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as file:
-        file.write(WRK_COMMON + script)
+        file.write(_api_bench().WRK_COMMON + script)  # bench/api.py's counting script
         file.flush()
         threads = min(2, clients)
         command = ["wrk", f"-t{threads}", f"-c{clients}", f"-d{seconds:g}s", "--timeout", "60s", "--latency"]
