@@ -20,7 +20,7 @@ import os
 import gunicorn
 import gunicorn.http.wsgi
 
-wsgi_app = "ladder.wsgi"
+wsgi_app = "config.wsgi"
 bind = [os.environ.get("WEB_BIND", "127.0.0.1:8000")]
 workers = int(os.environ.get("WEB_WORKERS") or 2 * (os.cpu_count() or 1) + 1)
 worker_class = "sync"

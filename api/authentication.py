@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from accounts.models import User
 from api.models import ApiToken
 from api.services import token_hash
-from ladder import db
+from core import db
 
 KEYWORDS = (b"token", b"bearer")
 TOUCH_EVERY = timedelta(minutes=1)
@@ -84,7 +84,7 @@ def live_token(key_hash: str) -> ApiToken | None:
     own. Other backends are asked as usual; and with a ``ModelBackend`` subclass that
     changes how permissions are found, the cache is left for it to fill.
     """
-    if not db.postgresql():
+    if not db.on_postgresql():
         return ApiToken.objects.live().select_related("user").filter(key_hash=key_hash, user__is_active=True).first()
     with db.prepared_cursor() as cursor:
         cursor.execute(_LIVE_TOKEN_SQL, [key_hash])

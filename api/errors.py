@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from api.parsers import TOO_LARGE
+from core.errors import error_body
 
 # Service error codes that are not plain bad input.
 SERVICE_STATUS: dict[str, int] = {
@@ -71,10 +72,6 @@ class ApiError(exceptions.APIException):
         self.status_code = status_code
         self.error_code = code
         self.fields = fields or {}
-
-
-def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
 
 def from_service_error(exc: DjangoValidationError) -> ApiError:

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from api.models import IdempotencyKey
-from ladder import db
+from core import db
 
 _TABLE = IdempotencyKey._meta.db_table
 _CLAIM_SQL = f"""
@@ -38,7 +38,7 @@ _SETTLE_SQL = f"UPDATE {_TABLE} SET response_status = %s, response_body = %s::js
 def claim(*, user: User, key: str, request_hash: str) -> tuple[int | None, IdempotencyKey | None]:
     """``(the new row's id, None)`` if this request is the key's first; else ``(None, the row)``
     of the request that used it first, with its response and request hash."""
-    if db.postgresql():
+    if db.on_postgresql():
         with db.prepared_cursor() as cursor:
             cursor.execute(_CLAIM_SQL, [user.pk, key, request_hash])
             row = cursor.fetchone()
@@ -58,7 +58,7 @@ def claim(*, user: User, key: str, request_hash: str) -> tuple[int | None, Idemp
 def settle(record_id: int, *, status: int, body: Any) -> None:
     """Store the response of the claimed key's request, for its retries to replay."""
     text = json.dumps(body, default=str)
-    if db.postgresql():
+    if db.on_postgresql():
         with db.prepared_cursor() as cursor:
             cursor.execute(_SETTLE_SQL, [status, text, record_id])
         return

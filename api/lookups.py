@@ -1,7 +1,7 @@
 """The look-ups of a report: its ladder by slug and its players by username.
 
 Game servers report many results a second, and each report names a ladder and its
-players. On PostgreSQL each look-up is one prepared statement (``ladder.db``) whose rows
+players. On PostgreSQL each look-up is one prepared statement (``core.db``) whose rows
 become model instances as the ORM would build them; elsewhere it is the ORM query.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from django.db.models.functions import Lower
 
 from accounts.models import User
-from ladder import db
+from core import db
 from ladder.models import Ladder
 
 _LADDER_FIELDS, _LADDER_COLUMNS = db.column_list(Ladder, "l")
@@ -23,7 +23,7 @@ _USERS_SQL = f"SELECT {_USER_COLUMNS} FROM {User._meta.db_table} u WHERE lower(u
 
 
 def ladder_by_slug(slug: str) -> Ladder | None:
-    if not db.postgresql():
+    if not db.on_postgresql():
         return Ladder.objects.filter(slug=slug).first()
     with db.prepared_cursor() as cursor:
         cursor.execute(_LADDER_SQL, [slug])
@@ -34,7 +34,7 @@ def ladder_by_slug(slug: str) -> Ladder | None:
 def users_by_username(names: Iterable[str]) -> dict[str, User]:
     """The users named (in any case), by their lower-cased username; unknown names are left out."""
     wanted = sorted({name.lower() for name in names})
-    if not db.postgresql():
+    if not db.on_postgresql():
         found = User.objects.annotate(lower=Lower("username")).filter(lower__in=wanted)
         return {user.lower: user for user in found}
     with db.prepared_cursor() as cursor:

@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 
 from api import idempotency
-from ladder.tasks import RETRY
+from core.tasks import RETRY
 
 logger = logging.getLogger(__name__)
 

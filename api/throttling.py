@@ -11,7 +11,7 @@ deployment or a test can change them. Each answer over the limit is a 429 with
 
 A limit of N per period counts requests in a window opened by the client's first request
 and lasting the period; the N+1st request in it is refused until the window ends. The
-count is one atomic Redis ``INCR`` (``ladder.cache.count_in_window``), so concurrent
+count is one atomic Redis ``INCR`` (``core.cache.count_in_window``), so concurrent
 requests from many processes never get more than N through; DRF's own throttle reads a
 list of timestamps and writes it back, and concurrent requests overwrote each other's.
 With Redis unavailable requests are let through (the cache logs the outage).
@@ -29,7 +29,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from api.models import ApiToken
-from ladder.cache import count_in_window
+from core.cache import count_in_window
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView

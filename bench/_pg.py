@@ -124,7 +124,7 @@ def setup_django(url: str) -> None:
     """Point Django at ``url`` with production-like settings (DEBUG off), then migrate."""
     sys.path.insert(0, str(ROOT))
     os.environ["DATABASE_URL"] = url
-    os.environ["DJANGO_SETTINGS_MODULE"] = "ladder.settings"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
     # DEBUG on would record every query in connection.queries: not what production pays.
     os.environ["DEBUG"] = "0"
     os.environ.setdefault("SECRET_KEY", "bench-only-" + "x" * 50)

@@ -356,7 +356,7 @@ def main() -> None:
             "API_THROTTLE_USER": "",
             "LOG_LEVEL": "WARNING",
         }
-        gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "ladder.wsgi", "--bind", f"127.0.0.1:{port}"]
+        gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi", "--bind", f"127.0.0.1:{port}"]
         gunicorn += ["--workers", str(args.workers), "--log-level", "warning"]
         gunicorn += ["--access-logfile", "/dev/null"]  # gunicorn.conf.py logs each request to stdout
         server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)

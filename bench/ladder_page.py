@@ -227,7 +227,7 @@ def main() -> None:
             "LOG_LEVEL": "WARNING",
             "STATIC_ROOT": static_root,
         }
-        gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "ladder.wsgi", "--bind", f"127.0.0.1:{port}"]
+        gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi", "--bind", f"127.0.0.1:{port}"]
         gunicorn += ["--workers", str(args.workers), "--log-level", "warning", "--timeout", "120"]
         gunicorn += ["--access-logfile", "/dev/null"]  # gunicorn.conf.py logs each request to stdout
         server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)

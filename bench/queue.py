@@ -515,10 +515,11 @@ def service_targets() -> list[tuple[object, str]]:
     from django.db import connections
     from django.db.models import Model, QuerySet
 
-    from matchmaking import services, views
+    from matchmaking import selectors, services, views
 
     targets = project_functions(services, prefixes=("matchmaking.", "ladder.", "ratings."))
-    targets += [(views, name) for name in ("panel_context", "_render", "render", "get_object_or_404")]
+    targets += [(selectors, "panel_context")]
+    targets += [(views, name) for name in ("_render", "render", "get_object_or_404")]
     targets += [(auth, "get_user"), (SessionStore, "load")]
     targets += [(QuerySet, name) for name in ("count", "create", "bulk_create", "update", "delete", "first")]
     targets += [(Model, "refresh_from_db"), (Model, "save")]
@@ -674,7 +675,7 @@ def gunicorn(workers: int) -> Iterator[tuple[int, int]]:
     port = _pg.free_port()
     env = {**os.environ, "SECURE_PROXY_SSL_HEADER_NAME": "HTTP_X_FORWARDED_PROTO", "ALLOWED_HOSTS": HOST}
     logfile = tempfile.NamedTemporaryFile(prefix="ladder-gunicorn.", suffix=".log", delete=False)  # noqa: SIM115
-    command = [sys.executable, "-m", "gunicorn", "ladder.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
     command += ["--workers", str(workers), "--worker-class", "sync", "--log-level", "warning", "--backlog", "2048"]
     process = subprocess.Popen(
         command, cwd=_pg.ROOT, env=env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True

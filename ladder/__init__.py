@@ -1,5 +1,1 @@
-"""The ladder project: settings, URLs, the Celery app, and the ladders-and-matches domain."""
-
-from ladder.celery import app as celery_app
-
-__all__ = ["celery_app"]
+"""Ladders and matches: the domain's models, ranking, services, selectors and pages."""

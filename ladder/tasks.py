@@ -12,23 +12,14 @@ from datetime import datetime
 
 from celery import shared_task
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError
 from django.utils import timezone
 
+from core.tasks import RETRY
 from ladder.models import Ladder
 from ladder.services.matches import match_confirm_overdue
 from ladder.services.nightly import ladder_nightly, nightly_due
 
 logger = logging.getLogger(__name__)
-
-RETRY = {
-    "acks_late": True,
-    "autoretry_for": (DatabaseError,),
-    "retry_backoff": True,
-    "retry_backoff_max": 600,
-    "retry_jitter": True,
-    "max_retries": 5,
-}
 
 
 @shared_task(**RETRY)

@@ -32,8 +32,6 @@ from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus
 from ladder.selectors.leaderboard import cached_entry
 from ladder.services import matches as match_services
 from ladder.services.matches import SideInput
-from matchmaking import services as queue
-from matchmaking.views import panel_context
 from ratings.models import PlayerRating
 from ratings.services import replay_job_for_match
 
@@ -114,9 +112,6 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     # The matchmaking panel: for members of a 1 v 1 ladder; a team ladder explains itself.
     context["movers"] = snapshots.ladder_movers(ladder=ladder)
     context["show_queue"] = bool(membership) or not ladder.allow_one_vs_one
-    if context["show_queue"]:
-        entry = queue.current_entry(ladder=ladder, player=request.user) if membership else None
-        context.update(panel_context(ladder, entry, now))
     if refused is not None:
         response = render(request, "ladder/detail.html", context, status=429)
         response["Retry-After"] = str(refused.retry_after)

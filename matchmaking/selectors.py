@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cache
 
+from django.core.cache import cache as site_cache
 from django.db import connection
 
 from accounts.models import User
-from ladder import db
+from core import db
 from ladder.models import Ladder
-from matchmaking.models import QueueEntry
+from matchmaking import services
+from matchmaking.models import EntryStatus, QueueEntry
 
 
 @cache
@@ -31,7 +34,7 @@ def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEn
     One statement on PostgreSQL, whose values need no conversion for these models'
     fields (a test compares the result with the ORM's). Elsewhere, two ORM queries.
     """
-    if not db.postgresql():
+    if not db.on_postgresql():
         ladder = Ladder.objects.filter(slug=slug).first()
         if ladder is None:
             return None, None
@@ -49,3 +52,27 @@ def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEn
     if entry is not None:
         entry.ladder = ladder
     return ladder, entry
+
+
+def searching_count(ladder: Ladder) -> int:
+    """How many are searching in the ladder, cached for two seconds: every poll shows it."""
+    key = f"queue:searching:{ladder.pk}"
+    count = site_cache.get(key)
+    if count is None:
+        count = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING).count()
+        site_cache.set(key, count, timeout=2)
+    return count
+
+
+def panel_context(ladder: Ladder, entry: QueueEntry | None, now: datetime) -> dict[str, object]:
+    """Everything the panel shows: state, time waited, rating window, searchers, opponent."""
+    context: dict[str, object] = {"ladder": ladder, "entry": entry, "searching": searching_count(ladder)}
+    if entry is not None and entry.status == EntryStatus.WAITING:
+        low, high = services.rating_window(ladder, entry, now)
+        context.update(
+            waited=int((now - entry.joined_at).total_seconds()),
+            window_low=low,
+            window_high=high,
+            timeout=ladder.queue_timeout_seconds,
+        )
+    return context

@@ -27,7 +27,7 @@ from django.db.models.functions import Abs
 from django.utils import timezone
 
 from accounts.models import User
-from ladder import db
+from core import db
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
@@ -153,7 +153,7 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
     does a second query tell the refusals apart.
     """
     fields = {"ladder": ladder, "player": player, "max_rating_gap": max_rating_gap, "joined_at": now}
-    if not db.postgresql():
+    if not db.on_postgresql():
         return _entry_create_orm(ladder=ladder, player=player, fields=fields, now=now)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -358,7 +358,7 @@ def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now:
     """
     cooldown = ladder.rematch_cooldown_minutes
     since = now - timedelta(minutes=cooldown)
-    if db.postgresql():
+    if db.on_postgresql():
         params = {
             "ladder": ladder.pk,
             "player": entry.player_id,
@@ -433,7 +433,7 @@ def _claim(*pks: int) -> set[int]:
     ``SKIP LOCKED``: a search locked by another pairing is left out, never waited for.
     Call inside the pairing's transaction, which holds the locks to its end.
     """
-    if not db.postgresql():
+    if not db.on_postgresql():
         claimed = QueueEntry.objects.select_for_update(skip_locked=True).filter(pk__in=pks, status=EntryStatus.WAITING)
         return set(claimed.values_list("pk", flat=True))
     with db.prepared_cursor() as cursor:
@@ -456,7 +456,7 @@ def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datet
         ]
     )
     ended = {"status": EntryStatus.MATCHED, "match": match, "ended_at": now}
-    if db.postgresql():  # both in one statement
+    if db.on_postgresql():  # both in one statement
         with db.prepared_cursor() as cursor:
             cursor.execute(
                 f"UPDATE {QueueEntry._meta.db_table} SET status = %(matched)s, match_id = %(match)s,"

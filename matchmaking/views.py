@@ -7,11 +7,8 @@ search ends: the final panel has no trigger and comes with HTTP 286.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -25,32 +22,8 @@ from matchmaking.forms import QueueJoinForm
 from matchmaking.models import EntryStatus, QueueEntry
 
 
-def searching_count(ladder: Ladder) -> int:
-    """How many are searching in the ladder, cached for two seconds: every poll shows it."""
-    key = f"queue:searching:{ladder.pk}"
-    count = cache.get(key)
-    if count is None:
-        count = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING).count()
-        cache.set(key, count, timeout=2)
-    return count
-
-
-def panel_context(ladder: Ladder, entry: QueueEntry | None, now: datetime) -> dict[str, object]:
-    """Everything the panel shows: state, time waited, rating window, searchers, opponent."""
-    context: dict[str, object] = {"ladder": ladder, "entry": entry, "searching": searching_count(ladder)}
-    if entry is not None and entry.status == EntryStatus.WAITING:
-        low, high = services.rating_window(ladder, entry, now)
-        context.update(
-            waited=int((now - entry.joined_at).total_seconds()),
-            window_low=low,
-            window_high=high,
-            timeout=ladder.queue_timeout_seconds,
-        )
-    return context
-
-
 def _render(request: HttpRequest, ladder: Ladder, entry: QueueEntry | None) -> HttpResponse:
-    context = panel_context(ladder, entry, timezone.now())
+    context = selectors.panel_context(ladder, entry, timezone.now())
     if request.htmx:
         response = render(request, "matchmaking/queue.html#queue-panel", context)
         if entry is not None and entry.status != EntryStatus.WAITING:
@@ -83,7 +56,7 @@ def queue_join(request: HttpRequest, slug: str) -> HttpResponse:
     except ValidationError as exc:
         if request.htmx:
             current = services.current_entry(ladder=ladder, player=request.user)
-            context = {**panel_context(ladder, current, timezone.now()), "error": " ".join(exc.messages)}
+            context = {**selectors.panel_context(ladder, current, timezone.now()), "error": " ".join(exc.messages)}
             return render(request, "matchmaking/queue.html#queue-panel", context)
         messages.error(request, " ".join(exc.messages))
         return redirect(ladder)

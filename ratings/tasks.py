@@ -7,7 +7,7 @@ import logging
 from celery import Task, shared_task
 from django.utils import timezone
 
-from ladder.tasks import RETRY
+from core.tasks import RETRY
 from ratings.replay_jobs import replay_job_run, replay_jobs_resend_stale
 
 logger = logging.getLogger(__name__)

@@ -167,9 +167,9 @@ NGINX
   export PROXY_COUNT=1 API_NUM_PROXIES=1 SECURE_PROXY_SSL_HEADER_NAME=HTTP_X_FORWARDED_PROTO
 fi
 prefixed "web   " .venv/bin/gunicorn -c gunicorn.conf.py --bind "$web_bind" --workers "$WEB_WORKERS"
-prefixed "worker" .venv/bin/celery -A ladder worker --loglevel INFO --concurrency "$WORKER_CONCURRENCY" \
+prefixed "worker" .venv/bin/celery -A config worker --loglevel INFO --concurrency "$WORKER_CONCURRENCY" \
   --hostname "worker@%h"
-prefixed "beat  " .venv/bin/celery -A ladder beat --loglevel INFO
+prefixed "beat  " .venv/bin/celery -A config beat --loglevel INFO
 
 cat <<EOF
 
@@ -177,7 +177,7 @@ cat <<EOF
   ${nginx:+nginx on $HOST:$PORT in front of }gunicorn on $web_bind
   PostgreSQL 127.0.0.1:$PG_PORT, Redis 127.0.0.1:$REDIS_PORT, data in $dir
   Run the nightly job now, through the broker:
-    CELERY_BROKER_URL=$CELERY_BROKER_URL .venv/bin/celery -A ladder call ladder.tasks.run_nightly_task
+    CELERY_BROKER_URL=$CELERY_BROKER_URL .venv/bin/celery -A config call ladder.tasks.run_nightly_task
   Ctrl-C stops everything.
 
 EOF

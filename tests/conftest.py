@@ -56,7 +56,7 @@ def celery_eager():
     Tasks enqueued on commit (a void's replay job) then run when the callbacks do:
     ``django_capture_on_commit_callbacks(execute=True)`` in a test inside a transaction.
     """
-    from ladder.celery import app
+    from config.celery import app
 
     previous = app.conf.task_always_eager
     app.conf.task_always_eager = True

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from api.models import ApiToken
-from ladder.bad_input import NUL_IN_ADDRESS, NUL_IN_FIELD
+from core.bad_input import NUL_IN_ADDRESS, NUL_IN_FIELD
 from ladder.models import MatchStatus
 from ladder.services.matches import SideInput, match_report
 from matchmaking.models import QueueEntry

@@ -66,7 +66,7 @@ def celery(kind: str, queue: str, logs: Path) -> Iterator[subprocess.Popen]:
     log = logs / f"{kind}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "ladder", *args, "--loglevel", "INFO"],
+            [sys.executable, "-m", "celery", "-A", "config", *args, "--loglevel", "INFO"],
             cwd=ROOT,
             env=env,
             stdout=out,

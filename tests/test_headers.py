@@ -9,7 +9,7 @@ from django.test import RequestFactory
 from rest_framework.test import APIClient
 
 from api.services import token_create
-from ladder.headers import SiteCSPMiddleware
+from core.headers import SiteCSPMiddleware
 
 pytestmark = pytest.mark.django_db
 

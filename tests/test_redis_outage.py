@@ -25,10 +25,10 @@ from django.urls import path, reverse
 from rest_framework.test import APIClient
 
 from api.services import token_create
-from ladder import cache as cache_backend
-from ladder.middleware import RETRY_AFTER_SECONDS
+from config.urls import urlpatterns as site_urlpatterns
+from core import cache as cache_backend
+from core.middleware import RETRY_AFTER_SECONDS
 from ladder.tasks import run_nightly_task
-from ladder.urls import urlpatterns as site_urlpatterns
 from tests.factories import PASSWORD
 
 SETTINGS_PAGE = "/accounts/settings/"
@@ -196,7 +196,7 @@ urlpatterns = [
 @pytest.fixture
 def broker_down() -> Iterator[None]:
     """Celery's broker at an address where nothing listens (connections are refused)."""
-    from ladder.celery import app
+    from config.celery import app
 
     previous = app.conf.broker_url, app.conf.broker_write_url
     dead = f"redis://127.0.0.1:{free_port()}/0"

@@ -52,7 +52,7 @@ def test_bad_boolean_is_named(tmp_path):
 
 
 PRINT = (
-    "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'ladder.settings'); django.setup(); "
+    "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings'); django.setup(); "
     "from django.conf import settings as s; "
     "print(s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.CACHES['default']['BACKEND'], "
     "s.SESSION_ENGINE)"
@@ -84,7 +84,7 @@ def test_urls_switch_to_postgresql_and_redis(tmp_path):
     assert result.stdout.split() == [
         "django.db.backends.postgresql",
         "False",
-        "ladder.cache.RedisCache",
+        "core.cache.RedisCache",
         "django.contrib.sessions.backends.cached_db",
     ]
 
@@ -132,7 +132,7 @@ def test_client_connection_check_can_be_turned_off(tmp_path):
 
 
 CELERY_LIMITS = (
-    PRINT.split("print(")[0] + "from ladder.celery import app; c = app.conf; "
+    PRINT.split("print(")[0] + "from config.celery import app; c = app.conf; "
     "print(c.broker_transport_options['visibility_timeout'], c.task_time_limit, c.task_soft_time_limit)"
 )
 
@@ -181,7 +181,7 @@ def test_cache_timeouts_are_short(tmp_path):
 def test_logins_and_api_throttles_count_the_same_proxies(tmp_path, env, expected):
     """One setting says how many proxies stand in front: login and sign-up limits and API throttles agree."""
     code = (
-        "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'ladder.settings'; django.setup(); "
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; django.setup(); "
         "from django.conf import settings as s; print(s.PROXY_COUNT, s.REST_FRAMEWORK['NUM_PROXIES'])"
     )
     result = run(["-c", code], {"LADDER_VAR_DIR": str(tmp_path), **env})

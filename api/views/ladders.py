@@ -50,7 +50,7 @@ from ladder.models import Ladder, LeaderboardSnapshot
 from ladder.selectors.leaderboard import cached, cached_entry, order_key
 from ladder.services import membership
 from matchmaking import services as queue_services
-from matchmaking.views import searching_count
+from matchmaking.selectors import searching_count
 from ratings.engines import win_probability
 from ratings.models import PlayerRating
 

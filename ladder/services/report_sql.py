@@ -22,7 +22,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from ladder import db
+from core import db
 from ladder.models import Ladder, Match, MatchSide, Participant
 from ratings.history import Standing
 from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange, RatingEvent

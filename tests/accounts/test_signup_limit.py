@@ -95,7 +95,7 @@ def test_sign_ups_go_through_and_are_logged_when_the_cache_is_down(settings, two
     with socket.socket() as probe:  # a port nothing listens on: Redis is down
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    settings.CACHES = {"default": {"BACKEND": "ladder.cache.RedisCache", "LOCATION": f"redis://127.0.0.1:{port}/0"}}
+    settings.CACHES = {"default": {"BACKEND": "core.cache.RedisCache", "LOCATION": f"redis://127.0.0.1:{port}/0"}}
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
     with caplog.at_level(logging.WARNING):

@@ -67,7 +67,7 @@ def error_of(response) -> dict:
 def lookup_path(request, monkeypatch):
     """The API's hand-written statements on PostgreSQL, or (``orm``) the ORM path of other databases."""
     if request.param == "orm":
-        from ladder import db
+        from core import db
 
-        monkeypatch.setattr(db, "postgresql", lambda: False)
+        monkeypatch.setattr(db, "_orm_forced", True)
     return request.param

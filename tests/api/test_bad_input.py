@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from api.parsers import MAX_DEPTH, TOO_DEEP, TOO_LARGE, json_depth
-from ladder.bad_input import NUL_IN_ADDRESS, NUL_IN_FIELD
+from core.bad_input import NUL_IN_ADDRESS, NUL_IN_FIELD
 from ladder.models import Match
 from tests.api.conftest import error_of, report_body
 

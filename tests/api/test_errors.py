@@ -113,7 +113,7 @@ def test_a_malformed_search_limit_is_refused_at_start():
 
     result = subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "ladder.settings", "API_THROTTLE_SEARCH": "lots"},
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "API_THROTTLE_SEARCH": "lots"},
         capture_output=True,
         text=True,
         check=False,

@@ -11,7 +11,7 @@ from api.authentication import live_token
 from api.lookups import ladder_by_slug, users_by_username
 from api.models import IdempotencyKey
 from api.services import token_create, token_hash, token_revoke
-from ladder import db
+from core import db
 from tests.api.conftest import report_body
 from tests.factories import UserFactory, member
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.cache import caches
 
-from ladder.cache import RedisCache
+from core.cache import RedisCache
 
 
 def test_the_cache_is_redis_and_reuses_its_client():

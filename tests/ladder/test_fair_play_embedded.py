@@ -10,7 +10,7 @@ from tests.test_settings import run
 
 SCRIPT = """
 import django, os
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 from datetime import timedelta
 from django.core.exceptions import ValidationError

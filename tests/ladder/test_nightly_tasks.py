@@ -28,7 +28,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def celery_eager():
     """Run ``.delay()`` in-process, as the embedded default does (the suite has a real broker)."""
-    from ladder.celery import app
+    from config.celery import app
 
     previous = app.conf.task_always_eager
     app.conf.task_always_eager = True

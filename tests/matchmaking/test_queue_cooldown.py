@@ -17,7 +17,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from api.services import token_create
-from ladder import db
+from core import db
 from ladder.models import Match
 from matchmaking import services as q
 from matchmaking.models import EntryStatus, QueueEntry
@@ -32,7 +32,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture(params=["sql", "orm"])
 def writes(request, monkeypatch):
     if request.param == "orm":
-        monkeypatch.setattr(db, "postgresql", lambda: False)
+        monkeypatch.setattr(db, "_orm_forced", True)
     return request.param
 
 

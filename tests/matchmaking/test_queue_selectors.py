@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from ladder import db
+from core import db
 from matchmaking import selectors, services
 from matchmaking.models import EntryStatus, QueueEntry
 from tests.factories import LadderFactory, member
@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reads")]
 @pytest.fixture(params=["sql", "orm"])
 def reads(request, monkeypatch):
     if request.param == "orm":
-        monkeypatch.setattr(db, "postgresql", lambda: False)
+        monkeypatch.setattr(db, "_orm_forced", True)
     return request.param
 
 

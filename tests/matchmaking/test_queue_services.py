@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
-from ladder import db
+from core import db
 from ladder.models import Match, MatchStatus
 from ladder.services.matches import SideInput, match_report
 from matchmaking import services as q
@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("search")]
 @pytest.fixture(params=["sql", "orm"])
 def search(request, monkeypatch):
     if request.param == "orm":
-        monkeypatch.setattr(db, "postgresql", lambda: False)
+        monkeypatch.setattr(db, "_orm_forced", True)
     return request.param
 
 

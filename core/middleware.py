@@ -1,6 +1,6 @@
 """A 503 with ``Retry-After`` for what cannot work while Redis (the cache or the broker) is down.
 
-The cache works on without Redis (``ladder.cache``), but a task cannot be queued without
+The cache works on without Redis (``core.cache``), but a task cannot be queued without
 the broker. Such a request answers 503 Service Unavailable with ``Retry-After``, in the
 API's error shape under ``/api/`` and as a page elsewhere, instead of a bare 500: the
 client may retry, and nothing about the request was wrong.
@@ -17,7 +17,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from api.errors import error_body
+from core.errors import error_body
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from ladder.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_str
+from core.tasks import RETRY_BACKOFF_MAX
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("LADDER_VAR_DIR", str(BASE_DIR / "var")))
@@ -58,10 +59,10 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Content-Security-Policy, Permissions-Policy and the API's Vary/private (ladder/headers.py).
-    "ladder.headers.SiteCSPMiddleware",
-    "ladder.headers.SiteHeadersMiddleware",
+    "core.headers.SiteCSPMiddleware",
+    "core.headers.SiteHeadersMiddleware",
     # A NUL character in the address, a query or a form field is a 400 (ladder/bad_input.py).
-    "ladder.bad_input.RejectNulMiddleware",
+    "core.bad_input.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -70,13 +71,13 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # A 503 with Retry-After when a task cannot be queued (Redis down), not a bare 500.
-    "ladder.middleware.ServiceUnavailableMiddleware",
+    "core.middleware.ServiceUnavailableMiddleware",
     # Last, as its documentation asks, so it sees the outcome of every login attempt.
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "ladder.urls"
-WSGI_APPLICATION = "ladder.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -88,7 +89,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "ladder.context_processors.site",
+                "core.context_processors.site",
             ],
         },
     },
@@ -138,7 +139,7 @@ _cache_url = env_str("CACHE_URL")
 if _cache_url:
     CACHES = {
         "default": {
-            "BACKEND": "ladder.cache.RedisCache",  # Django's, one client per pool, errors as misses
+            "BACKEND": "core.cache.RedisCache",  # Django's, one client per pool, errors as misses
             "LOCATION": _cache_url,
             "OPTIONS": {
                 "socket_connect_timeout": env_float("CACHE_CONNECT_TIMEOUT", 0.25),
@@ -322,7 +323,7 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600)
 if CELERY_TASK_TIME_LIMIT < 60:
     raise ImproperlyConfigured(f"CELERY_TASK_TIME_LIMIT must be at least 60 (seconds); got {CELERY_TASK_TIME_LIMIT}")
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 30
-_RETRY_DELAY_MAX = 600  # ladder.tasks.RETRY["retry_backoff_max"]
+_RETRY_DELAY_MAX = RETRY_BACKOFF_MAX  # the longest delay of core.tasks.RETRY
 CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", _RETRY_DELAY_MAX + CELERY_TASK_TIME_LIMIT + 60)
 if CELERY_VISIBILITY_TIMEOUT <= _RETRY_DELAY_MAX + CELERY_TASK_TIME_LIMIT:
     raise ImproperlyConfigured(

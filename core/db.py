@@ -26,9 +26,27 @@ from django.db.models import Model
 M = TypeVar("M", bound=Model)
 
 
-def postgresql() -> bool:
-    """Whether the hand-written statements run (PostgreSQL) or their ORM versions."""
-    return connection.vendor == "postgresql"
+_orm_forced = False
+
+
+def on_postgresql() -> bool:
+    """The one switch every hand-written statement asks: run it (PostgreSQL) or its ORM twin.
+
+    Every app's ``sql.py`` statement has an ORM twin for the other databases (``make run``'s
+    SQLite); ``orm_twins()`` makes PostgreSQL take the twins too, so a test runs both.
+    """
+    return not _orm_forced and connection.vendor == "postgresql"
+
+
+@contextmanager
+def orm_twins() -> Iterator[None]:
+    """Within the block, ``on_postgresql()`` is false: the ORM twins run, on any database."""
+    global _orm_forced
+    before, _orm_forced = _orm_forced, True
+    try:
+        yield
+    finally:
+        _orm_forced = before
 
 
 @contextmanager

@@ -10,7 +10,7 @@ import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("ladder")
 app.config_from_object("django.conf:settings", namespace="CELERY")

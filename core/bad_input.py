@@ -17,7 +17,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
 
-from api.errors import error_body
+from core.errors import error_body
 
 NUL = "\x00"
 NUL_IN_ADDRESS = "The address holds a NUL character (%00), which no page has."

@@ -1,0 +1,30 @@
+"""The site's root URLconf: each app's routes under its prefix, the admin, the API docs."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from api import docs as api_docs
+from api import web as api_web
+from api.errors import site_not_found, site_server_error
+from ladder import views as ladder_views
+
+urlpatterns = [
+    path("", ladder_views.home, name="home"),
+    path("ladders/", include("ladder.urls")),
+    path("", include("accounts.urls")),
+    path("", include("matchmaking.urls")),
+    path("accounts/tokens/", api_web.tokens, name="api_tokens"),
+    path("accounts/tokens/<int:pk>/revoke/", api_web.revoke, name="api_token_revoke"),
+    path("api/v1/", include("api.urls")),
+    path("api/docs/", api_docs.SwaggerView.as_view(url_name="api:schema"), name="api_docs"),
+    path("api/docs/redoc/", api_docs.RedocView.as_view(url_name="api:schema"), name="api_redoc"),
+    path("admin/", admin.site.urls),
+]
+
+# JSON errors under /api/, the site's pages elsewhere.
+handler404 = site_not_found
+handler500 = site_server_error
+
+admin.site.site_header = "Ladder moderation"
+admin.site.site_title = "Ladder moderation"
+admin.site.index_title = "Moderate ladders, players and ratings"
