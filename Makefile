@@ -25,6 +25,8 @@ lint:
 	@bash scripts/ensure-venv.sh requirements-dev.txt
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	.venv/bin/lint-imports --no-cache
+	.venv/bin/mypy
 
 format:
 	@bash scripts/ensure-venv.sh requirements-dev.txt
@@ -36,4 +38,4 @@ migrate:
 	.venv/bin/python manage.py migrate
 
 clean:
-	rm -rf .venv var staticfiles .pytest_cache .ruff_cache
+	rm -rf .venv var staticfiles .pytest_cache .ruff_cache .mypy_cache

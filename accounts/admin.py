@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.contrib import admin, messages
 from django.contrib.admin.models import CHANGE, LogEntry
@@ -14,7 +15,11 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Lower
 from django.http import HttpRequest, HttpResponse
 
+from accounts.http import AuthenticatedHttpRequest, signed_in_user
 from accounts.models import User
+
+if TYPE_CHECKING:
+    from django.contrib.admin.options import _FieldsetSpec
 
 MODERATORS_GROUP = "moderators"
 BAN_PERMISSION = "accounts.ban_user"
@@ -119,9 +124,9 @@ class UserAdmin(DjangoUserAdmin):
         if request.user.is_superuser:
             return super().has_change_permission(request, obj)
         allowed = request.user.has_perm("accounts.change_user") or request.user.has_perm(BAN_PERMISSION)
-        return allowed and (obj is None or not is_protected(actor=request.user, target=obj))
+        return allowed and (obj is None or not is_protected(actor=signed_in_user(request), target=obj))
 
-    def get_fieldsets(self, request: HttpRequest, obj: User | None = None) -> list[tuple[str | None, dict]]:
+    def get_fieldsets(self, request: HttpRequest, obj: User | None = None) -> _FieldsetSpec:
         """Non-superusers don't see the password block: its button leads to a page only superusers may use."""
         fieldsets = super().get_fieldsets(request, obj)
         if request.user.is_superuser or obj is None:
@@ -150,14 +155,16 @@ class UserAdmin(DjangoUserAdmin):
         return request.user.has_perm(BAN_PERMISSION)
 
     @admin.action(description="Deactivate (ban) the selected players", permissions=["ban"])
-    def deactivate_accounts(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+    def deactivate_accounts(self, request: AuthenticatedHttpRequest, queryset: QuerySet[User]) -> None:
         self._set_active(request, queryset, active=False, verb="Deactivated")
 
     @admin.action(description="Reactivate the selected players", permissions=["ban"])
-    def activate_accounts(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+    def activate_accounts(self, request: AuthenticatedHttpRequest, queryset: QuerySet[User]) -> None:
         self._set_active(request, queryset, active=True, verb="Reactivated")
 
-    def _set_active(self, request: HttpRequest, queryset: QuerySet[User], *, active: bool, verb: str) -> None:
+    def _set_active(
+        self, request: AuthenticatedHttpRequest, queryset: QuerySet[User], *, active: bool, verb: str
+    ) -> None:
         result = players_set_active(actor=request.user, queryset=queryset, active=active, message=LOGGED[active])
         self.message_user(request, f"{verb} {result.changed} account(s).", messages.SUCCESS)
         reasons = []

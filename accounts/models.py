@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Lookup
 from django.db.models.functions import Lower
+from django.db.models.sql.compiler import SQLCompiler
 from django.urls import reverse
 
 from accounts.validators import USERNAME_MAX_LENGTH, USERNAME_TAKEN_ANY_CASE, USERNAME_TOO_LONG, UsernameValidator
@@ -18,13 +22,13 @@ class UsernameIExact(Lookup):
 
     lookup_name = "iexact"
 
-    def as_sql(self, compiler, connection):  # type: ignore[no-untyped-def]
+    def as_sql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper) -> tuple[str, list[Any]]:
         lhs, lhs_params = self.process_lhs(compiler, connection)
         rhs, rhs_params = self.process_rhs(compiler, connection)
         return f"LOWER({lhs}) = LOWER({rhs})", [*lhs_params, *rhs_params]
 
 
-class UserManager(DjangoUserManager):
+class UserManager(DjangoUserManager["User"]):
     def get_by_natural_key(self, username: str | None) -> User:
         """Log in whatever the case typed: usernames are unique case-insensitively."""
         return self.get(username__iexact=username)
@@ -51,7 +55,10 @@ class User(AbstractUser):
         help_text="Played by a program through the API; marked as a bot on profiles and leaderboards.",
     )
 
-    objects = UserManager()
+    objects: ClassVar[UserManager] = UserManager()
+    # ModelBackend's cache of the account's permission names; api.authentication fills it
+    # from the statement that reads the token, the user and their permissions at once.
+    _perm_cache: set[str]
 
     class Meta:
         ordering = ["username"]

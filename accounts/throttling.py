@@ -28,6 +28,7 @@ from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_cool_off, get_failure_limit
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -122,6 +123,8 @@ def login_lock(request: HttpRequest, credentials: dict[str, Any] | None = None) 
     refused attempt is always the whole cool-off.
     """
     handler = AxesProxyHandler.get_implementation()
+    if not isinstance(handler, LoginAttemptHandler):
+        raise ImproperlyConfigured("AXES_HANDLER must be accounts.throttling.LoginAttemptHandler")
     _, address = handler.failure_counts(request, credentials)
     address_wide = address >= settings.LOGIN_ADDRESS_FAILURE_LIMIT
     cool_off = get_cool_off(request)

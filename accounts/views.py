@@ -5,12 +5,10 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 
 from accounts.forms import AccountSettingsForm, SignUpForm
 from accounts.models import User
 from accounts.throttling import signup_refused_message, signup_take, signup_wait
-from ratings.models import PlayerRating
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -43,13 +41,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username__iexact=username, is_active=True)
     if player.username != username:
         return redirect(player, permanent=True)
-    now = timezone.now()
-    memberships = PlayerRating.objects.members().filter(player=player).select_related("ladder").order_by("ladder__name")
-    rows = [
-        {"rating": membership, "rd_now": membership.rd_at(now), "shown": membership.display_at(now)}
-        for membership in memberships
-    ]
-    return render(request, "accounts/profile.html", {"player": player, "rows": rows})
+    # The ladders and ratings come from the ratings app's {% player_ratings %} tag.
+    return render(request, "accounts/profile.html", {"player": player})
 
 
 @login_required

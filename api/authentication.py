@@ -6,14 +6,13 @@ from datetime import timedelta
 
 from django.contrib import auth
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Group, Permission
-from django.contrib.contenttypes.models import ContentType
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.models import User
+from api import sql
 from api.models import ApiToken
 from api.services import token_hash
 from core import db
@@ -52,29 +51,6 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         return 'Token realm="api"'
 
 
-_TOKEN_FIELDS, _TOKEN_COLUMNS = db.column_list(ApiToken, "t")
-_USER_FIELDS, _USER_COLUMNS = db.column_list(User, "u")
-_UserPermission = User.user_permissions.through
-_UserGroup = User.groups.through
-_LIVE_TOKEN_SQL = f"""
-    SELECT {_TOKEN_COLUMNS}, {_USER_COLUMNS},
-        ARRAY(
-            SELECT ct.app_label || '.' || p.codename
-            FROM {Permission._meta.db_table} p JOIN {ContentType._meta.db_table} ct ON ct.id = p.content_type_id
-            WHERE p.id IN (
-                SELECT up.permission_id FROM {_UserPermission._meta.db_table} up WHERE up.user_id = u.id
-                UNION ALL
-                SELECT gp.permission_id
-                FROM {Group.permissions.through._meta.db_table} gp
-                JOIN {_UserGroup._meta.db_table} ug ON ug.group_id = gp.group_id
-                WHERE ug.user_id = u.id
-            )
-        )
-    FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id
-    WHERE t.key_hash = %s AND t.revoked_at IS NULL AND u.is_active
-"""
-
-
 def live_token(key_hash: str) -> ApiToken | None:
     """The live token of an active user with this hash, its ``user`` loaded; else ``None``.
 
@@ -87,13 +63,13 @@ def live_token(key_hash: str) -> ApiToken | None:
     if not db.on_postgresql():
         return ApiToken.objects.live().select_related("user").filter(key_hash=key_hash, user__is_active=True).first()
     with db.prepared_cursor() as cursor:
-        cursor.execute(_LIVE_TOKEN_SQL, [key_hash])
+        cursor.execute(sql.LIVE_TOKEN, [key_hash])
         row = cursor.fetchone()
     if row is None:
         return None
-    split = len(_TOKEN_FIELDS)
-    token = db.instance(ApiToken, _TOKEN_FIELDS, row[:split])
-    token.user = db.instance(User, _USER_FIELDS, row[split : split + len(_USER_FIELDS)])
+    split = len(sql.TOKEN_FIELDS)
+    token = db.instance(ApiToken, sql.TOKEN_FIELDS, row[:split])
+    token.user = db.instance(User, sql.USER_FIELDS, row[split : split + len(sql.USER_FIELDS)])
     if not token.user.is_superuser and _stock_model_backends():  # a superuser's are all of them
         token.user._perm_cache = set(row[-1])
     return token

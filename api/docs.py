@@ -9,7 +9,12 @@ upgrade that reaches out somewhere new is blocked (and ``tests/browser`` notices
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 # The UIs' own inline start-up scripts and styles, their web workers (blob:), inline images (data:).
 CONTENT_SECURITY_POLICY = (
@@ -19,8 +24,8 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-class SelfContained:
-    def finalize_response(self, request, response, *args, **kwargs):
+class SelfContained(APIView):
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)
         response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
         return response

@@ -67,6 +67,8 @@ _DRF_CODES = {
 class ApiError(exceptions.APIException):
     """An error with our own code and status, raised by views."""
 
+    wait: int | None = None  # seconds until a retry can succeed: DRF's handler sends it as Retry-After
+
     def __init__(self, status_code: int, code: str, message: str, fields: dict[str, list[str]] | None = None) -> None:
         super().__init__(detail=message, code=code)
         self.status_code = status_code
@@ -146,8 +148,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             message = "Some fields are invalid: " + ", ".join(sorted(fields)) + "."
         response.data = error_body(code, message, fields)
     else:
-        code = exc.get_codes() if isinstance(exc, exceptions.APIException) else "error"
-        code = code if isinstance(code, str) else "error"
+        codes = exc.get_codes() if isinstance(exc, exceptions.APIException) else "error"
+        code = codes if isinstance(codes, str) else "error"
         message = str(exc.detail) if isinstance(exc, exceptions.APIException) else "Error."
         response.data = error_body(_DRF_CODES.get(code, code), message)
     return response

@@ -4,7 +4,7 @@ Both run inside the report's transaction. ``claim`` inserts the key's row first;
 concurrent request with the same key waits on the unique constraint until the first one
 commits (then it finds that row and replays its response) or rolls back (then it goes on
 as the first). On PostgreSQL the claim is one prepared ``INSERT … ON CONFLICT DO NOTHING``
-and storing the response one prepared ``UPDATE``; elsewhere it is the ORM, with a savepoint
+and storing the response one prepared ``UPDATE`` (``api.sql``); elsewhere it is the ORM, with a savepoint
 around the insert. Keys are remembered for ``API_IDEMPOTENCY_KEY_HOURS`` (24 by default);
 ``expire`` forgets older ones, every hour from Celery beat. A retry after that is a new
 request; when it gives the game's ``played_at``, the report's duplicate check still
@@ -22,37 +22,29 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
+from api import sql
 from api.models import IdempotencyKey
 from core import db
 
-_TABLE = IdempotencyKey._meta.db_table
-_CLAIM_SQL = f"""
-    INSERT INTO {_TABLE} (user_id, key, request_hash, response_status, response_body, created_at)
-    VALUES (%s, %s, %s, 0, '{{}}'::jsonb, now())
-    ON CONFLICT (user_id, key) DO NOTHING
-    RETURNING id
-"""
-_SETTLE_SQL = f"UPDATE {_TABLE} SET response_status = %s, response_body = %s::jsonb WHERE id = %s"
 
-
-def claim(*, user: User, key: str, request_hash: str) -> tuple[int | None, IdempotencyKey | None]:
-    """``(the new row's id, None)`` if this request is the key's first; else ``(None, the row)``
-    of the request that used it first, with its response and request hash."""
+def claim(*, user: User, key: str, request_hash: str) -> int | IdempotencyKey:
+    """The new row's id if this request is the key's first; else the row of the request that
+    used it first, with its response and request hash."""
     if db.on_postgresql():
         with db.prepared_cursor() as cursor:
-            cursor.execute(_CLAIM_SQL, [user.pk, key, request_hash])
+            cursor.execute(sql.IDEMPOTENCY_CLAIM, [user.pk, key, request_hash])
             row = cursor.fetchone()
         if row is not None:
-            return row[0], None
-        return None, IdempotencyKey.objects.get(user=user, key=key)
+            return row[0]
+        return IdempotencyKey.objects.get(user=user, key=key)
     try:
         with transaction.atomic():
             record = IdempotencyKey.objects.create(
                 user=user, key=key, request_hash=request_hash, response_status=0, response_body={}
             )
     except IntegrityError:
-        return None, IdempotencyKey.objects.get(user=user, key=key)
-    return record.pk, None
+        return IdempotencyKey.objects.get(user=user, key=key)
+    return record.pk
 
 
 def settle(record_id: int, *, status: int, body: Any) -> None:
@@ -60,7 +52,7 @@ def settle(record_id: int, *, status: int, body: Any) -> None:
     text = json.dumps(body, default=str)
     if db.on_postgresql():
         with db.prepared_cursor() as cursor:
-            cursor.execute(_SETTLE_SQL, [status, text, record_id])
+            cursor.execute(sql.IDEMPOTENCY_SETTLE, [status, text, record_id])
         return
     IdempotencyKey.objects.filter(pk=record_id).update(response_status=status, response_body=json.loads(text))
 

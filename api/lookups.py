@@ -1,7 +1,7 @@
 """The look-ups of a report: its ladder by slug and its players by username.
 
 Game servers report many results a second, and each report names a ladder and its
-players. On PostgreSQL each look-up is one prepared statement (``core.db``) whose rows
+players. On PostgreSQL each look-up is one prepared statement (``api.sql``) whose rows
 become model instances as the ORM would build them; elsewhere it is the ORM query.
 """
 
@@ -12,23 +12,18 @@ from collections.abc import Iterable
 from django.db.models.functions import Lower
 
 from accounts.models import User
+from api import sql
 from core import db
 from ladder.models import Ladder
-
-_LADDER_FIELDS, _LADDER_COLUMNS = db.column_list(Ladder, "l")
-_USER_FIELDS, _USER_COLUMNS = db.column_list(User, "u")
-_LADDER_SQL = f"SELECT {_LADDER_COLUMNS} FROM {Ladder._meta.db_table} l WHERE l.slug = %s"
-# lower(username) is what the case-insensitive unique index covers.
-_USERS_SQL = f"SELECT {_USER_COLUMNS} FROM {User._meta.db_table} u WHERE lower(u.username) = ANY(%s)"
 
 
 def ladder_by_slug(slug: str) -> Ladder | None:
     if not db.on_postgresql():
         return Ladder.objects.filter(slug=slug).first()
     with db.prepared_cursor() as cursor:
-        cursor.execute(_LADDER_SQL, [slug])
+        cursor.execute(sql.LADDER_BY_SLUG, [slug])
         row = cursor.fetchone()
-    return None if row is None else db.instance(Ladder, _LADDER_FIELDS, row)
+    return None if row is None else db.instance(Ladder, sql.LADDER_FIELDS, row)
 
 
 def users_by_username(names: Iterable[str]) -> dict[str, User]:
@@ -38,7 +33,7 @@ def users_by_username(names: Iterable[str]) -> dict[str, User]:
         found = User.objects.annotate(lower=Lower("username")).filter(lower__in=wanted)
         return {user.lower: user for user in found}
     with db.prepared_cursor() as cursor:
-        cursor.execute(_USERS_SQL, [wanted])
+        cursor.execute(sql.USERS_BY_USERNAME, [wanted])
         rows = cursor.fetchall()
-    users = (db.instance(User, _USER_FIELDS, row) for row in rows)
+    users = (db.instance(User, sql.USER_FIELDS, row) for row in rows)
     return {user.username.lower(): user for user in users}

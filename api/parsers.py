@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
@@ -37,7 +38,7 @@ class BoundedJSONParser(parsers.JSONParser):
     """Reads at most the limit plus one byte, so an oversized or lying body never fills memory,
     and refuses a body nested deeper than ``MAX_DEPTH`` before decoding it."""
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         limit = settings.API_MAX_BODY_BYTES
         if stream is None:
             raise exceptions.ParseError("Empty body: send a JSON object.")

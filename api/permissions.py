@@ -8,10 +8,10 @@ from rest_framework import permissions
 from rest_framework.request import Request
 
 from api.models import ApiToken
+from ladder.permissions import is_moderator
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
-from ladder.services.matches import is_moderator
 
 READ_ONLY_TOKEN = "This token is read-only; create a token with write access to do this."
 MODERATORS_ONLY = "Only moderators can do this."
@@ -32,6 +32,8 @@ class TokenScope(permissions.BasePermission):
 
 
 class IsModerator(permissions.BasePermission):
+    """A signed-in moderator (``ladder.permissions.is_moderator``)."""
+
     message = MODERATORS_ONLY
     code = "not_moderator"
 

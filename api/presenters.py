@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from api.serializers import LadderSettingsOut
 from ladder.models import Ladder, Match
+from ladder.ranking import scale_value, unranked_reasons
 from ladder.selectors import LeaderboardRow, MatchSummary, match_summaries, matches_with_details
 from ladder.services.matches import match_format
 from matchmaking.models import EntryStatus, QueueEntry
@@ -67,8 +68,6 @@ def standing_dict(row: LeaderboardRow, *, rank_change: int | None = None) -> dic
 
 def standing_of(rating: PlayerRating, now: datetime) -> LeaderboardRow:
     """A row for one rating without the whole ladder's ranks (win probability, player pages)."""
-    from ladder.selectors.leaderboard import _scale_value, unranked_reasons
-
     rd_now = rating.rd_at(now)
     shown = rating.display_at(now)
     reasons = unranked_reasons(ladder=rating.ladder, rating=rating, rd_now=rd_now, now=now)
@@ -79,7 +78,7 @@ def standing_of(rating: PlayerRating, now: datetime) -> LeaderboardRow:
         rating=rating,
         rd_now=rd_now,
         shown=shown,
-        score=_scale_value(rating.ladder.leaderboard_scale, shown),
+        score=scale_value(rating.ladder.leaderboard_scale, shown),
         reasons=reasons,
     )
 

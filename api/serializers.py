@@ -43,7 +43,8 @@ class SideIn(StrictSerializer):
 
 class ReportIn(StrictSerializer):
     ladder = serializers.SlugField(max_length=80)
-    sides = SideIn(many=True, min_length=2, max_length=MAX_PLAYERS_PER_MATCH)
+    # many=True hands min_length and max_length to the ListSerializer; the stubs only know the child's arguments.
+    sides = SideIn(many=True, min_length=2, max_length=MAX_PLAYERS_PER_MATCH)  # type: ignore[call-arg]
     played_at = serializers.DateTimeField(required=False, help_text="When the game was played; default now.")
 
 
@@ -325,7 +326,7 @@ class WinProbabilityOut(serializers.Serializer):
     ladder = serializers.SlugField()
     a = StandingOut()
     b = StandingOut()
-    probability_a = serializers.FloatField(help_text="P(a beats b), both RDs at now (SPEC §2).")
+    probability_a = serializers.FloatField(help_text="P(a beats b), both RDs at now.")
     probability_b = serializers.FloatField()
 
 
@@ -365,13 +366,15 @@ class MeOut(serializers.Serializer):
     is_bot = serializers.BooleanField()
     is_moderator = serializers.BooleanField()
     token = serializers.CharField(allow_null=True, help_text="The name of the token used, if any.")
-    read_only = serializers.BooleanField()
+    # A declared field, taken off the class by DRF's metaclass; the stubs see Field.read_only.
+    read_only = serializers.BooleanField()  # type: ignore[assignment]
 
 
 class ErrorDetailOut(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    # A declared field, taken off the class by DRF's metaclass; the stubs see Serializer.fields.
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))  # type: ignore[assignment]
 
 
 class ErrorOut(serializers.Serializer):

@@ -7,11 +7,12 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from api.models import ApiToken
 from api.services import token_create, token_revoke
 
@@ -28,7 +29,7 @@ ALREADY_SENT = (
 @never_cache
 @require_http_methods(["GET", "POST"])
 @login_required
-def tokens(request: HttpRequest) -> HttpResponse:
+def tokens(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The user's tokens and a form to create one.
 
     A created token's secret is in the page that answers the form and nowhere else: not in
@@ -51,7 +52,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
     return _page(request, created=token, secret=secret)
 
 
-def _page(request: HttpRequest, *, status: int = 200, **context: object) -> HttpResponse:
+def _page(request: AuthenticatedHttpRequest, *, status: int = 200, **context: object) -> HttpResponse:
     request.session[FORM_KEY] = form_key = secrets.token_urlsafe(16)
     context = {"tokens": ApiToken.objects.filter(user=request.user), "form_key": form_key, **context}
     return render(request, "api/tokens.html", context, status=status)
@@ -59,7 +60,7 @@ def _page(request: HttpRequest, *, status: int = 200, **context: object) -> Http
 
 @require_POST
 @login_required
-def revoke(request: HttpRequest, pk: int) -> HttpResponse:
+def revoke(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     try:
         token = token_revoke(user=request.user, token_id=pk)
     except ValidationError as exc:

@@ -170,17 +170,31 @@ def redis_url() -> Iterator[str]:
         server.wait(timeout=30)
 
 
-def clear_leaderboard_pages(url: str) -> None:
-    """Drop cached leaderboard pages: a fresh database reuses ladder ids, so old pages would match."""
+def wait_for_redis(url: str, seconds: float = 30.0):
+    """A client of the Redis at ``url`` once it answers: a throwaway ``redis-server`` takes a moment to start.
+
+    Any failure (refused, reset, timed out, still loading) is retried until the deadline;
+    then the benchmark stops with one line.
+    """
     import redis
 
-    client = redis.Redis.from_url(url)
-    for _ in range(100):
+    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=10)
+    deadline = time.monotonic() + seconds
+    while True:
         try:
             client.ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
+            return client
+        except redis.RedisError as error:
+            if time.monotonic() > deadline:
+                raise SystemExit(
+                    f"error: Redis at {url} did not answer within {seconds:g} s (last: {type(error).__name__})"
+                ) from None
+            time.sleep(0.1)
+
+
+def clear_leaderboard_pages(url: str) -> None:
+    """Drop cached leaderboard pages: a fresh database reuses ladder ids, so old pages would match."""
+    client = wait_for_redis(url)
     for key in client.scan_iter(match="*api:leaderboard:*"):
         client.delete(key)
 
@@ -208,6 +222,21 @@ def wait_for_server(url: str, server: subprocess.Popen, seconds: float = 120.0) 
         if time.monotonic() > deadline:
             raise SystemExit(f"error: gunicorn did not answer {url} within {seconds:g} s (last: {last})")
         time.sleep(0.2)
+
+
+def get_ok(url: str, *, params: dict | None = None, timeout: float = 120.0) -> None:
+    """One GET that must answer 2xx, such as a page's first, uncached answer, which can take
+    many seconds on a big ladder; a failure or an error status stops the benchmark with one line."""
+    import requests
+
+    try:
+        answer = requests.get(url, params=params, timeout=timeout)
+    except requests.RequestException as error:
+        raise SystemExit(
+            f"error: GET {url} {params or ''} failed: {type(error).__name__} (timeout {timeout:g} s)"
+        ) from None
+    if not answer.ok:
+        raise SystemExit(f"error: GET {url} {params or ''} answered HTTP {answer.status_code}")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -362,8 +391,6 @@ def main() -> None:
         server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)
         base = f"http://127.0.0.1:{port}/api/v1"
         try:
-            import requests
-
             wait_for_server(f"{base}/ladders/", server)
             results: dict[str, tuple[int, float, float, dict[int, int]]] = {}
             headers = {"Authorization": f"Bearer {secret}"}
@@ -397,7 +424,7 @@ def main() -> None:
             if args.only != "reports":
                 _pg.log("warming the leaderboard pages")
                 for page in range(1, 21):
-                    assert requests.get(f"{base}/ladders/{slug}/leaderboard/", params={"page": page}, timeout=60).ok
+                    get_ok(f"{base}/ladders/{slug}/leaderboard/", params={"page": page}, timeout=60)
                 _pg.log(f"leaderboard reads for {args.seconds:g} s over {args.clients} connections ({args.load})")
                 measure("reads", WRK_READ, read)
             if args.only != "reads":

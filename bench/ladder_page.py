@@ -209,7 +209,7 @@ def main() -> None:
         from django.core.management import call_command
 
         call_command("collectstatic", interactive=False, verbosity=0)
-        clear_leaderboard_keys(cache_url)
+        clear_leaderboard_keys(bench_api, cache_url)
         slug = build(args.players, args.seed)
         postmaster = postmaster_pid()
         from django.db import connections
@@ -234,12 +234,10 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         fill = {"slug": slug, "pages": args.pages}
         try:
-            import requests
-
             bench_api.wait_for_server(f"{base}/accounts/login/", server)
             _pg.log("first requests of each ladder page")
             for page in range(1, args.pages + 1):
-                assert requests.get(f"{base}/ladders/{slug}/", params={"page": page}, timeout=120).ok
+                bench_api.get_ok(f"{base}/ladders/{slug}/", params={"page": page}, timeout=120)
             _pg.log(f"ladder pages for {args.seconds:g} s over {args.clients} connections")
             if args.warmup:
                 wrk(base, WRK_PAGES % fill, args.clients, args.warmup)
@@ -305,17 +303,9 @@ def login_under_load(base: str, fill: dict, seconds: float):
     return login, loaded["pages"]
 
 
-def clear_leaderboard_keys(url: str) -> None:
+def clear_leaderboard_keys(bench_api, url: str) -> None:
     """Drop cached rankings and pages: a fresh database reuses ladder ids and slugs, so old ones would match."""
-    import redis
-
-    client = redis.Redis.from_url(url)
-    for _ in range(100):
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
+    client = bench_api.wait_for_redis(url)
     for key in client.scan_iter(match="*leaderboard:*"):
         client.delete(key)
 

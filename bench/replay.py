@@ -256,8 +256,8 @@ def build(args: argparse.Namespace):
     return ladder
 
 
-PER_EVENT = {"apply_match", "_apply_match", "apply_adjustment", "_match_layout", "match_layout", "_change_rows"}
-PER_EVENT |= {"_adjustment_row", "_adjustment_event", "initial_standing", "engine_settings"}
+PER_EVENT = {"apply_match", "apply_adjustment", "match_layout", "match_changes", "adjustment_change", "change_values"}
+PER_EVENT |= {"_adjustment_event", "initial_standing", "engine_settings"}
 
 
 def replay_targets(*, fine: bool) -> list[tuple[object, str]]:
@@ -269,14 +269,12 @@ def replay_targets(*, fine: bool) -> list[tuple[object, str]]:
     from django.db import connections
     from django.db.models import QuerySet
 
+    from ratings import sql
     from ratings.services import ladder_replay
 
     home = home_of(ladder_replay)
-    targets = [(owner, name) for owner, name in project_functions(home) if fine or name not in PER_EVENT]
+    targets = [(owner, name) for owner, name in project_functions(home, sql) if fine or name not in PER_EVENT]
     targets = [(owner, name) for owner, name in targets if name != "ladder_replay"]
-    writer = getattr(home, "_ChangeWriter", None)
-    if writer is not None and hasattr(writer, "_flush"):
-        targets.append((writer, "_flush"))
     targets += [(QuerySet, "bulk_create"), (QuerySet, "update"), (QuerySet, "bulk_update"), (QuerySet, "count")]
     # COMMIT is where PostgreSQL runs the deferred foreign-key checks of every new row.
     targets.append((type(connections["default"]), "commit"))

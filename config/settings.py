@@ -125,7 +125,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "db.sqlite3",
+            "NAME": str(VAR_DIR / "db.sqlite3"),
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     }

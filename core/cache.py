@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.cache import BaseCache
@@ -45,6 +45,8 @@ SESSION_KEYS = "*django.contrib.sessions.cached_db*"  # cached_db's KEY_PREFIX, 
 
 
 class RedisCacheClient(DjangoRedisCacheClient):
+    _get_connection_pool_index: Callable[[bool], int]  # Django's, left out of django-stubs
+
     def __init__(self, *args: Any, retry_seconds: float = 5.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
@@ -160,7 +162,7 @@ class RedisCacheClient(DjangoRedisCacheClient):
             raise ValueError(f"Key '{key}' not found (Redis is unavailable).")
         return result
 
-    def set_many(self, data: dict[Any, Any], timeout: Any) -> None:
+    def set_many(self, data: Mapping[Any, Any], timeout: Any) -> None:
         self._run("set_many", lambda: super(RedisCacheClient, self).set_many(data, timeout), None, list(data))
 
     def delete_many(self, keys: Any) -> None:
@@ -191,6 +193,8 @@ class RedisCacheClient(DjangoRedisCacheClient):
 
 
 class RedisCache(DjangoRedisCache):
+    _cache: RedisCacheClient  # Django's cached property building ``_class``, left out of django-stubs
+
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = RedisCacheClient

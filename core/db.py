@@ -63,7 +63,8 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
     connection.validate_thread_sharing()
     with connection.wrap_database_errors:
         raw = psycopg.Cursor(connection.connection)
-    cursor = connection.make_debug_cursor(raw) if connection.queries_logged else connection.make_cursor(raw)
+    # Django wraps the driver's own cursor here; django-stubs types the argument as the wrapper.
+    cursor = connection.make_cursor(raw)  # type: ignore[arg-type]
     with cursor:
         yield cursor
 

@@ -1,17 +1,22 @@
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import ValidationError
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import URLPattern, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from accounts.http import AuthenticatedHttpRequest
 from ladder import admin_periodic  # noqa: F401 (narrows the periodic tasks admin for moderators)
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
 from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
@@ -21,7 +26,18 @@ from ratings.admin import job_link
 from ratings.models import ReplayJob, ReplayJobKind
 from ratings.services import replay_job_for_match, replay_job_request
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
 REPLAY_REASON = "Replay of the whole history, from the admin."
+
+
+class LadderListColumns(TypedDict):
+    """What ``LadderAdmin.get_queryset`` adds to each ladder for the list's columns."""
+
+    _members: int
+    _last_night: date | None
+    _last_night_at: datetime | None
 
 
 class LadderAdminForm(forms.ModelForm):
@@ -138,12 +154,12 @@ class LadderAdmin(admin.ModelAdmin):
             fields += RATING_SETTING_FIELDS
         return fields
 
-    def get_urls(self) -> list:
+    def get_urls(self) -> list[URLPattern]:
         from django.urls import path
 
         from ladder.admin_rating_settings import rating_settings_view
 
-        def view(request: HttpRequest, object_id: str) -> HttpResponse:
+        def view(request: AuthenticatedHttpRequest, object_id: str) -> HttpResponse:
             return rating_settings_view(self, request, object_id)
 
         own = [
@@ -168,11 +184,11 @@ class LadderAdmin(admin.ModelAdmin):
         )
 
     @admin.display(description="members", ordering="_members")
-    def member_count(self, obj: Ladder) -> int:
+    def member_count(self, obj: WithAnnotations[Ladder, LadderListColumns]) -> int:
         return obj._members
 
     @admin.display(description="last nightly job", ordering="_last_night")
-    def last_nightly(self, obj: Ladder) -> str:
+    def last_nightly(self, obj: WithAnnotations[Ladder, LadderListColumns]) -> str:
         day = getattr(obj, "_last_night", None)
         if obj.pk is None or day is None:
             return "not run yet"
@@ -180,7 +196,7 @@ class LadderAdmin(admin.ModelAdmin):
         return f"midnight of {day:%Y-%m-%d} (ran {started:%Y-%m-%d %H:%M})"
 
     @admin.action(description="Run the nightly job now (for each ladder's latest midnight)", permissions=["change"])
-    def run_nightly(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+    def run_nightly(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Ladder]) -> None:
         now = timezone.now()
         for ladder in queryset:
             try:
@@ -200,7 +216,7 @@ class LadderAdmin(admin.ModelAdmin):
             )
 
     @admin.action(description="Replay the ratings of the selected ladders (in the background)", permissions=["change"])
-    def replay_ratings(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+    def replay_ratings(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Ladder]) -> None:
         for ladder in queryset:
             job = replay_whole_ladder(self, request, ladder)
             job.refresh_from_db(fields=["status"])
@@ -388,7 +404,9 @@ class MatchAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Match | None = None) -> bool:
         return False
 
-    def _each(self, request: HttpRequest, queryset: QuerySet[Match], action, verb: str) -> None:
+    def _each(
+        self, request: HttpRequest, queryset: QuerySet[Match], action: Callable[[Match], None], verb: str
+    ) -> None:
         done, refused = 0, []
         for match in queryset:
             try:
@@ -403,7 +421,7 @@ class MatchAdmin(admin.ModelAdmin):
             self.message_user(request, line, messages.ERROR)
 
     @admin.action(description="Confirm and rate the selected matches", permissions=["change"])
-    def confirm_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+    def confirm_matches(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Match]) -> None:
         def confirm(match: Match) -> None:
             match_moderate_confirm(match=match, moderator=request.user)
             self.log_change(request, match, "Confirmed by a moderator.")
@@ -411,7 +429,7 @@ class MatchAdmin(admin.ModelAdmin):
         self._each(request, queryset, confirm, "Confirmed")
 
     @admin.action(description="Void the selected matches (asks for a reason)", permissions=["change"])
-    def void_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> TemplateResponse | None:
+    def void_matches(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Match]) -> TemplateResponse | None:
         form = ReasonForm(request.POST if "apply" in request.POST else None)
         if "apply" in request.POST and form.is_valid():
             reason = form.cleaned_data["reason"]
@@ -432,7 +450,7 @@ class MatchAdmin(admin.ModelAdmin):
     @admin.action(
         description="Correct the result of one match (asks for placements and a reason)", permissions=["change"]
     )
-    def correct_result(self, request: HttpRequest, queryset: QuerySet[Match]) -> TemplateResponse | None:
+    def correct_result(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Match]) -> TemplateResponse | None:
         if queryset.count() != 1:
             self.message_user(request, "Select exactly one match to correct.", messages.ERROR)
             return None
@@ -454,7 +472,7 @@ class MatchAdmin(admin.ModelAdmin):
         return self._intermediate(request, queryset, "correct_result", f"Correct match {match.pk}", form)
 
     @admin.action(description="Replay the ladders of the selected matches", permissions=["change"])
-    def replay_ladders(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+    def replay_ladders(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Match]) -> None:
         ladders = Ladder.objects.filter(pk__in=queryset.values("ladder_id"))
         self._queued(request, [replay_whole_ladder(self, request, ladder) for ladder in ladders])
 
@@ -486,12 +504,12 @@ class MatchAdmin(admin.ModelAdmin):
             "form": form,
             "action": action,
             "opts": self.model._meta,
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
         }
         return TemplateResponse(request, "admin/ladder/match/action_form.html", context)
 
 
-def replay_whole_ladder(admin_: admin.ModelAdmin, request: HttpRequest, ladder: Ladder) -> ReplayJob:
+def replay_whole_ladder(admin_: admin.ModelAdmin[Any], request: AuthenticatedHttpRequest, ladder: Ladder) -> ReplayJob:
     """An admin action's replay of ``ladder``'s whole history: queued as a job, and logged on the ladder."""
     job = replay_job_request(ladder=ladder, kind=ReplayJobKind.REPLAY, requested_by=request.user, reason=REPLAY_REASON)
     admin_.log_change(request, ladder, f"Queued a replay of the whole history (replay job {job.pk}).")
@@ -499,7 +517,7 @@ def replay_whole_ladder(admin_: admin.ModelAdmin, request: HttpRequest, ladder: 
 
 
 class CorrectionForm(ReasonForm):
-    def __init__(self, *args: object, sides: list[MatchSide], **kwargs: object) -> None:
+    def __init__(self, *args: Any, sides: list[MatchSide], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for side in sides:
             names = ", ".join(p.player.username for p in side.participants.all())

@@ -8,6 +8,9 @@ read-only, and tasks cannot be added, deleted or run by hand from the list.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.utils import flatten_fieldsets
@@ -15,6 +18,9 @@ from django.http import HttpRequest
 from django_celery_beat.admin import PeriodicTaskAdmin as BeatPeriodicTaskAdmin
 from django_celery_beat.admin import PeriodicTaskForm
 from django_celery_beat.models import PeriodicTask
+
+if TYPE_CHECKING:
+    from django.contrib.admin.options import _FieldsetSpec
 
 # What a moderator may change: whether the task runs, and when.
 SCHEDULE_FIELDS = (
@@ -47,7 +53,7 @@ class ScheduleForm(PeriodicTaskForm):
 class PeriodicTaskAdmin(BeatPeriodicTaskAdmin):
     form = ScheduleForm
 
-    def get_fieldsets(self, request: HttpRequest, obj: PeriodicTask | None = None) -> list[tuple[str | None, dict]]:
+    def get_fieldsets(self, request: HttpRequest, obj: PeriodicTask | None = None) -> _FieldsetSpec:
         """``regtask`` (a list of task names to pick from) is only for those who may set the task."""
         fieldsets = super().get_fieldsets(request, obj)
         if request.user.is_superuser:
@@ -65,9 +71,9 @@ class PeriodicTaskAdmin(BeatPeriodicTaskAdmin):
         return tuple(dict.fromkeys([*readonly, *(field for field in fields if field not in SCHEDULE_FIELDS)]))
 
     def get_form(
-        self, request: HttpRequest, obj: PeriodicTask | None = None, **kwargs: object
-    ) -> type[forms.ModelForm]:
-        form = super().get_form(request, obj, **kwargs)
+        self, request: HttpRequest, obj: PeriodicTask | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm[PeriodicTask]]:
+        form = super().get_form(request, obj, change, **kwargs)
         if not request.user.is_superuser:
             form.base_fields.pop("regtask", None)
         return form
@@ -82,7 +88,7 @@ class PeriodicTaskAdmin(BeatPeriodicTaskAdmin):
         """Running a task by hand runs it with its arguments at once: superusers only."""
         return request.user.is_superuser
 
-    def get_actions(self, request: HttpRequest) -> dict[str, tuple]:
+    def get_actions(self, request: HttpRequest) -> dict[str, tuple[Callable[..., str], str, str] | None]:
         """django-celery-beat's actions name no permission, so a view-only user could use them."""
         actions = super().get_actions(request)
         needs = {"enable_tasks": "change", "disable_tasks": "change", "toggle_tasks": "change", "run_tasks": "run"}

@@ -7,15 +7,17 @@ parses the form and calls ``ladder.services.rating_settings``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.db import models
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from accounts.http import AuthenticatedHttpRequest
 from ladder.models import Ladder
 from ladder.services.rating_settings import (
     RATING_SETTING_FIELDS,
@@ -54,20 +56,26 @@ class RatingSettingsForm(forms.Form):
         help_text="Why the settings change; kept with the record and in the admin log. Needed to apply.",
     )
 
-    def __init__(self, *args: object, ladder: Ladder, **kwargs: object) -> None:
+    def __init__(self, *args: Any, ladder: Ladder, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        settings_fields = {}
-        for name in RATING_SETTING_FIELDS:
-            field = Ladder._meta.get_field(name).formfield()
-            field.initial = getattr(ladder, name)
-            settings_fields[name] = field
+        settings_fields = {name: _form_field(name, initial=getattr(ladder, name)) for name in RATING_SETTING_FIELDS}
         self.fields = {**settings_fields, **self.fields}
 
     def values(self) -> dict[str, object]:
         return {name: self.cleaned_data[name] for name in RATING_SETTING_FIELDS}
 
 
-def rating_settings_view(model_admin: LadderAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
+def _form_field(name: str, *, initial: object) -> forms.Field:
+    """The form field of ``Ladder.<name>`` as the model defines it, showing ``initial``."""
+    model_field = Ladder._meta.get_field(name)
+    field = model_field.formfield() if isinstance(model_field, models.Field) else None
+    if field is None:
+        raise TypeError(f"Ladder.{name} is not an editable field: it cannot be a rating setting")
+    field.initial = initial
+    return field
+
+
+def rating_settings_view(model_admin: LadderAdmin, request: AuthenticatedHttpRequest, object_id: str) -> HttpResponse:
     ladder = model_admin.get_object(request, object_id)
     if ladder is None:
         raise Http404("No such ladder.")
@@ -124,7 +132,7 @@ def rating_settings_view(model_admin: LadderAdmin, request: HttpRequest, object_
         "ladder": ladder,
         "form": form,
         "settings_fields": [form[name] for name in RATING_SETTING_FIELDS],
-        "mode_help": [(label, MODE_HELP[value]) for value, label in SettingsChangeMode.choices],
+        "mode_help": [(mode.label, MODE_HELP[mode]) for mode in SettingsChangeMode],
         "preview": preview,
         "preview_error": preview_error,
         "has_rated_events": ladder_has_rated_events(ladder=ladder),

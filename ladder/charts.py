@@ -115,7 +115,7 @@ def _day_ticks(start: datetime, end: datetime, step: int) -> list[tuple[datetime
 
 def _month_ticks(start: datetime, end: datetime, step: int) -> list[tuple[datetime, str]]:
     first = timezone.localtime(start)
-    ticks = []
+    ticks: list[tuple[datetime, str]] = []
     index = first.year * 12 + first.month  # the month after the first point's (0-based months)
     while True:
         year, month = divmod(index, 12)
@@ -136,6 +136,7 @@ def time_ticks(start: datetime, end: datetime, most: int) -> list[tuple[datetime
     minutes apart), the ends themselves are labelled.
     """
     span = (end - start).total_seconds()
+    steps: tuple[int, ...]
     if span <= DAY:
         make, steps = _hour_ticks, (*HOUR_STEPS, 24)
     elif span <= 120 * DAY:
@@ -209,10 +210,10 @@ def rating_history_chart(
 
     plotted = []
     for x, point in zip(xs, points, strict=True):
-        when = timezone.localtime(point.at).strftime("%d %b %Y %H:%M").lstrip("0")
+        shown_at = timezone.localtime(point.at).strftime("%d %b %Y %H:%M").lstrip("0")
         delta = f"{point.delta:+.0f}".replace("-", "−")
         about = f" {point.label}" if point.label else ""
-        title = f"{when}{about}: {point.rating:.0f} ± {point.rd:.0f} ({delta})"
+        title = f"{shown_at}{about}: {point.rating:.0f} ± {point.rd:.0f} ({delta})"
         plotted.append(PlottedPoint(x=round(x, 1), y=round(y_of(point.rating), 1), title=title))
 
     y_ticks = []

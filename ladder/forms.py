@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.db.models.functions import Lower
@@ -74,7 +74,7 @@ class OneVsOneReportForm(forms.Form):
         choices = [(WON, "I won"), (LOST, "I lost")]
         if ladder.allow_draws:
             choices.append((DRAW, "Draw"))
-        self.fields["result"].choices = choices
+        cast(forms.ChoiceField, self.fields["result"]).choices = choices
         self.fields["played_at"] = _played_at_field(ladder)
 
     def clean_opponent(self) -> User:

@@ -1,19 +1,22 @@
-"""Who is ranked, and in which order: one rule, in Python and in SQL side by side.
+"""Who is ranked, in which order, and the value on the ladder's scale: one rule (docs/rules.md §11),
+in Python and in SQL side by side.
 
-The live leaderboard (``ladder.selectors``) and the nightly snapshot
-(``ladder.services.nightly``) rank in PostgreSQL with the SQL twins here, and in Python
-on other databases; both use what is here, so a player's rank change between the two
-compares like with like.
+Every ranking goes through here: the live leaderboard and a player's rank
+(``ladder.selectors``), the API's pages, the nightly snapshot (``ladder.services.nightly``)
+and the preview of a change of settings (``ladder.services.rating_settings``). PostgreSQL
+ranks with the SQL twins, other databases (and PostgreSQL under ``core.db.orm_twins()``)
+in Python. The two give the same order to the bit (``tests/ladder/test_ranking.py``), so a
+rank change between a page and a snapshot compares like with like.
 
-**Ranked** (a ladder's settings): a member whose RD at that instant is at most
-``provisional_rd`` (SPEC §1), with at least ``ranked_min_games`` games and, unless
-``ranked_max_idle_days`` is 0, a game within that many days.
+**Ranked** at an instant (the ladder's settings): a member whose RD then is at most
+``provisional_rd`` (docs/rules.md §12), with at least ``ranked_min_games`` games and,
+unless ``ranked_max_idle_days`` is 0, a game within that many days.
 
-**Order**: by the ladder's display scale, highest first, then rating, then the rating
-row's id. GLIXARE and TR are the same increasing curve of
-``x = (r − 1500)·π / sqrt(3·ln(10)²·RD² + 2500·(64π² + 147·ln(10)²))`` (SPEC §8), so both
-sort by ``x`` itself: the shown GLIXARE is rounded to two decimals, and ranking by the
-rounded value would order two players a hair apart by rating instead.
+**Order**: the sort value on the ladder's scale, highest first, then rating, highest
+first, then the rating row's id. GLIXARE and TR are the same increasing curve of ``x``
+(``ratings.engines.gxe_x``, docs/rules.md §10), so both sort by ``x`` itself: the shown
+GLIXARE is rounded to two decimals, and ranking by the rounded value would order two
+players a hair apart by rating instead.
 """
 
 from __future__ import annotations
@@ -23,20 +26,66 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ladder.models import LeaderboardScale
+from ratings.engines import CONSERVATIVE_K, GXE_C, GXE_MIDPOINT, GXE_RD_FACTOR, Display, conservative, gxe_x
 
 if TYPE_CHECKING:
     from ladder.models import Ladder
+    from ratings.models import PlayerRating
 
-# The constants of ratings.engines.display._curve, written the same way (so bit-identical).
-_THREE_LN10_SQUARED = 3.0 * math.log(10.0) ** 2
-_GXE_C = 2500.0 * (64.0 * math.pi**2 + 147.0 * math.log(10.0) ** 2)
+
+# Who is ranked ---------------------------------------------------------------------------
+
+
+def unranked_reasons(*, ladder: Ladder, rating: PlayerRating, rd_now: float, now: datetime) -> tuple[str, ...]:
+    """Why ``rating`` is not ranked in ``ladder`` at ``now``, in words; empty if it is.
+
+    The three rules of the module docstring, each a ladder setting. The RD gets a decimal
+    only when whole numbers would read "RD 100 > 100".
+    """
+    reasons = []
+    if rd_now > ladder.provisional_rd:
+        shown = f"{rd_now:.0f}" if round(rd_now) > ladder.provisional_rd else f"{rd_now:.1f}"
+        reasons.append(f"RD {shown} > {ladder.provisional_rd:g}")
+    if rating.games < ladder.ranked_min_games:
+        reasons.append(f"{rating.games} of {ladder.ranked_min_games} games")
+    if ladder.ranked_max_idle_days:
+        if rating.last_played_at is None:
+            if rating.games >= ladder.ranked_min_games:
+                reasons.append("no game yet")
+        elif now - rating.last_played_at > timedelta(days=ladder.ranked_max_idle_days):
+            days = (now - rating.last_played_at).days
+            reasons.append(f"last game {days} day{'s' if days != 1 else ''} ago")
+    return tuple(reasons)
+
+
+def ranked_sql(ladder: Ladder, at: datetime, rd: str, alias: str = "r") -> tuple[str, dict[str, Any]]:
+    """``unranked_reasons`` is empty, as SQL, for an active row ``alias`` of the rating table.
+
+    ``rd`` is an SQL expression for the RD at ``at``. A member who never played is not
+    ranked while the activity rule is on (``last_played_at`` is ``NULL``, so the condition
+    is ``NULL``: test it with ``IS TRUE``).
+    """
+    conditions = [f"{alias}.is_active", f"({rd}) <= %(provisional_rd)s", f"{alias}.games >= %(min_games)s"]
+    params: dict[str, Any] = {"provisional_rd": ladder.provisional_rd, "min_games": ladder.ranked_min_games}
+    if ladder.ranked_max_idle_days:
+        conditions.append(f"{alias}.last_played_at >= %(active_since)s")
+        params["active_since"] = at - timedelta(days=ladder.ranked_max_idle_days)
+    return " AND ".join(conditions), params
+
+
+def provisional_sql(rd: str) -> str:
+    """``ratings.engines.is_provisional`` as SQL, with ``ranked_sql``'s ``provisional_rd`` parameter."""
+    return f"({rd}) > %(provisional_rd)s"
+
+
+# In which order --------------------------------------------------------------------------
 
 
 def sort_value(scale: str, rating: float, rd: float) -> float:
     """The value a leaderboard on ``scale`` sorts by, highest first."""
     if scale == LeaderboardScale.CONSERVATIVE:
-        return rating - 2.0 * rd
-    return (rating - 1500.0) * math.pi / math.sqrt(_THREE_LN10_SQUARED * rd * rd + _GXE_C)
+        return conservative(rating, rd)
+    return gxe_x(rating, rd)
 
 
 def rank_key(scale: str, rating: float, rd: float, rating_id: int) -> tuple[float, float, int]:
@@ -45,20 +94,31 @@ def rank_key(scale: str, rating: float, rd: float, rating_id: int) -> tuple[floa
 
 
 def sort_value_sql(scale: str, rd: str, alias: str = "r") -> tuple[str, dict[str, float]]:
-    """``sort_value`` as SQL, with ``rd`` an SQL expression for the RD at the instant."""
+    """``sort_value`` as SQL, with ``rd`` an SQL expression for the RD at the instant.
+
+    The engines' constants go in as bound floats (or their exact ``repr``), and the
+    operations are ``gxe_x``'s in the same order, so PostgreSQL computes the very same float.
+    """
     if scale == LeaderboardScale.CONSERVATIVE:
-        return f"({alias}.rating - 2.0 * ({rd}))", {}
+        return f"({alias}.rating - {CONSERVATIVE_K!r} * ({rd}))", {}
     return (
-        f"(({alias}.rating - 1500.0) * %(pi)s / sqrt(%(k3)s * ({rd}) * ({rd}) + %(gxe_c)s))",
-        {"pi": math.pi, "k3": _THREE_LN10_SQUARED, "gxe_c": _GXE_C},
+        f"(({alias}.rating - {GXE_MIDPOINT!r}) * %(pi)s / sqrt(%(k3)s * ({rd}) * ({rd}) + %(gxe_c)s))",
+        {"pi": math.pi, "k3": GXE_RD_FACTOR, "gxe_c": GXE_C},
     )
 
 
-def ranked_sql(ladder: Ladder, at: datetime, rd: str, alias: str = "r") -> tuple[str, dict[str, Any]]:
-    """The SQL condition "ranked at ``at``" for a row of the rating table (see the module docstring)."""
-    conditions = [f"{alias}.is_active", f"({rd}) <= %(provisional_rd)s", f"{alias}.games >= %(min_games)s"]
-    params: dict[str, Any] = {"provisional_rd": ladder.provisional_rd, "min_games": ladder.ranked_min_games}
-    if ladder.ranked_max_idle_days:
-        conditions.append(f"{alias}.last_played_at >= %(active_since)s")
-        params["active_since"] = at - timedelta(days=ladder.ranked_max_idle_days)
-    return " AND ".join(conditions), params
+def rank_order_sql(value: str, alias: str) -> str:
+    """``rank_key``'s order as an SQL ``ORDER BY`` list, ``value`` being ``sort_value_sql``'s for row ``alias``."""
+    return f"{value} DESC, {alias}.rating DESC, {alias}.id"
+
+
+# The value on the ladder's scale ---------------------------------------------------------
+
+
+def scale_value(scale: str, shown: Display) -> float:
+    """The value a leaderboard on ``scale`` shows for a rating: its GLIXARE (rounded), TR or conservative."""
+    if scale == LeaderboardScale.TR:
+        return shown.tr
+    if scale == LeaderboardScale.CONSERVATIVE:
+        return shown.conservative
+    return shown.gxe

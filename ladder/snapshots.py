@@ -64,10 +64,8 @@ class RankChange:
 
 
 def latest_snapshot(ladder: Ladder) -> LeaderboardSnapshot | None:
-    """The ladder's latest snapshot, looked up once per ``Ladder`` instance (a page asks twice)."""
-    if "_latest_snapshot" not in ladder.__dict__:
-        ladder._latest_snapshot = LeaderboardSnapshot.objects.filter(ladder=ladder).order_by("-date").first()
-    return ladder._latest_snapshot
+    """The ladder's latest snapshot (one indexed query)."""
+    return LeaderboardSnapshot.objects.filter(ladder=ladder).order_by("-date").first()
 
 
 def rank_changes(*, ladder: Ladder, ranks: dict[int, int]) -> tuple[LeaderboardSnapshot | None, dict[int, RankChange]]:
@@ -115,16 +113,19 @@ class Movers:
 
 
 def ladder_movers(*, ladder: Ladder, days: int = MOVERS_DAYS, limit: int = MOVERS_SHOWN) -> Movers | None:
-    """The biggest climbers from the snapshot ``days`` before the latest one to the latest.
+    """The biggest climbers up to the ladder's latest snapshot (see ``movers_until``)."""
+    latest = latest_snapshot(ladder)
+    return None if latest is None else movers_until(latest, days=days, limit=limit)
+
+
+def movers_until(latest: LeaderboardSnapshot, *, days: int = MOVERS_DAYS, limit: int = MOVERS_SHOWN) -> Movers | None:
+    """The biggest climbers from the snapshot ``days`` before ``latest`` to ``latest``.
 
     Until the ladder has a snapshot that old, the oldest one stands in for it; with fewer
     than two snapshots there is nothing to compare (None). Only players in both count:
     someone new to the top N has no old rank to climb from. Three queries at most.
     """
-    latest = latest_snapshot(ladder)
-    if latest is None:
-        return None
-    snapshots = LeaderboardSnapshot.objects.filter(ladder=ladder).only("pk", "date")
+    snapshots = LeaderboardSnapshot.objects.filter(ladder_id=latest.ladder_id).only("pk", "date")
     older = snapshots.filter(date__lt=latest.date)
     base = (
         older.filter(date__lte=latest.date - timedelta(days=days)).order_by("-date").first()

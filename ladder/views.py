@@ -25,9 +25,11 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import Throttled
 
+from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
-from api.throttling import search_allow
-from ladder import charts, forms, selectors, services, snapshots
+from core.http import HtmxHttpRequest
+from core.throttling import search_allow
+from ladder import charts, forms, permissions, selectors, services, snapshots
 from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus
 from ladder.selectors.leaderboard import cached_entry
 from ladder.services import matches as match_services
@@ -62,7 +64,7 @@ class RefusedSearch:
 LEADERBOARD_PANEL = "ladder/detail.html#leaderboard-panel"
 
 
-def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The ladder, its leaderboard (from the cache the API's leaderboard uses) and the visitor's standing.
 
     A search or bot filter not in the cache counts against the client's API search limit
@@ -85,7 +87,8 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
             before_search=lambda: search_allow(request),
         )
     except Throttled as exc:
-        refused = RefusedSearch(query=query.strip(), bots=bots, retry_after=exc.wait or 1)
+        wait: int | None = exc.wait  # type: ignore[attr-defined]  # DRF sets it; its stubs leave it out
+        refused = RefusedSearch(query=query.strip(), bots=bots, retry_after=wait or 1)
         if request.htmx:  # htmx swaps no 429: it loads the whole page, which says what happened
             headers = {"Retry-After": str(refused.retry_after), "HX-Redirect": request.get_full_path()}
             return HttpResponse(SEARCH_LIMITED % {"seconds": refused.retry_after}, status=429, headers=headers)
@@ -105,12 +108,13 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context["membership"] = membership
     if membership:
         membership.ladder = ladder
-        context["membership_rd"] = membership.rd_at(now)
+        context["membership_rd"] = rd_now = membership.rd_at(now)
         context["membership_reasons"] = selectors.unranked_reasons(
-            ladder=ladder, rating=membership, rd_now=context["membership_rd"], now=now
+            ladder=ladder, rating=membership, rd_now=rd_now, now=now
         )
     # The matchmaking panel: for members of a 1 v 1 ladder; a team ladder explains itself.
-    context["movers"] = snapshots.ladder_movers(ladder=ladder)
+    # The snapshot the page's rank changes count from is the latest one: the movers end there too.
+    context["movers"] = snapshots.movers_until(leaderboard.since) if leaderboard.since else None
     context["show_queue"] = bool(membership) or not ladder.allow_one_vs_one
     if refused is not None:
         response = render(request, "ladder/detail.html", context, status=429)
@@ -151,7 +155,7 @@ def _shared_panel(
 
 @require_POST
 @login_required
-def ladder_join(request: HttpRequest, slug: str) -> HttpResponse:
+def ladder_join(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     ladder = get_object_or_404(Ladder, slug=slug)
     try:
         services.ladder_join(ladder=ladder, player=request.user)
@@ -164,7 +168,7 @@ def ladder_join(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def ladder_leave(request: HttpRequest, slug: str) -> HttpResponse:
+def ladder_leave(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     ladder = get_object_or_404(Ladder, slug=slug)
     try:
         services.ladder_leave(ladder=ladder, player=request.user)
@@ -178,19 +182,15 @@ def ladder_leave(request: HttpRequest, slug: str) -> HttpResponse:
 # Reporting -----------------------------------------------------------------------------
 
 
-def _may_report_for_others(user: User, ladder: Ladder) -> bool:
-    return match_services.is_moderator(user) or match_services.is_trusted_reporter(user, ladder)
-
-
 @login_required
-def match_report(request: HttpRequest, slug: str) -> HttpResponse:
+def match_report(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The 1 v 1 form and, where the ladder allows them (or for moderators and trusted
     reporters, who report other people's games), the sides form. Only the submitted one is bound.
     """
     ladder = get_object_or_404(Ladder, slug=slug)
     user = request.user
     is_member = PlayerRating.objects.filter(ladder=ladder, player=user, is_active=True).exists()
-    for_others = _may_report_for_others(user, ladder)
+    for_others = permissions.may_report_for_others(user, ladder)
     show_sides = ladder.has_team_formats or for_others
     kind = request.POST.get("kind") if request.method == "POST" else None
     duel = forms.OneVsOneReportForm(
@@ -257,7 +257,7 @@ def _reported_message(match: Match, ladder: Ladder, sides: Sequence[SideInput], 
 
 @require_GET
 @login_required
-def match_report_side(request: HttpRequest, slug: str) -> HttpResponse:
+def match_report_side(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """One more side row for the sides form (htmx), numbered from the formset's current count."""
     ladder = get_object_or_404(Ladder, slug=slug)
     try:
@@ -275,7 +275,8 @@ def match_report_side(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    summary = selectors.match_summary(pk=pk, viewer=request.user if request.user.is_authenticated else None)
+    viewer = request.user if isinstance(request.user, User) else None  # a User is always signed in
+    summary = selectors.match_summary(pk=pk, viewer=viewer)
     if summary is None:
         raise Http404("No such match.")
     match = summary.match
@@ -286,7 +287,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def match_result(request: HttpRequest, pk: int) -> HttpResponse:
+def match_result(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The result of a queue-scheduled 1 v 1, from one of its players: won, lost or drawn."""
     match = get_object_or_404(Match, pk=pk)
     outcome = request.POST.get("outcome", "")
@@ -307,7 +308,7 @@ def match_result(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def match_confirm(request: HttpRequest, pk: int) -> HttpResponse:
+def match_confirm(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     match = get_object_or_404(Match, pk=pk)
     try:
         match = match_services.match_confirm(match=match, user=request.user)
@@ -318,7 +319,7 @@ def match_confirm(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def match_dispute(request: HttpRequest, pk: int) -> HttpResponse:
+def match_dispute(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     match = get_object_or_404(Match, pk=pk)
     reason = request.POST.get("reason", "")[:2000]
     try:
@@ -328,7 +329,7 @@ def match_dispute(request: HttpRequest, pk: int) -> HttpResponse:
     return _answered(request, match, notice=DISPUTED)
 
 
-def _answered(request: HttpRequest, match: Match, *, notice: str = "", error: str = "") -> HttpResponse:
+def _answered(request: AuthenticatedHttpRequest, match: Match, *, notice: str = "", error: str = "") -> HttpResponse:
     """After an answer: htmx (the "To confirm" page) gets the match's card back, in place;
     a plain form post gets a message and goes back to ``next`` or the match page.
     """
@@ -347,7 +348,7 @@ def _answered(request: HttpRequest, match: Match, *, notice: str = "", error: st
 
 
 @login_required
-def matches_awaiting(request: HttpRequest) -> HttpResponse:
+def matches_awaiting(request: AuthenticatedHttpRequest) -> HttpResponse:
     summaries = selectors.matches_awaiting(user=request.user)
     # Players who reported more than one result you have not answered: dispute them all at once.
     by_reporter = Counter(s.match.reported_by for s in summaries if s.answerable and s.match.reported_by)
@@ -357,7 +358,7 @@ def matches_awaiting(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-def matches_dispute_all(request: HttpRequest) -> HttpResponse:
+def matches_dispute_all(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Dispute every unanswered result one player reported against you."""
     reporter = User.objects.filter(username=request.POST.get("reporter", "")[:30].replace("\x00", "")).first()
     if reporter is None:

@@ -1,4 +1,4 @@
-"""The matchmaking queue (SPEC.md §6)."""
+"""The matchmaking queue (docs/rules.md §13)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from functools import cache
 
 from django.core.cache import cache as site_cache
 from django.db import connection
@@ -11,21 +10,8 @@ from django.db import connection
 from accounts.models import User
 from core import db
 from ladder.models import Ladder
-from matchmaking import services
+from matchmaking import services, sql
 from matchmaking.models import EntryStatus, QueueEntry
-
-
-@cache
-def _ladder_and_entry_sql() -> tuple[str, list[str], list[str]]:
-    """Every column of the ladder, then every column of the player's latest search in it (or NULLs)."""
-    ladder_fields, entry_fields = Ladder._meta.concrete_fields, QueueEntry._meta.concrete_fields
-    columns = [f"l.{field.column}" for field in ladder_fields] + [f"e.{field.column}" for field in entry_fields]
-    ladders, entries = Ladder._meta.db_table, QueueEntry._meta.db_table
-    sql = (
-        f"SELECT {', '.join(columns)} FROM {ladders} AS l LEFT JOIN {entries} AS e ON e.id = "
-        f"(SELECT MAX(id) FROM {entries} WHERE ladder_id = l.id AND player_id = %s) WHERE l.slug = %s"
-    )
-    return sql, [field.attname for field in ladder_fields], [field.attname for field in entry_fields]
 
 
 def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEntry | None]:
@@ -40,9 +26,9 @@ def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEn
             return None, None
         entry = QueueEntry.objects.filter(ladder=ladder, player=player).order_by("-pk").first()
     else:
-        sql, ladder_names, entry_names = _ladder_and_entry_sql()
+        statement, ladder_names, entry_names = sql.ladder_and_entry()
         with db.prepared_cursor() as cursor:
-            cursor.execute(sql, [player.pk, slug])
+            cursor.execute(statement, [player.pk, slug])
             row = cursor.fetchone()
         if row is None:
             return None, None

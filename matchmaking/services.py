@@ -1,4 +1,4 @@
-"""The matchmaking queue (SPEC.md §6): join, poll, pair, leave, expire.
+"""The matchmaking queue (docs/rules.md §13): join, poll, pair, leave, expire.
 
 Pairing runs when a player joins and on every poll. It turns the ladder's win-probability
 window into a rating range with the engines' inverse win probability (using the largest
@@ -8,7 +8,7 @@ now. The search takes no locks (on PostgreSQL it is one statement); only when so
 fits are both entries claimed with ``SELECT … FOR UPDATE SKIP LOCKED`` and re-checked as
 still waiting, inside the transaction that pairs them: an entry being paired by another
 process is skipped, never waited for, so nobody is paired twice and two searches never
-deadlock.
+deadlock. The statements PostgreSQL runs are in ``matchmaking.sql``; the ORM twins here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import cache
 from itertools import chain
 from typing import Any, NamedTuple
 
@@ -29,6 +28,7 @@ from django.utils import timezone
 from accounts.models import User
 from core import db
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
+from matchmaking import sql
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
 from ratings.models import PlayerRating
@@ -125,24 +125,6 @@ def _cooling_down(ladder: Ladder, rejoin_after: datetime, now: datetime) -> Vali
     return ValidationError(REJOIN_COOLDOWN, code="queue_cooldown", params={"retry_after": wait, "ladder": ladder.name})
 
 
-# The player's open entry in a ladder (the constraint ``queue_one_open_per_player``), which
-# a new search reuses unless it is waiting or cooling down.
-_OPEN = f"NOT (status = '{EntryStatus.MATCHED.value}')"
-_JOIN_SQL = (
-    f"INSERT INTO {QueueEntry._meta.db_table} AS e (ladder_id, player_id, status, rating, rd, volatility,"
-    " rd_as_of, max_rating_gap, joined_at, last_seen_at)"
-    " SELECT ladder_id, player_id, %(waiting)s, rating, rd, volatility, rd_as_of, %(gap)s, %(now)s, %(now)s"
-    f" FROM {PlayerRating._meta.db_table} WHERE ladder_id = %(ladder)s AND player_id = %(player)s AND is_active"
-    f" ON CONFLICT (ladder_id, player_id) WHERE {_OPEN} DO UPDATE SET status = EXCLUDED.status,"
-    " rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, rd_as_of = EXCLUDED.rd_as_of,"
-    " max_rating_gap = EXCLUDED.max_rating_gap, joined_at = EXCLUDED.joined_at,"
-    " last_seen_at = EXCLUDED.last_seen_at, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
-    " win_probability = NULL, rejoin_after = NULL"
-    " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
-    " RETURNING id, rating, rd, volatility, rd_as_of"
-)
-
-
 def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, now: datetime) -> QueueEntry:
     """A waiting search holding a copy of the player's rating; refuses non-members, a second
     search and a search during the cool-down after leaving.
@@ -157,7 +139,7 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
         return _entry_create_orm(ladder=ladder, player=player, fields=fields, now=now)
     with connection.cursor() as cursor:
         cursor.execute(
-            _JOIN_SQL,
+            sql.JOIN,
             {
                 "waiting": EntryStatus.WAITING.value,
                 "gap": max_rating_gap,
@@ -246,7 +228,7 @@ def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime 
     return entry
 
 
-def queue_leave(*, ladder: Ladder, player: User, now: datetime | None = None) -> QueueEntry:
+def queue_leave(*, ladder: Ladder, player: User, now: datetime | None = None) -> QueueEntry | None:
     """Cancel a search at once (no clock reset: the player chose to stop); the next may start
     after ``QUEUE_REJOIN_COOLDOWN``."""
     now = now or timezone.now()
@@ -282,7 +264,7 @@ def queue_sweep(*, now: datetime | None = None) -> SweepStats:
 
 
 def _expire(pk: int, now: datetime) -> int:
-    """Expire one search and restart the player's RD clock (SPEC §6); claimed so it happens once."""
+    """Expire one search and restart the player's RD clock (docs/rules.md §13); claimed so it happens once."""
     with transaction.atomic():
         entry = (
             QueueEntry.objects.select_for_update(skip_locked=True, of=("self",))
@@ -317,38 +299,6 @@ def _excluded_players(ladder: Ladder, player_id: int, now: datetime) -> set[int]
     return excluded
 
 
-@cache
-def _candidates_sql(*, cooldown: bool) -> str:
-    """``_candidates`` on PostgreSQL: both index-ordered range reads and the exclusions, one statement."""
-    entries, blocks = QueueEntry._meta.db_table, Block._meta.db_table
-    matches, participants = Match._meta.db_table, Participant._meta.db_table
-    excluded = (
-        f"SELECT blocked_id FROM {blocks} WHERE blocker_id = %(player)s"
-        f" UNION ALL SELECT blocker_id FROM {blocks} WHERE blocked_id = %(player)s"
-    )
-    if cooldown:
-        excluded += (
-            f" UNION ALL SELECT theirs.player_id FROM {participants} AS mine"
-            f" JOIN {matches} AS m ON m.id = mine.match_id"
-            f" JOIN {participants} AS theirs ON theirs.match_id = mine.match_id"
-            " WHERE mine.player_id = %(player)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
-        )
-    waiting = (
-        "SELECT id, player_id, rating, rd, volatility, EXTRACT(EPOCH FROM rd_as_of)::float8,"
-        " EXTRACT(EPOCH FROM joined_at)::float8, max_rating_gap"
-        f" FROM {entries} WHERE ladder_id = %(ladder)s AND status = '{EntryStatus.WAITING.value}'"
-        " AND player_id <> %(player)s AND player_id NOT IN (SELECT player_id FROM excluded)"
-        " AND (max_rating_gap IS NULL OR max_rating_gap >= ABS(rating - %(rating)s))"
-    )
-    return (
-        f"WITH excluded (player_id) AS ({excluded})"
-        f" SELECT * FROM ({waiting} AND rating >= %(low)s AND rating <= %(rating)s"
-        " ORDER BY rating DESC LIMIT %(each_way)s) AS below"
-        f" UNION ALL SELECT * FROM ({waiting} AND rating > %(rating)s AND rating <= %(high)s"
-        " ORDER BY rating LIMIT %(each_way)s) AS above"
-    )
-
-
 def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now: datetime) -> list[Candidate]:
     """The waiting searches nearest ``entry``'s rating in ``[low, high]``, up to ``CANDIDATES_EACH_WAY`` each way.
 
@@ -359,7 +309,7 @@ def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now:
     cooldown = ladder.rematch_cooldown_minutes
     since = now - timedelta(minutes=cooldown)
     if db.on_postgresql():
-        params = {
+        params: dict[str, Any] = {
             "ladder": ladder.pk,
             "player": entry.player_id,
             "since": since,
@@ -369,7 +319,7 @@ def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now:
             "each_way": CANDIDATES_EACH_WAY,
         }
         with db.prepared_cursor() as cursor:
-            cursor.execute(_candidates_sql(cooldown=bool(cooldown)), params)
+            cursor.execute(sql.candidates(cooldown=bool(cooldown)), params)
             return [Candidate(*row) for row in cursor.fetchall()]
     excluded = _excluded_players(ladder, entry.player_id, now)
     accepts = Q(max_rating_gap__isnull=True) | Q(max_rating_gap__gte=Abs(F("rating") - entry.rating))
@@ -437,11 +387,7 @@ def _claim(*pks: int) -> set[int]:
         claimed = QueueEntry.objects.select_for_update(skip_locked=True).filter(pk__in=pks, status=EntryStatus.WAITING)
         return set(claimed.values_list("pk", flat=True))
     with db.prepared_cursor() as cursor:
-        cursor.execute(
-            f"SELECT id FROM {QueueEntry._meta.db_table} WHERE id IN ({', '.join(['%s'] * len(pks))})"
-            f" AND status = '{EntryStatus.WAITING.value}' FOR UPDATE SKIP LOCKED",
-            pks,
-        )
+        cursor.execute(sql.claim(len(pks)), pks)
         return {pk for (pk,) in cursor.fetchall()}
 
 
@@ -459,9 +405,7 @@ def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datet
     if db.on_postgresql():  # both in one statement
         with db.prepared_cursor() as cursor:
             cursor.execute(
-                f"UPDATE {QueueEntry._meta.db_table} SET status = %(matched)s, match_id = %(match)s,"
-                " ended_at = %(now)s, opponent_id = CASE id WHEN %(me)s THEN %(their_player)s ELSE %(my_player)s END,"
-                " win_probability = CASE id WHEN %(me)s THEN %(p)s ELSE %(q)s END WHERE id IN (%(me)s, %(other)s)",
+                sql.PAIR,
                 {
                     "matched": EntryStatus.MATCHED.value,
                     "match": match.pk,

@@ -10,19 +10,21 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from accounts.http import AuthenticatedHttpRequest
+from core.http import HtmxHttpRequest
 from ladder.models import Ladder
 from matchmaking import selectors, services
 from matchmaking.forms import QueueJoinForm
 from matchmaking.models import EntryStatus, QueueEntry
 
 
-def _render(request: HttpRequest, ladder: Ladder, entry: QueueEntry | None) -> HttpResponse:
+def _render(request: HtmxHttpRequest, ladder: Ladder, entry: QueueEntry | None) -> HttpResponse:
     context = selectors.panel_context(ladder, entry, timezone.now())
     if request.htmx:
         response = render(request, "matchmaking/queue.html#queue-panel", context)
@@ -34,7 +36,7 @@ def _render(request: HttpRequest, ladder: Ladder, entry: QueueEntry | None) -> H
 
 @require_GET
 @login_required
-def queue_status(request: HttpRequest, slug: str) -> HttpResponse:
+def queue_status(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The poll: keeps the search alive, pairs it or expires it, and shows where it stands."""
     ladder, entry = selectors.ladder_and_entry(slug=slug, player=request.user)
     if ladder is None:
@@ -45,7 +47,7 @@ def queue_status(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def queue_join(request: HttpRequest, slug: str) -> HttpResponse:
+def queue_join(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     ladder = get_object_or_404(Ladder, slug=slug)
     form = QueueJoinForm(request.POST)
     try:
@@ -67,7 +69,7 @@ def queue_join(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def queue_leave(request: HttpRequest, slug: str) -> HttpResponse:
+def queue_leave(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     ladder = get_object_or_404(Ladder, slug=slug)
     try:
         entry = services.queue_leave(ladder=ladder, player=request.user)

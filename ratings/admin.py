@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -10,12 +13,15 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from accounts.http import AuthenticatedHttpRequest
+from ladder.permissions import is_moderator
 from ratings.models import (
     PlayerRating,
     RatingAdjustment,
     RatingChange,
     RatingSettingsChange,
     ReplayJob,
+    ReplayJobQuerySet,
     ReplayJobStatus,
     SupersededChange,
 )
@@ -132,7 +138,8 @@ class AdjustmentForm(forms.ModelForm):
 
     def clean(self) -> dict[str, object]:
         """The service's bounds (``adjustment_check``), with the player's current rating, as field errors."""
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         ladder, player = cleaned.get("ladder"), cleaned.get("player")
         if player is not None and player.pk == self.moderator_id:
             self.add_error("player", ADJUSTMENT_OWN_RATING)
@@ -168,7 +175,9 @@ class RatingAdjustmentAdmin(admin.ModelAdmin):
             return ("ladder", "player", "rating_delta", "new_rd", "reason", "created_by", "created_at")
         return ()
 
-    def get_form(self, request: HttpRequest, obj: RatingAdjustment | None = None, change: bool = False, **kwargs):  # type: ignore[no-untyped-def]
+    def get_form(
+        self, request: HttpRequest, obj: RatingAdjustment | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm[RatingAdjustment]]:
         form = super().get_form(request, obj, change, **kwargs)
         return type(form.__name__, (form,), {"moderator_id": request.user.pk})
 
@@ -206,7 +215,7 @@ class RatingAdjustmentAdmin(admin.ModelAdmin):
         permissions=["add"],
     )
     def withdraw_adjustments(
-        self, request: HttpRequest, queryset: QuerySet[RatingAdjustment]
+        self, request: AuthenticatedHttpRequest, queryset: QuerySet[RatingAdjustment]
     ) -> TemplateResponse | None:
         form = WithdrawForm(request.POST if "apply" in request.POST else None)
         if not ("apply" in request.POST and form.is_valid()):
@@ -216,7 +225,7 @@ class RatingAdjustmentAdmin(admin.ModelAdmin):
                 "adjustments": queryset,
                 "form": form,
                 "opts": self.model._meta,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+                "action_checkbox_name": ACTION_CHECKBOX_NAME,
             }
             return TemplateResponse(request, "admin/ratings/ratingadjustment/withdraw_form.html", context)
         reason = form.cleaned_data["reason"]
@@ -312,7 +321,7 @@ class ReplayJobAdmin(admin.ModelAdmin):
         )
 
     @admin.action(description="Run the selected jobs again (failed or stuck ones)", permissions=["run"])
-    def run_again(self, request: HttpRequest, queryset: QuerySet[ReplayJob]) -> None:
+    def run_again(self, request: HttpRequest, queryset: ReplayJobQuerySet) -> None:
         jobs = list(queryset.unfinished())
         for job in jobs:
             replay_job_enqueue(job_id=job.pk)
@@ -322,7 +331,7 @@ class ReplayJobAdmin(admin.ModelAdmin):
             self.message_user(request, "Those jobs are done already.", messages.WARNING)
 
     def has_run_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("ladder.change_match")
+        return is_moderator(request.user)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -1,7 +1,10 @@
-"""The arithmetic shared by live rating updates and replays.
+"""The arithmetic shared by live rating updates and replays, and the one history-row builder.
 
 Both go through ``apply_match`` and ``apply_adjustment`` with the same inputs in the same
 order (``RatingEvent`` ids), which is what makes a replay reproduce the live ratings.
+Every writer of history rows (the ORM path in ``ratings.services``, the report statement
+in ``ladder.sql``, the replay's ``COPY``) takes their values from ``match_changes`` and
+``adjustment_change``, so the three cannot drift apart.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from ladder.models import Ladder, Match
 from ratings.engines import Engine, GameResult, RatingState
@@ -48,6 +52,82 @@ class Standing:
         )
 
 
+# A standing's fields, in the order every statement that stores one lists them.
+STANDING_FIELDS = tuple(field.name for field in dataclasses.fields(Standing))
+
+# The columns of a history row that differ from one player of an event to the next, in the
+# order ``match_changes`` and ``adjustment_change`` give them. The event, match, kind and
+# engine columns are the event's: each writer adds those.
+CHANGE_COLUMNS = (
+    "player_id",
+    "rating_before",
+    "rd_before",
+    "volatility_before",
+    "rd_as_of_before",
+    "rd_at_event",
+    "rating_after",
+    "rd_after",
+    "volatility_after",
+    "rd_as_of_after",
+    "expected",
+    "score",
+    "delta",
+)
+ChangeRow = tuple[Any, ...]  # the values of ``CHANGE_COLUMNS``
+
+
+def match_changes(
+    layout: Sequence[Sequence[int]], result: GameResult, before: dict[int, Standing], after: dict[int, Standing]
+) -> list[ChangeRow]:
+    """The history rows of a rated match, one per player, side by side in ``layout`` order."""
+    rows = []
+    for side_players, side_results in zip(layout, result.sides, strict=True):
+        for player, outcome in zip(side_players, side_results, strict=True):
+            old, new = before[player], after[player]
+            rows.append(
+                (
+                    player,
+                    old.rating,
+                    old.rd,
+                    old.volatility,
+                    old.rd_as_of,
+                    outcome.rd_at_game,
+                    new.rating,
+                    new.rd,
+                    new.volatility,
+                    new.rd_as_of,
+                    outcome.expected,
+                    outcome.score,
+                    outcome.delta,
+                )
+            )
+    return rows
+
+
+def adjustment_change(player: int, old: Standing, new: Standing, rd_at_event: float) -> ChangeRow:
+    """The history row of an adjustment: no expectation or score, the rating's change as its delta."""
+    return (
+        player,
+        old.rating,
+        old.rd,
+        old.volatility,
+        old.rd_as_of,
+        rd_at_event,
+        new.rating,
+        new.rd,
+        new.volatility,
+        new.rd_as_of,
+        None,
+        None,
+        new.rating - old.rating,
+    )
+
+
+def change_values(row: ChangeRow) -> dict[str, Any]:
+    """``row`` as ``RatingChange`` keyword arguments."""
+    return dict(zip(CHANGE_COLUMNS, row, strict=True))
+
+
 def engine_settings(ladder: Ladder) -> dict[str, object]:
     """What the history records about the engine that produced a change."""
     return {"engine": ladder.engine, **dataclasses.asdict(ladder.engine_params())}
@@ -60,7 +140,10 @@ def match_layout(match: Match) -> tuple[list[list[int]], list[int]]:
     for participant in match.participants.all():
         members[participant.side_id].append((participant.pk, participant.player_id))
     layout = [[player for _, player in sorted(members[side.pk])] for side in sides]
-    return layout, [side.placement for side in sides]
+    placements = [side.placement for side in sides if side.placement is not None]
+    if len(placements) < len(sides):
+        raise ValueError(f"match {match.pk} has a side without a placement: it cannot be rated")
+    return layout, placements
 
 
 def apply_match(
@@ -97,10 +180,14 @@ def apply_match(
     return result, after
 
 
-def apply_adjustment(adjustment: RatingAdjustment, old: Standing) -> Standing:
-    """A moderator's delta and RD, or the queue's clock reset: ``rd_as_of`` moves, RD stays (SPEC §6)."""
+def apply_adjustment(adjustment: RatingAdjustment, old: Standing, engine: Engine) -> Standing:
+    """A moderator's delta and RD, or the queue's clock reset: ``Engine.reset_clock`` (docs/rules.md §13)."""
     if adjustment.kind == "queue_timeout":
-        return dataclasses.replace(old, rd_as_of=max(old.rd_as_of, adjustment.created_at))
+        # The engine decides in POSIX seconds; the clock stays the exact datetime it moves to.
+        state = old.state()
+        reset = engine.reset_clock(state, adjustment.created_at.timestamp())
+        moved = reset.rd_as_of != state.rd_as_of
+        return dataclasses.replace(old, rd=reset.rd, rd_as_of=adjustment.created_at if moved else old.rd_as_of)
     return dataclasses.replace(
         old,
         rating=old.rating + adjustment.rating_delta,

@@ -22,7 +22,7 @@ class PlayerRating(models.Model):
     """One row per player per ladder, created with the ladder's initial values on joining.
 
     ``rd`` is valid at ``rd_as_of``; the RD shown or used at any other instant is derived
-    by ``rd_at`` (SPEC §1) and never stored per day. Leaving a ladder keeps the row (and
+    by ``rd_at`` (docs/rules.md §1) and never stored per day. Leaving a ladder keeps the row (and
     so the rating) with ``is_active`` off: rejoining restores it rather than resetting,
     so nobody can leave to shed a bad rating.
     """
@@ -64,14 +64,14 @@ class PlayerRating(models.Model):
         return RatingState(self.rating, self.rd, self.volatility, self.rd_as_of.timestamp())
 
     def rd_at(self, when: datetime) -> float:
-        """The RD at ``when`` under the ladder's engine (SPEC §1, §4), from the stored RD and ``rd_as_of``."""
+        """The RD at ``when`` under the ladder's engine (docs/rules.md §1), from the stored RD and ``rd_as_of``."""
         return self.ladder.get_engine().rd_at(self.state(), when.timestamp())
 
     def is_provisional_at(self, when: datetime) -> bool:
         return is_provisional(self.rd_at(when), self.ladder.provisional_rd)
 
     def display_at(self, when: datetime) -> Display:
-        """GLIXARE, TR, conservative and provisional status with the RD at ``when`` (SPEC §8)."""
+        """GLIXARE, TR, conservative and provisional status with the RD at ``when`` (docs/rules.md §10)."""
         return display(self.rating, self.rd_at(when), self.ladder.provisional_rd)
 
 
@@ -100,7 +100,7 @@ class RatingAdjustment(models.Model):
 
     Moderators make ``manual`` ones. The queue makes ``queue_timeout`` ones: a player who
     searched for the whole timeout counts as active, so ``rd_as_of`` moves to that instant
-    without the RD growing (SPEC §6); logging it keeps replays exact.
+    without the RD growing (docs/rules.md §13); logging it keeps replays exact.
     """
 
     kind = models.CharField(max_length=16, choices=AdjustmentKind.choices, default=AdjustmentKind.MANUAL)

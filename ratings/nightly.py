@@ -1,8 +1,10 @@
-"""Materialising RDs in the database (SPEC §1, §7), and how replays account for it.
+"""Materialising RDs in the database (docs/rules.md §1, §16), and how replays account for it.
 
 ``rd_at_sql`` is the set-based twin of the engines' ``rd_at`` (``ratings.engines.glicko``):
-the same IEEE operations in the same order, so PostgreSQL computes the very RD the Python
-engine does (tests compare them for every engine, with and without the cap)::
+the same IEEE operations in the same order, on the engine's own constants, so PostgreSQL
+computes the very RD the Python engine does (tests compare them for every engine, with and
+without the cap). Each registered engine has its growth's twin in ``GROWTH_SQL``, keyed by
+its name in ``ratings.engines.ENGINES`` (a test fails when one is missing)::
 
     RD(t) = min( sqrt(RD² + growth · (t − rd_as_of)), RD_max )        growth per second:
         TGR, Elo     SC² / 86,400
@@ -16,7 +18,7 @@ last bit of a square root: a night run twice or a skipped night give the same nu
 about 1e-13, not bit for bit (a write-back rounds once more).
 
 Two rules do read the *stored* RD, and so depend on when it was last written: the queue's
-clock reset keeps it as stored (SPEC §6), and a result confirmed after a materialisation
+clock reset keeps it as stored (docs/rules.md §13), and a result confirmed after a materialisation
 that followed the game starts from it (an RD never grows backwards). ``NightlyTimeline``
 lets a replay write RDs back at the same points of the rating log, with the same
 operations, as the live ladder did, so replays reproduce the live ratings bit for bit.
@@ -26,15 +28,23 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 
-from ratings.engines import Engine
-from ratings.engines.glicko import GLICKO2_SCALE
-from ratings.engines.values import SECONDS_PER_DAY
+from core import db
+from ratings.engines import (
+    GLICKO2_SCALE,
+    SECONDS_PER_DAY,
+    Elo,
+    Engine,
+    Glicko1,
+    Glicko2,
+    GlickoFamily,
+    TimedGlicko,
+)
 from ratings.models import PlayerRating
 
 if TYPE_CHECKING:
@@ -42,20 +52,38 @@ if TYPE_CHECKING:
     from ratings.history import Standing
 
 
+def _same_growth_sql(engine: GlickoFamily, alias: str) -> tuple[str, dict[str, float]]:
+    """TGR, Glicko-1 and Elo: one number for every row, the engine's own ``growth_per_second``."""
+    growth = engine.growth_per_second
+    if growth is None:
+        raise ValueError(f"the {engine.name} engine's RD growth depends on the player: give it its own SQL twin")
+    return "%(growth)s", {"growth": growth}
+
+
+def _glicko2_growth_sql(engine: GlickoFamily, alias: str) -> tuple[str, dict[str, float]]:
+    """Glicko-2: ``(173.7178·σ)² / (period_days · 86,400)`` for each row, as ``Glicko2._state_growth_per_second``."""
+    return (
+        f"((%(glicko2_scale)s * {alias}.volatility) * (%(glicko2_scale)s * {alias}.volatility) / %(period_seconds)s)",
+        {"glicko2_scale": GLICKO2_SCALE, "period_seconds": engine.params.period_days * SECONDS_PER_DAY},
+    )
+
+
+# The SQL twin of each registered engine's RD growth, by its name in ``ratings.engines.ENGINES``.
+GROWTH_SQL: dict[str, Callable[[GlickoFamily, str], tuple[str, dict[str, float]]]] = {
+    TimedGlicko.name: _same_growth_sql,
+    Glicko1.name: _same_growth_sql,
+    Glicko2.name: _glicko2_growth_sql,
+    Elo.name: _same_growth_sql,
+}
+
+
 def growth_sql(ladder: Ladder, alias: str = "r") -> tuple[str, dict[str, float]]:
     """RD² added per idle second, as SQL, exactly as the ladder's engine computes it."""
-    if ladder.engine in ("tgr", "elo"):  # TimedGlicko / Elo._growth2_per_day, then / SECONDS_PER_DAY
-        return "%(growth)s", {"growth": ladder.rd_growth_per_day * ladder.rd_growth_per_day / SECONDS_PER_DAY}
-    if ladder.engine == "glicko1":  # Glicko1._growth2_per_day, then / SECONDS_PER_DAY
-        per_day = ladder.glicko_c * ladder.glicko_c / ladder.rating_period_days
-        return "%(growth)s", {"growth": per_day / SECONDS_PER_DAY}
-    if ladder.engine == "glicko2":  # Glicko2._state_growth_per_second
-        return (
-            f"((%(glicko2_scale)s * {alias}.volatility) * (%(glicko2_scale)s * {alias}.volatility)"
-            " / %(period_seconds)s)",
-            {"glicko2_scale": GLICKO2_SCALE, "period_seconds": ladder.rating_period_days * SECONDS_PER_DAY},
-        )
-    raise ValueError(f"ladder.engine must be one of tgr, glicko1, glicko2, elo; got {ladder.engine!r}")
+    twin = GROWTH_SQL.get(ladder.engine)
+    engine = ladder.get_engine() if twin is not None else None
+    if twin is None or not isinstance(engine, GlickoFamily):
+        raise ValueError(f"ladder.engine must be one of {', '.join(GROWTH_SQL)}; got {ladder.engine!r}")
+    return twin(engine, alias)
 
 
 def _grown_sql(growth: str, alias: str) -> str:
@@ -87,7 +115,7 @@ def ratings_materialise(*, ladder: Ladder, at: datetime) -> int:
     members are included: their RD keeps growing while they are away. Returns the
     number of ratings written.
     """
-    if connection.vendor != "postgresql":
+    if not db.on_postgresql():
         return _materialise_in_python(ladder, at)
     table = PlayerRating._meta.db_table
     growth, params = growth_sql(ladder, "r")
@@ -109,11 +137,11 @@ def ratings_materialise(*, ladder: Ladder, at: datetime) -> int:
 
 
 def _materialise_in_python(ladder: Ladder, at: datetime) -> int:
-    """The embedded default (SQLite, one writer at a time): the same values through the engine, row by row."""
+    """The ORM twin (SQLite, one writer at a time): ``Engine.materialize``, row by row."""
     engine = ladder.get_engine()
     rows = list(PlayerRating.objects.filter(ladder=ladder, rd_as_of__lt=at).order_by("pk"))
     for row in rows:
-        row.rd = engine.rd_at(row.state(), at.timestamp())
+        row.rd = engine.materialize(row.state(), at.timestamp()).rd
         row.rd_as_of = at
     PlayerRating.objects.bulk_update(rows, ["rd", "rd_as_of"], batch_size=500)
     return len(rows)

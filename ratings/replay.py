@@ -4,74 +4,43 @@ Built for ladders with millions of matches: the log is streamed from the databas
 event order (one query for the matches' players, one for adjustments), the arithmetic is
 ``ratings.history`` (the same as the live updates), new history rows stream into
 PostgreSQL with ``COPY`` (batched ``bulk_create`` elsewhere), and the final standings go
-back through a temporary table in one ``UPDATE``.
+back through a temporary table in one ``UPDATE``. The PostgreSQL statements are in
+``ratings.sql``; each has its ORM twin here, and ``core.db.on_postgresql()`` picks.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import connection, transaction
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
-from psycopg.types.datetime import TimestamptzLoader
-from psycopg.types.json import Jsonb
 
+from core import db
 from ladder.models import Ladder, Participant
-from ratings.history import Standing, apply_adjustment, apply_match, initial_standing
-from ratings.models import (
-    ChangeKind,
-    ChangeValues,
-    EventKind,
-    PlayerRating,
-    RatingAdjustment,
-    RatingChange,
-    RatingEvent,
-    SupersededChange,
+from ratings import sql
+from ratings.history import (
+    STANDING_FIELDS,
+    ChangeRow,
+    Standing,
+    adjustment_change,
+    apply_adjustment,
+    apply_match,
+    change_values,
+    initial_standing,
+    match_changes,
 )
+from ratings.models import ChangeKind, EventKind, PlayerRating, RatingAdjustment, RatingChange, RatingEvent
 from ratings.settings_timeline import SettingsTimeline, ladder_with
 
-# A history row as the replay writes it: the columns that vary from row to row, then the
-# ones every row of a replay shares (``_ChangeWriter`` formats those once).
-ROW_COLUMNS = (
-    "event_id",
-    "player_id",
-    "match_id",
-    "rating_before",
-    "rd_before",
-    "volatility_before",
-    "rd_as_of_before",
-    "rd_at_event",
-    "rating_after",
-    "rd_after",
-    "volatility_after",
-    "rd_as_of_after",
-    "expected",
-    "score",
-    "delta",
-    "engine",
-    "engine_params",
-)
-SHARED_COLUMNS = ("ladder_id", "kind", "created_at")
-# PostgreSQL types of ``ROW_COLUMNS + SHARED_COLUMNS``, for the binary COPY.
-COPY_TYPES = (
-    ["int8", "int8", "int8"]
-    + ["float8"] * 3
-    + ["timestamptz", "float8"]
-    + ["float8"] * 3
-    + ["timestamptz"]
-    + ["float8"] * 3
-    + ["varchar", "jsonb", "int8", "varchar", "timestamptz"]
-)
 EVENTS_PER_BATCH = 50_000
-STANDING_COLUMNS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
+PROGRESS_EVERY = 10_000  # events between two progress reports
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +54,24 @@ class ReplayStats:
 
 @dataclass(slots=True)
 class _Event:
+    """A rating event of the log: a match's players by side and placements, or an adjustment."""
+
     id: int
-    kind: str
     at: datetime
     match_id: int | None = None
     layout: list[list[int]] = dataclasses.field(default_factory=list)
     placements: list[int] = dataclasses.field(default_factory=list)
     adjustment: RatingAdjustment | None = None
+
+
+@dataclass(slots=True)
+class _Start:
+    """Where a replay starts: its first event (None: nothing to replay) and the standings before it."""
+
+    first: int | None
+    full: bool
+    standings: dict[int, Standing]
+    timeline: SettingsTimeline
 
 
 def ladder_replay(
@@ -118,160 +98,24 @@ def ladder_replay(
     if settings is not None and from_event_id is not None:
         raise ValueError("a re-rate under new settings replays the whole history; from_event_id must be None")
     with transaction.atomic():
-        members = list(
-            PlayerRating.objects.select_for_update()
-            .filter(ladder=ladder)
-            .order_by("pk")
-            .values_list("pk", "player_id", "joined_at", "rating", "rd", "volatility", "rd_as_of")
-        )
-        events = RatingEvent.objects.filter(ladder=ladder, is_active=True)
-        if from_event_id is not None:
-            events = events.filter(pk__gte=from_event_id)
-        total = events.count()
-        first = (
-            from_event_id if from_event_id is not None else events.order_by("pk").values_list("pk", flat=True).first()
-        )
-        full = from_event_id is None
-        timeline = SettingsTimeline.of(ladder, override=settings)
-        if settings is not None:
-            fresh = ladder_with(ladder, settings)
-            standings = {member[1]: initial_standing(fresh, member[2]) for member in members}
-        else:
-            standings = _starting_standings(ladder, first, members)
-        if not full:
-            _load_standings_before(ladder, first, standings)
-        touched: set[int] = set(standings) if full else set()
-        if first is not None:
-            if not full:
-                replaced = RatingChange.objects.filter(ladder=ladder, event_id__gte=first)
+        start = _start(ladder, from_event_id=from_event_id, settings=settings, lock=True)
+        total = _active_events(ladder, from_event_id).count()
+        touched = set(start.standings) if start.full else set()
+        if start.first is not None:
+            if not start.full:
+                replaced = RatingChange.objects.filter(ladder=ladder, event_id__gte=start.first)
                 touched.update(replaced.values_list("player_id", flat=True).distinct())
-            _supersede(ladder, first, now=timezone.now())
-        writer = _ChangeWriter(ladder_id=ladder.pk, kind=ChangeKind.REPLAY.value, created_at=timezone.now())
-        counts = _rate_log(
-            ladder=ladder,
-            first=first,
-            standings=standings,
-            timeline=timeline,
-            writer=writer,
-            touched=touched,
-            full=full,
-            total=total,
-            progress=progress,
-        )
-        _store_standings(ladder, {player: standings[player] for player in touched})
+            _supersede(ladder, start.first, now=timezone.now())
+        writer = _change_writer(ladder_id=ladder.pk, kind=ChangeKind.REPLAY.value, created_at=timezone.now())
+        rater = _rate_log(ladder=ladder, start=start, writer=writer, touched=touched, total=total, progress=progress)
+        _store_standings(ladder, {player: start.standings[player] for player in touched})
         return ReplayStats(
             events=total,
-            matches=counts["matches"],
-            adjustments=counts["adjustments"],
+            matches=rater.matches,
+            adjustments=rater.adjustments,
             players=len(touched),
-            changes=counts["changes"],
+            changes=writer.count,
         )
-
-
-def _rate_log(
-    *,
-    ladder: Ladder,
-    first: int | None,
-    standings: dict[int, Standing],
-    timeline: SettingsTimeline,
-    writer: _ChangeWriter | _NoWriter,
-    touched: set[int],
-    full: bool,
-    total: int,
-    progress: Callable[[int, int], None] | None,
-) -> dict[str, int]:
-    """Apply the active events from ``first`` on to ``standings`` (in place), writing history rows to ``writer``.
-
-    Ends with the RD write-backs after the last event for every ``touched`` player.
-    Returns the numbers of matches, adjustments and history rows.
-    """
-    nights = timeline  # RDs written back at midnights and at settings changes, between events
-    counts = {"matches": 0, "adjustments": 0, "changes": 0}
-    stream = _stream(ladder, first)
-    index = 0
-    # The log is read a batch at a time between COPYs: a connection cannot fetch while a COPY is open.
-    while batch := list(itertools.islice(stream, EVENTS_PER_BATCH)):
-        with writer:
-            for event in batch:
-                index += 1
-                if nights:
-                    players = [p for side in event.layout for p in side] or [event.adjustment.player_id]
-                    nights.materialise(standings, players, before_event=event.id)
-                if event.kind == EventKind.MATCH:
-                    rated = timeline.for_match(event.id)
-                    result, after = apply_match(
-                        engine=rated.engine,
-                        layout=event.layout,
-                        placements=event.placements,
-                        played_at=event.at,
-                        standings=standings,
-                    )
-                    for side_players, side_results in zip(event.layout, result.sides, strict=True):
-                        for player, outcome in zip(side_players, side_results, strict=True):
-                            old, new = standings[player], after[player]
-                            writer.write(
-                                (
-                                    event.id,
-                                    player,
-                                    event.match_id,
-                                    old.rating,
-                                    old.rd,
-                                    old.volatility,
-                                    old.rd_as_of,
-                                    outcome.rd_at_game,
-                                    new.rating,
-                                    new.rd,
-                                    new.volatility,
-                                    new.rd_as_of,
-                                    outcome.expected,
-                                    outcome.score,
-                                    outcome.delta,
-                                    rated.name,
-                                    rated.json,
-                                )
-                            )
-                    standings.update(after)
-                    if not full:
-                        touched.update(after)
-                    counts["matches"] += 1
-                else:
-                    adjustment = event.adjustment
-                    rated = timeline.for_adjustment(event.id)
-                    old = standings[adjustment.player_id]
-                    new = apply_adjustment(adjustment, old)
-                    writer.write(
-                        (
-                            event.id,
-                            adjustment.player_id,
-                            None,
-                            old.rating,
-                            old.rd,
-                            old.volatility,
-                            old.rd_as_of,
-                            rated.engine.rd_at(old.state(), event.at.timestamp()),
-                            new.rating,
-                            new.rd,
-                            new.volatility,
-                            new.rd_as_of,
-                            None,
-                            None,
-                            new.rating - old.rating,
-                            rated.name,
-                            json.dumps({"reason": adjustment.reason}),
-                        )
-                    )
-                    standings[adjustment.player_id] = new
-                    touched.add(adjustment.player_id)
-                    counts["adjustments"] += 1
-                if progress is not None and (index % 10_000 == 0 or index == total):
-                    progress(index, total)
-
-    counts["changes"] = writer.count
-    if progress is not None and total == 0:
-        progress(0, 0)
-    if nights:
-        nights.materialise(standings, touched)
-    return counts
 
 
 def ladder_rerate_preview(*, ladder: Ladder, settings: dict[str, Any]) -> dict[int, Standing]:
@@ -281,42 +125,135 @@ def ladder_rerate_preview(*, ladder: Ladder, settings: dict[str, Any]) -> dict[i
     or written, so live ratings go on meanwhile (the preview is of the log as read).
     """
     with transaction.atomic():
-        members = list(
-            PlayerRating.objects.filter(ladder=ladder)
-            .order_by("pk")
-            .values_list("pk", "player_id", "joined_at", "rating", "rd", "volatility", "rd_as_of")
-        )
-        events = RatingEvent.objects.filter(ladder=ladder, is_active=True)
-        first = events.order_by("pk").values_list("pk", flat=True).first()
+        start = _start(ladder, from_event_id=None, settings=settings, lock=False)
+        _rate_log(ladder=ladder, start=start, writer=_NoWriter(), touched=set(start.standings), total=0, progress=None)
+    return start.standings
+
+
+def _active_events(ladder: Ladder, from_event_id: int | None) -> QuerySet[RatingEvent]:
+    events = RatingEvent.objects.filter(ladder=ladder, is_active=True)
+    return events if from_event_id is None else events.filter(pk__gte=from_event_id)
+
+
+def _start(ladder: Ladder, *, from_event_id: int | None, settings: dict[str, Any] | None, lock: bool) -> _Start:
+    """Lock (``lock``) and read the members, then find each one's standing before the first replayed event."""
+    members = PlayerRating.objects.filter(ladder=ladder).order_by("pk")
+    if lock:
+        members = members.select_for_update()
+    rows = list(members.values_list("pk", "player_id", "joined_at", "rating", "rd", "volatility", "rd_as_of"))
+    first = from_event_id
+    if first is None:
+        first = _active_events(ladder, None).order_by("pk").values_list("pk", flat=True).first()
+    timeline = SettingsTimeline.of(ladder, override=settings)
+    if settings is not None:
         fresh = ladder_with(ladder, settings)
-        standings = {member[1]: initial_standing(fresh, member[2]) for member in members}
-        _rate_log(
-            ladder=ladder,
-            first=first,
+        standings = {row[1]: initial_standing(fresh, row[2]) for row in rows}
+    else:
+        standings = _starting_standings(ladder, first, rows)
+    if from_event_id is not None:
+        _load_standings_before(ladder, from_event_id, standings)
+    return _Start(first, from_event_id is None, standings, timeline)
+
+
+class _Writer(Protocol):
+    count: int
+
+    def __enter__(self) -> Any: ...
+    def __exit__(self, *exc: Any) -> None: ...
+    def write(self, event_id: int, match_id: int | None, engine: str, params: str, rows: Sequence[ChangeRow]) -> None:
+        """The history ``rows`` of one event; ``params`` is ``engine_params`` as JSON text."""
+
+
+def _rate_log(
+    *,
+    ladder: Ladder,
+    start: _Start,
+    writer: _Writer,
+    touched: set[int],
+    total: int,
+    progress: Callable[[int, int], None] | None,
+) -> _Rater:
+    """Apply the active events from ``start.first`` on to ``start.standings`` (in place).
+
+    History rows go to ``writer``; ``touched`` gains every player an event changed. Ends
+    with the RD write-backs after the last event for every ``touched`` player.
+    """
+    rater = _Rater(start, writer, touched)
+    stream = _stream(ladder, start.first)
+    done = 0
+    # The log is read a batch at a time between COPYs: a connection cannot fetch while a COPY is open.
+    while batch := list(itertools.islice(stream, EVENTS_PER_BATCH)):
+        with writer:
+            for event in batch:
+                rater.rate(event)
+                done += 1
+                if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
+                    progress(done, total)
+    if progress is not None and total == 0:
+        progress(0, 0)
+    rater.finish()
+    return rater
+
+
+class _Rater:
+    """Rates one event after another from the running standings, as the live updates did."""
+
+    __slots__ = ("adjustments", "full", "matches", "nights", "standings", "timeline", "touched", "writer")
+
+    def __init__(self, start: _Start, writer: _Writer, touched: set[int]) -> None:
+        self.standings = start.standings
+        self.timeline = start.timeline
+        # RDs written back at midnights and at settings changes, between events (None: there are none).
+        self.nights = start.timeline if start.timeline else None
+        self.full = start.full
+        self.writer = writer
+        self.touched = touched
+        self.matches = 0
+        self.adjustments = 0
+
+    def rate(self, event: _Event) -> None:
+        if event.adjustment is None:
+            self._match(event)
+        else:
+            self._adjustment(event, event.adjustment)
+
+    def _match(self, event: _Event) -> None:
+        if self.nights is not None:
+            players = [player for side in event.layout for player in side]
+            self.nights.materialise(self.standings, players, before_event=event.id)
+        rated = self.timeline.for_match(event.id)
+        standings = self.standings
+        result, after = apply_match(
+            engine=rated.engine,
+            layout=event.layout,
+            placements=event.placements,
+            played_at=event.at,
             standings=standings,
-            timeline=SettingsTimeline.of(ladder, override=settings),
-            writer=_NoWriter(),
-            touched=set(standings),
-            full=True,
-            total=0,
-            progress=None,
         )
-    return standings
+        rows = match_changes(event.layout, result, standings, after)
+        self.writer.write(event.id, event.match_id, rated.name, rated.json, rows)
+        standings.update(after)
+        if not self.full:
+            self.touched.update(after)
+        self.matches += 1
 
+    def _adjustment(self, event: _Event, adjustment: RatingAdjustment) -> None:
+        if self.nights is not None:
+            self.nights.materialise(self.standings, [adjustment.player_id], before_event=event.id)
+        rated = self.timeline.for_adjustment(event.id)
+        old = self.standings[adjustment.player_id]
+        new = apply_adjustment(adjustment, old, rated.engine)
+        rd_at_event = rated.engine.rd_at(old.state(), event.at.timestamp())
+        row = adjustment_change(adjustment.player_id, old, new, rd_at_event)
+        self.writer.write(event.id, None, rated.name, json.dumps({"reason": adjustment.reason}), [row])
+        self.standings[adjustment.player_id] = new
+        self.touched.add(adjustment.player_id)
+        self.adjustments += 1
 
-class _NoWriter:
-    """A ``_ChangeWriter`` that keeps nothing, for previews."""
-
-    count = 0
-
-    def __enter__(self) -> _NoWriter:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-    def write(self, row: tuple[Any, ...]) -> None:
-        return None
+    def finish(self) -> None:
+        """The RD write-backs after the last event."""
+        if self.nights is not None:
+            self.nights.materialise(self.standings, self.touched)
 
 
 def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
@@ -330,7 +267,7 @@ def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
         ).select_related("adjustment")
     }
     pending = sorted(adjustments)
-    rows = (
+    query = (
         Participant.objects.filter(
             match__rating_event__ladder=ladder,
             match__rating_event__is_active=True,
@@ -341,7 +278,7 @@ def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
             "match__rating_event__id", "match_id", "match__played_at", "side__index", "side__placement", "player_id"
         )
     )
-    rows = _fetch_raw(rows) if connection.vendor == "postgresql" else rows.iterator(chunk_size=20_000)
+    rows = sql.fetch_raw(query) if db.on_postgresql() else query.iterator(chunk_size=20_000)
     current: _Event | None = None
     for event_id, match_id, played_at, side_index, placement, player_id in rows:
         if current is None or current.id != event_id:
@@ -349,7 +286,7 @@ def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
                 yield current
             while pending and pending[0] < event_id:
                 yield _adjustment_event(adjustments[pending.pop(0)])
-            current = _Event(id=event_id, kind=EventKind.MATCH, at=played_at, match_id=match_id)
+            current = _Event(id=event_id, at=played_at, match_id=match_id)
         if side_index == len(current.layout):
             current.layout.append([])
             current.placements.append(placement)
@@ -360,37 +297,8 @@ def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
         yield _adjustment_event(adjustments[event_id])
 
 
-def _fetch_raw(queryset: QuerySet[Any], chunk: int = 20_000) -> Iterator[tuple[Any, ...]]:
-    """The rows of a ``values_list`` query through a server-side cursor with psycopg's own loaders.
-
-    Django's time-zone-aware timestamp loader parses in Python (about 7 µs a value, 14 s
-    for the 2M participant rows of 1M matches); psycopg's C loader gives the same instants
-    in UTC, which is the connection's time zone. The query has no other value converters.
-    """
-    sql, params = queryset.query.sql_with_params()
-    with connection.chunked_cursor() as cursor:
-        cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(chunk):
-            yield from batch
-
-
-_HISTORY_COLUMNS = ", ".join(
-    ["id", "event_id", "ladder_id", "player_id", "match_id"] + [field.column for field in ChangeValues._meta.fields]
-)
-_MOVE_SQL = f"""
-    WITH moved AS (
-        DELETE FROM {RatingChange._meta.db_table} WHERE ladder_id = %(ladder)s AND event_id >= %(first)s
-        RETURNING {_HISTORY_COLUMNS}
-    )
-    INSERT INTO {SupersededChange._meta.db_table} ({_HISTORY_COLUMNS}, superseded_at)
-    SELECT {_HISTORY_COLUMNS}, %(now)s FROM moved
-"""
-_COPY_SQL = f"""
-    INSERT INTO {SupersededChange._meta.db_table} ({_HISTORY_COLUMNS}, superseded_at)
-    SELECT {_HISTORY_COLUMNS}, %(now)s FROM {RatingChange._meta.db_table}
-    WHERE ladder_id = %(ladder)s AND event_id >= %(first)s
-"""
+def _adjustment_event(event: RatingEvent) -> _Event:
+    return _Event(id=event.pk, at=event.at, adjustment=event.adjustment)
 
 
 def _supersede(ladder: Ladder, first: int, *, now: datetime) -> None:
@@ -399,34 +307,13 @@ def _supersede(ladder: Ladder, first: int, *, now: datetime) -> None:
     On PostgreSQL one statement deletes them and inserts what the delete returns; elsewhere
     the rows are copied, then deleted (the same transaction either way).
     """
-    params = {"ladder": ladder.pk, "first": first, "now": now}
+    params: dict[str, Any] = {"ladder": ladder.pk, "first": first, "now": now}
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(_MOVE_SQL, params)
+        if db.on_postgresql():
+            cursor.execute(sql.SUPERSEDE_SQL, params)
         else:
-            cursor.execute(_COPY_SQL, params)
-            cursor.execute(
-                f"DELETE FROM {RatingChange._meta.db_table} WHERE ladder_id = %(ladder)s AND event_id >= %(first)s",
-                params,
-            )
-
-
-def _adjustment_event(event: RatingEvent) -> _Event:
-    return _Event(id=event.pk, kind=EventKind.ADJUSTMENT, at=event.at, adjustment=event.adjustment)
-
-
-_STARTS_SQL = f"""
-    SELECT r.player_id, c.rating_before, c.rd_before, c.volatility_before, c.rd_as_of_before
-    FROM {PlayerRating._meta.db_table} AS r
-    CROSS JOIN LATERAL (
-        SELECT rating_before, rd_before, volatility_before, rd_as_of_before
-        FROM {RatingChange._meta.db_table} AS h
-        WHERE h.ladder_id = r.ladder_id AND h.player_id = r.player_id AND h.event_id >= %(first)s
-        ORDER BY h.event_id
-        LIMIT 1
-    ) AS c
-    WHERE r.ladder_id = %(ladder)s
-"""
+            cursor.execute(sql.COPY_REPLACED_SQL, params)
+            cursor.execute(sql.DELETE_REPLACED_SQL, params)
 
 
 def _starting_standings(ladder: Ladder, first: int | None, members: list[tuple[Any, ...]]) -> dict[int, Standing]:
@@ -445,10 +332,8 @@ def _starting_standings(ladder: Ladder, first: int | None, members: list[tuple[A
     }
     if first is None:
         return standings
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_STARTS_SQL, {"first": first, "ladder": ladder.pk})
-            rows = cursor.fetchall()
+    if db.on_postgresql():
+        rows = sql.starting_rows(ladder.pk, first)
     else:
         seen: dict[int, tuple[Any, ...]] = {}
         history = RatingChange.objects.filter(ladder=ladder, event_id__gte=first).order_by("player_id", "event_id")
@@ -466,7 +351,8 @@ def _starting_standings(ladder: Ladder, first: int | None, members: list[tuple[A
 def _load_standings_before(ladder: Ladder, first: int, standings: dict[int, Standing]) -> None:
     """Each player's standing just before event ``first``, from the current history."""
     earlier = RatingChange.objects.all().filter(ladder=ladder, event_id__lt=first)
-    if connection.features.can_distinct_on_fields:
+    latest: Iterable[RatingChange]
+    if db.on_postgresql():
         latest = earlier.order_by("player_id", "-event_id").distinct("player_id")
     else:
         by_player: dict[int, RatingChange] = {}
@@ -501,101 +387,79 @@ def _load_standings_before(ladder: Ladder, first: int, standings: dict[int, Stan
         standing.last_played_at = row["last"]
 
 
-class _ChangeWriter:
-    """Appends history rows: a binary ``COPY`` open for each ``with`` block on PostgreSQL,
-    ``bulk_create`` elsewhere.
+def _change_writer(*, ladder_id: int, kind: str, created_at: datetime) -> _Writer:
+    """The replay's binary ``COPY`` on PostgreSQL (``ratings.sql.ChangeCopy``), batches of ``bulk_create`` elsewhere."""
+    if db.on_postgresql():
+        return sql.ChangeCopy(ladder_id=ladder_id, kind=kind, created_at=created_at)
+    return _ChangeBatches(ladder_id=ladder_id, kind=kind, created_at=created_at)
 
-    psycopg's C dumpers write binary rows about six times faster than Python formats the
-    same rows as text. The rows go to the server while the replay computes the next ones,
-    so PostgreSQL stores and indexes them on another core meanwhile. The ``COPY`` ends
-    with the block, because the connection cannot fetch the next part of the log while
-    it is open.
-    """
+
+class _ChangeBatches:
+    """The ORM twin of ``ratings.sql.ChangeCopy``: history rows in ``bulk_create`` batches."""
 
     CHUNK = 2_000  # rows per bulk_create
 
     def __init__(self, *, ladder_id: int, kind: str, created_at: datetime) -> None:
         self.count = 0
-        self._postgres = connection.vendor == "postgresql"
-        self._shared = (ladder_id, kind, created_at)
-        self._json: dict[str, Any] = {}  # JSON text -> its jsonb adapter, made once per text
-        self._rows: list[tuple[Any, ...]] = []
-        self._stack: contextlib.ExitStack | None = None
-        self._copy: Any = None
+        self._shared = {"ladder_id": ladder_id, "kind": kind, "created_at": created_at}
+        self._rows: list[RatingChange] = []
 
-    def __enter__(self) -> _ChangeWriter:
-        if self._postgres:
-            with contextlib.ExitStack() as stack:
-                cursor = stack.enter_context(connection.cursor())
-                table = RatingChange._meta.db_table
-                columns = ", ".join(ROW_COLUMNS + SHARED_COLUMNS)
-                self._copy = stack.enter_context(
-                    cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)")
-                )
-                self._copy.set_types(COPY_TYPES)
-                self._stack = stack.pop_all()
+    def __enter__(self) -> _ChangeBatches:
         return self
 
-    def write(self, row: tuple[Any, ...]) -> None:
-        """``row`` holds the ``ROW_COLUMNS``, ``engine_params`` as JSON text."""
-        self.count += 1
-        if self._postgres:
-            params = self._json.get(row[-1])
-            if params is None:
-                params = self._json[row[-1]] = Jsonb(row[-1], dumps=str)
-            self._copy.write_row((*row[:-1], params, *self._shared))
-            return
-        self._rows.append(row)
+    def write(self, event_id: int, match_id: int | None, engine: str, params: str, rows: Sequence[ChangeRow]) -> None:
+        self.count += len(rows)
+        for row in rows:
+            self._rows.append(
+                RatingChange(
+                    event_id=event_id,
+                    match_id=match_id,
+                    engine=engine,
+                    engine_params=json.loads(params),
+                    **self._shared,
+                    **change_values(row),
+                )
+            )
         if len(self._rows) >= self.CHUNK:
             self._send()
 
     def _send(self) -> None:
-        objects = []
-        for row in self._rows:
-            values = dict(zip(ROW_COLUMNS + SHARED_COLUMNS, row + self._shared, strict=True))
-            values["engine_params"] = json.loads(values["engine_params"])
-            objects.append(RatingChange(**values))
-        RatingChange.objects.bulk_create(objects)
-        self._rows.clear()
+        RatingChange.objects.bulk_create(self._rows)
+        self._rows = []
 
     def __exit__(self, *exc: Any) -> None:
         try:
             if exc[0] is None and self._rows:
                 self._send()
         finally:
-            self._rows.clear()
-            if self._stack is not None:
-                stack, self._stack, self._copy = self._stack, None, None
-                stack.__exit__(*exc)
+            self._rows = []
+
+
+class _NoWriter:
+    """A writer that keeps nothing, for previews."""
+
+    count = 0
+
+    def __enter__(self) -> _NoWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def write(self, event_id: int, match_id: int | None, engine: str, params: str, rows: Sequence[ChangeRow]) -> None:
+        return None
 
 
 def _store_standings(ladder: Ladder, standings: dict[int, Standing]) -> None:
-    """Write final standings: a temp table and one ``UPDATE … FROM`` on PostgreSQL."""
+    """Write final standings: a temp table and one ``UPDATE … FROM`` on PostgreSQL, ``bulk_update`` elsewhere."""
     if not standings:
         return
-    if connection.vendor != "postgresql":
-        rows = list(PlayerRating.objects.filter(ladder=ladder, player_id__in=list(standings)))
-        for row in rows:
-            standing = standings[row.player_id]
-            for field in STANDING_COLUMNS:
-                setattr(row, field, getattr(standing, field))
-        PlayerRating.objects.bulk_update(rows, STANDING_COLUMNS, batch_size=500)
+    if db.on_postgresql():
+        sql.store_standings(ladder.pk, standings)
         return
-    table = PlayerRating._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS replay_standing")
-        cursor.execute(
-            "CREATE TEMP TABLE replay_standing (player_id bigint PRIMARY KEY, rating double precision, "
-            "rd double precision, volatility double precision, rd_as_of timestamptz, games integer, wins integer, "
-            "losses integer, draws integer, last_played_at timestamptz) ON COMMIT DROP"
-        )
-        with cursor.cursor.copy(f"COPY replay_standing (player_id, {', '.join(STANDING_COLUMNS)}) FROM STDIN") as copy:
-            for player, standing in standings.items():
-                copy.write_row((player, *(getattr(standing, field) for field in STANDING_COLUMNS)))
-        assignments = ", ".join(f"{field} = s.{field}" for field in STANDING_COLUMNS)
-        cursor.execute(
-            f"UPDATE {table} AS r SET {assignments} FROM replay_standing AS s "
-            "WHERE r.ladder_id = %s AND r.player_id = s.player_id",
-            [ladder.pk],
-        )
-        cursor.execute("DROP TABLE replay_standing")
+    rows = list(PlayerRating.objects.filter(ladder=ladder, player_id__in=list(standings)))
+    for row in rows:
+        standing = standings[row.player_id]
+        for field in STANDING_FIELDS:
+            setattr(row, field, getattr(standing, field))
+    PlayerRating.objects.bulk_update(rows, STANDING_FIELDS, batch_size=500)

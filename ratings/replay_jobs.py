@@ -24,27 +24,20 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from django.db.models import Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
+from core import db
 from ladder.models import Ladder, Match
+from ratings import sql
 from ratings.models import RatingEvent, ReplayJob, ReplayJobKind, ReplayJobStatus
 from ratings.replay import ladder_replay
 
 logger = logging.getLogger(__name__)
 
-# pg_advisory_xact_lock(REPLAY_LOCK, ladder id): one replay run per ladder at a time.
-REPLAY_LOCK = 0x52504C59  # "RPLY"
-_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s::int4, %s::int4)"
-_TABLE = ReplayJob._meta.db_table
-_START_SQL = f"""
-    UPDATE {_TABLE} SET status = %(running)s, started_at = COALESCE(started_at, %(now)s), error = ''
-    WHERE id = ANY(%(ids)s) AND status <> %(done)s
-"""
-_PROGRESS_SQL = f"UPDATE {_TABLE} SET events_done = %(done)s, events_total = %(total)s WHERE id = ANY(%(ids)s)"
 ERROR_MAX_CHARS = 2_000
 STALE_AFTER = timedelta(minutes=10)  # a queued job older than this is sent to a worker again
 
@@ -120,15 +113,14 @@ def replay_job_run(*, job_id: int, retry: bool = False) -> ReplayJob | None:
     ids: list[int] = [job_id]
     try:
         with transaction.atomic():
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute(_LOCK_SQL, [REPLAY_LOCK, ladder.pk])  # a run of this ladder finishes first
+            if db.on_postgresql():
+                sql.lock_ladder_replays(ladder.pk)  # a run of this ladder finishes first
             jobs = list(ReplayJob.objects.unfinished().filter(ladder=ladder).order_by("pk"))
             ids = [item.pk for item in jobs]
             if job_id not in ids:
                 return ReplayJob.objects.get(pk=job_id)  # a run that held the lock did it
-            starts = [item.from_event_id for item in jobs]
-            first = None if None in starts else min(starts)  # type: ignore[type-var]
+            starts = [item.from_event_id for item in jobs if item.from_event_id is not None]
+            first = min(starts) if len(starts) == len(jobs) else None  # None: a job replays everything
             started = timezone.now()
             with _Progress(ids, now=started) as progress:
                 stats = ladder_replay(ladder=ladder, from_event_id=first, progress=progress)
@@ -185,17 +177,17 @@ class _Progress:
         self._db: Any = None
 
     def __enter__(self) -> _Progress:
-        if connection.vendor == "postgresql":
+        if db.on_postgresql():
             self._db = connections.create_connection(DEFAULT_DB_ALIAS)
             self._execute("SET lock_timeout = '2s'", None)
             self._execute(
-                _START_SQL,
+                sql.JOB_START_SQL,
                 {"ids": self.ids, "now": self.now, "running": ReplayJobStatus.RUNNING, "done": ReplayJobStatus.DONE},
             )
         return self
 
     def __call__(self, done: int, total: int) -> None:
-        self._execute(_PROGRESS_SQL, {"ids": self.ids, "done": done, "total": total})
+        self._execute(sql.JOB_PROGRESS_SQL, {"ids": self.ids, "done": done, "total": total})
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> None:
         if self._db is None:

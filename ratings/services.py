@@ -7,18 +7,31 @@ re-exported here); live updates and replays share ``ratings.history``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from core import db
 from ladder.models import Ladder, Match, MatchStatus
+from ratings import sql
 from ratings.engines import GameResult
-from ratings.history import Standing, apply_adjustment, apply_match, engine_settings, match_layout
+from ratings.history import (
+    STANDING_FIELDS,
+    ChangeRow,
+    Standing,
+    adjustment_change,
+    apply_adjustment,
+    apply_match,
+    change_values,
+    engine_settings,
+    match_changes,
+    match_layout,
+)
 from ratings.models import (
     ADJUSTMENT_MAX_DELTA,
     AdjustmentKind,
@@ -52,107 +65,24 @@ ADJUSTMENT_BAD_RD = "The new RD must be a number from 1 to this ladder's RD cap,
 ADJUSTMENT_WITHDRAWN = "This adjustment is withdrawn already."
 
 
-def _change_rows(
-    *,
-    event: RatingEvent,
-    kind: str,
-    layout: Sequence[Sequence[int]],
-    result: GameResult,
-    standings: dict[int, Standing],
-    after: dict[int, Standing],
-    settings: dict[str, object],
-) -> list[RatingChange]:
-    rows = []
-    for side_players, side_results in zip(layout, result.sides, strict=True):
-        for player, outcome in zip(side_players, side_results, strict=True):
-            old = standings[player]
-            new = after[player]
-            rows.append(
-                RatingChange(
-                    event=event,
-                    ladder_id=event.ladder_id,
-                    player_id=player,
-                    match_id=event.match_id,
-                    kind=kind,
-                    rating_before=old.rating,
-                    rd_before=old.rd,
-                    volatility_before=old.volatility,
-                    rd_as_of_before=old.rd_as_of,
-                    rd_at_event=outcome.rd_at_game,
-                    rating_after=new.rating,
-                    rd_after=new.rd,
-                    volatility_after=new.volatility,
-                    rd_as_of_after=new.rd_as_of,
-                    expected=outcome.expected,
-                    score=outcome.score,
-                    delta=outcome.delta,
-                    engine=str(settings["engine"]),
-                    engine_params=settings,
-                )
-            )
-    return rows
-
-
-def _adjustment_row(
-    *, event: RatingEvent, kind: str, adjustment: RatingAdjustment, old: Standing, new: Standing, rd_now: float
-) -> RatingChange:
-    return RatingChange(
-        event=event,
-        ladder_id=event.ladder_id,
-        player_id=adjustment.player_id,
-        kind=kind,
-        rating_before=old.rating,
-        rd_before=old.rd,
-        volatility_before=old.volatility,
-        rd_as_of_before=old.rd_as_of,
-        rd_at_event=rd_now,
-        rating_after=new.rating,
-        rd_after=new.rd,
-        volatility_after=new.volatility,
-        rd_as_of_after=new.rd_as_of,
-        delta=new.rating - old.rating,
-        engine=event.ladder.engine,
-        engine_params={"reason": adjustment.reason},
-    )
-
-
 def _lock_ratings(ladder: Ladder, players: Iterable[int]) -> dict[int, PlayerRating]:
     """Lock the players' rating rows in primary-key order, so two events never deadlock."""
     rows = PlayerRating.objects.select_for_update().filter(ladder=ladder, player_id__in=set(players)).order_by("pk")
     return {row.player_id: row for row in rows}
 
 
-RATING_FIELDS = ["rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at"]
-
-
 def _store(rows: dict[int, PlayerRating], after: dict[int, Standing]) -> None:
-    """Write the new standings of locked rating rows: one ``UPDATE … FROM (VALUES …)`` on PostgreSQL.
-
-    ``bulk_update`` builds a CASE expression per field and row, which costs more Python
-    time than the whole rating arithmetic of a game.
-    """
+    """Write the new standings of locked rating rows (``ratings.sql.store_ratings`` on PostgreSQL)."""
     changed = []
     for player, standing in after.items():
         row = rows[player]
-        for field in RATING_FIELDS:
+        for field in STANDING_FIELDS:
             setattr(row, field, getattr(standing, field))
         changed.append(row)
-    if connection.vendor != "postgresql":
-        PlayerRating.objects.bulk_update(changed, RATING_FIELDS)
-        return
-    row_sql = "(%s::bigint, %s::float8, %s::float8, %s::float8, %s::timestamptz, %s::int, %s::int, %s::int, %s::int, %s::timestamptz)"  # noqa: E501
-    placeholders = ", ".join([row_sql] * len(changed))
-    params: list[object] = []
-    for row in changed:
-        params.append(row.pk)
-        params.extend(getattr(row, field) for field in RATING_FIELDS)
-    assignments = ", ".join(f"{field} = v.{field}" for field in RATING_FIELDS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {PlayerRating._meta.db_table} AS r SET {assignments} "
-            f"FROM (VALUES {placeholders}) AS v(id, {', '.join(RATING_FIELDS)}) WHERE r.id = v.id",
-            params,
-        )
+    if db.on_postgresql():
+        sql.store_ratings(changed)
+    else:
+        PlayerRating.objects.bulk_update(changed, STANDING_FIELDS)
 
 
 def rating_apply_match(*, match: Match, now: datetime | None = None) -> RatingEvent | None:
@@ -177,12 +107,13 @@ def rating_apply_match(*, match: Match, now: datetime | None = None) -> RatingEv
 
 @dataclass(frozen=True, slots=True)
 class RatedMatch:
-    """A match rated from its players' locked standings, not yet written."""
+    """A match rated from its players' locked standings, not yet written: ``changes`` are its history rows."""
 
     result: GameResult
     standings: dict[int, Standing]
     after: dict[int, Standing]
     settings: dict[str, object]
+    changes: list[ChangeRow]
 
 
 def rating_compute(
@@ -200,7 +131,8 @@ def rating_compute(
     result, after = apply_match(
         engine=ladder.get_engine(), layout=layout, placements=placements, played_at=played_at, standings=standings
     )
-    return RatedMatch(result, standings, after, engine_settings(ladder))
+    changes = match_changes(layout, result, standings, after)
+    return RatedMatch(result, standings, after, engine_settings(ladder), changes)
 
 
 def rating_apply_locked(
@@ -217,16 +149,18 @@ def rating_apply_locked(
         ladder=ladder, layout=layout, placements=placements, played_at=match.played_at, standings=standings
     )
     event = RatingEvent.objects.create(ladder=ladder, kind=EventKind.MATCH, match=match, at=match.played_at)
+    engine = str(rated.settings["engine"])
     RatingChange.objects.bulk_create(
-        _change_rows(
+        RatingChange(
             event=event,
+            ladder_id=event.ladder_id,
+            match_id=event.match_id,
             kind=ChangeKind.MATCH,
-            layout=layout,
-            result=rated.result,
-            standings=standings,
-            after=rated.after,
-            settings=rated.settings,
+            engine=engine,
+            engine_params=rated.settings,
+            **change_values(row),
         )
+        for row in rated.changes
     )
     _store(rows, rated.after)
     return event
@@ -272,10 +206,15 @@ def rating_adjust(
         )
         event = RatingEvent.objects.create(ladder=ladder, kind=EventKind.ADJUSTMENT, adjustment=adjustment, at=now)
         old = Standing.of(rows[player_id])
-        new = apply_adjustment(adjustment, old)
+        new = apply_adjustment(adjustment, old, ladder.get_engine())
         rd_now = ladder.get_engine().rd_at(old.state(), now.timestamp())
-        _adjustment_row(
-            event=event, kind=ChangeKind.ADJUSTMENT, adjustment=adjustment, old=old, new=new, rd_now=rd_now
+        RatingChange(
+            event=event,
+            ladder_id=event.ladder_id,
+            kind=ChangeKind.ADJUSTMENT,
+            engine=ladder.engine,
+            engine_params={"reason": adjustment.reason},
+            **change_values(adjustment_change(player_id, old, new, rd_now)),
         ).save()
         _store(rows, {player_id: new})
     return adjustment
@@ -334,7 +273,7 @@ def _number(value: float) -> str:
     return f"{value:,.1f}" if abs(value) < 1e9 else f"{value:.3g}"
 
 
-QUEUE_TIMEOUT_REASON = "Searched for a match until the queue timed out: the RD clock restarts (SPEC §6)."
+QUEUE_TIMEOUT_REASON = "Searched for a match until the queue timed out: the RD clock restarts."
 
 
 def rating_reset_clock(*, ladder: Ladder, player_id: int, now: datetime | None = None) -> RatingAdjustment:
@@ -352,7 +291,6 @@ def rating_reset_clock(*, ladder: Ladder, player_id: int, now: datetime | None =
 
 
 __all__ = [
-    "RATING_FIELDS",
     "RatedMatch",
     "ReplayStats",
     "adjustment_check",

@@ -46,8 +46,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection
-
+from core import db
+from ratings import sql
 from ratings.engines import Engine, Params, get_engine
 from ratings.models import RatingChange, RatingEvent, RatingSettingsChange, SettingsChangeMode
 from ratings.nightly import NightlyTimeline
@@ -129,21 +129,6 @@ class EngineBook:
             params = Params(**{key: value for key, value in values.items() if key in _PARAM_FIELDS})
             found = self._by_text[(name, text)] = self.get(name, params)
         return found
-
-
-# Runs of match events rated with the same settings: (first event, last event, engine, params).
-_RUNS_SQL = f"""
-    SELECT engine, engine_params::text, MIN(event_id), MAX(event_id)
-    FROM {RatingChange._meta.db_table}
-    WHERE ladder_id = %s AND match_id IS NOT NULL
-    GROUP BY engine, engine_params
-"""
-_EVENTS_SQL = f"""
-    SELECT DISTINCT ON (event_id) event_id, engine, engine_params::text
-    FROM {RatingChange._meta.db_table}
-    WHERE ladder_id = %s AND match_id IS NOT NULL
-    ORDER BY event_id
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,20 +347,18 @@ def _runs_as_recorded(
 
 def _load_runs(ladder: Ladder, book: EngineBook) -> list[_Run]:
     """Runs of match events with the same recorded settings, in event order, not overlapping."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_RUNS_SQL, [ladder.pk])
-            groups = [_Run(low, high, book.of_recorded(name, text)) for name, text, low, high in cursor.fetchall()]
+    if db.on_postgresql():
+        rows = sql.fetch_all(sql.SETTINGS_RUNS_SQL, [ladder.pk])
+        groups = [_Run(low, high, book.of_recorded(name, text)) for name, text, low, high in rows]
         groups.sort(key=lambda run: run.first)
         if all(a.last < b.first for a, b in itertools.pairwise(groups)):
             return groups
-        with connection.cursor() as cursor:
-            cursor.execute(_EVENTS_SQL, [ladder.pk])
-            events = [(event_id, book.of_recorded(name, text)) for event_id, name, text in cursor.fetchall()]
+        rows = sql.fetch_all(sql.SETTINGS_EVENTS_SQL, [ladder.pk])
+        events = [(event_id, book.of_recorded(name, text)) for event_id, name, text in rows]
     else:
         seen: dict[int, RatedWith] = {}
-        rows = RatingChange.objects.filter(ladder=ladder, match__isnull=False).order_by("event_id")
-        for event_id, name, params in rows.values_list("event_id", "engine", "engine_params"):
+        history = RatingChange.objects.filter(ladder=ladder, match__isnull=False).order_by("event_id")
+        for event_id, name, params in history.values_list("event_id", "engine", "engine_params"):
             seen.setdefault(event_id, book.of_recorded(name, params))
         events = list(seen.items())
     runs: list[_Run] = []

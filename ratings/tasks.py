@@ -21,7 +21,8 @@ def run_replay_job_task(self: Task, job_id: int) -> str | None:
     attempt, or any other error, leaves it failed with the error. Run inline (eager
     Celery) it never retries, so the request that enqueued it still answers.
     """
-    final = self.request.is_eager or self.request.retries >= self.max_retries
+    retries_left = self.max_retries is None or self.request.retries < self.max_retries  # None: retried forever
+    final = self.request.is_eager or not retries_left
     job = replay_job_run(job_id=job_id, retry=not final)
     if job is None:
         logger.warning("replay job %s does not exist", job_id)

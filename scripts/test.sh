@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs ruff and the whole pytest suite against a real PostgreSQL and a real Redis.
+# Runs ruff, the import contracts (lint-imports), mypy and the whole pytest suite against a
+# real PostgreSQL and a real Redis.
 #
 # With DATABASE_URL and CELERY_BROKER_URL already set, it uses those servers. Otherwise it
 # installs what is missing (Debian packages, as root), starts a throwaway PostgreSQL and
@@ -96,6 +97,12 @@ fi
 log "ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+
+log "import-linter"
+.venv/bin/lint-imports --no-cache
+
+log "mypy"
+.venv/bin/mypy
 
 log "pytest"
 .venv/bin/python -m pytest "$@"

@@ -1,5 +1,11 @@
 """Shared fixtures: a fixed cast of users and a ladder, on the real PostgreSQL and Redis.
 
+The cast, used by every test module: `ladder`, `player` and `opponent` (members of it),
+`outsider`, `moderator`, `root`, `bot` and `trusted`. `player_client`, `outsider_client`,
+`moderator_client` and `root_client` are the test client signed in as one of them; `api` is
+an anonymous API client and `client_for(user)` one with a token. Each fixture's docstring
+says who they are.
+
 The suite refuses to run on anything else: a silent fall-back to SQLite or an in-memory
 cache would hide exactly the bugs (locking, constraints, shared throttles) it is for.
 """
@@ -7,13 +13,17 @@ cache would hide exactly the bugs (locking, constraints, shared throttles) it is
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from hypothesis import settings as hypothesis_settings
+from rest_framework.test import APIClient
 
-from tests.factories import LadderFactory, UserFactory
+from api.services import token_create
+from tests.factories import LadderFactory, UserFactory, member, moderator_account
 
 # CI runs the same examples every time (a red build should mean a regression, not luck);
 # `HYPOTHESIS_PROFILE=thorough` explores ten times more widely on a developer's machine.
@@ -24,6 +34,9 @@ hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "ladder(**fields): the cast's `ladder` with these fields instead of the defaults"
+    )
     engine = settings.DATABASES["default"]["ENGINE"]
     if engine != "django.db.backends.postgresql":
         pytest.exit(
@@ -64,61 +77,148 @@ def celery_eager():
     app.conf.task_always_eager = previous
 
 
-@pytest.fixture
-def player(db):
-    return UserFactory(username="alice")
+# The cast. Usernames stay fixed, so a test may assert them in a page or an answer.
+# A module that needs someone else builds them with tests/factories.py under a name that
+# says who they are (`bystander`, `newcomer`), never another "alice".
 
 
 @pytest.fixture
-def opponent(db):
-    return UserFactory(username="bob")
+def ladder(request: pytest.FixtureRequest, db):
+    """ladder: "Chess" at /ladders/chess/, 1 v 1, default settings, fair-play limits off.
+
+    A module or test that needs other settings says so with ``@pytest.mark.ladder(allow_draws=False)``.
+    """
+    fields = {"name": "Chess", "slug": "chess"}
+    for marker in reversed(list(request.node.iter_markers("ladder"))):
+        fields.update(marker.kwargs)
+    return LadderFactory(**fields)
+
+
+@pytest.fixture
+def player(ladder):
+    """player: alice, who signed up and joined `ladder` 1,000 days ago; the ladder's initial rating."""
+    return member(ladder, "alice")
+
+
+@pytest.fixture
+def opponent(ladder):
+    """opponent: bob, a member of `ladder` like `player`, whom `player` plays."""
+    return member(ladder, "bob")
 
 
 @pytest.fixture
 def outsider(db):
+    """outsider: mallory, a signed-up user who is a member of no ladder and plays in no match."""
     return UserFactory(username="mallory")
 
 
 @pytest.fixture
 def moderator(db):
-    from django.contrib.auth.models import Group
-
-    user = UserFactory(username="mod", is_staff=True)
-    user.groups.add(Group.objects.get(name="moderators"))
-    return user
+    """moderator: mod, staff in the ``moderators`` group; a member of no ladder."""
+    return moderator_account("mod")
 
 
 @pytest.fixture
 def moderator_anywhere(db):
-    """A moderator by permission, for tests with ``transaction=True``: the flush between those
-    tests empties the ``moderators`` group a migration made (``serialized_rollback`` would
-    restore it, but clashes with the content types the flush re-creates)."""
-    from django.contrib.auth.models import Permission
+    """moderator_anywhere: mod, a moderator by permission, for tests with ``transaction=True``.
 
+    The flush between those tests empties the ``moderators`` group a migration made
+    (``serialized_rollback`` would restore it, but clashes with the content types the flush re-creates).
+    """
     user = UserFactory(username="mod", is_staff=True)
     user.user_permissions.add(Permission.objects.get(content_type__app_label="ladder", codename="change_match"))
     return type(user).objects.get(pk=user.pk)
 
 
 @pytest.fixture
-def ladder(db):
-    return LadderFactory()
+def root(db):
+    """root: a superuser, who may do everything in the admin."""
+    return UserFactory(username="root", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def bot(ladder):
+    """bot: robo, a bot account that is a member of `ladder` and plays through the API."""
+    return member(ladder, "robo", is_bot=True)
+
+
+@pytest.fixture
+def trusted(ladder):
+    """trusted: gameserver, a bot account trusted to report `ladder`'s games it does not play in."""
+    server = UserFactory(username="gameserver", is_bot=True)
+    ladder.trusted_reporters.add(server)
+    return server
 
 
 @pytest.fixture
 def player_client(client, player):
+    """player_client: the test ``client``, signed in as `player`."""
     client.force_login(player)
     return client
+
+
+@pytest.fixture
+def outsider_client(client, outsider):
+    """outsider_client: the test ``client``, signed in as `outsider`."""
+    client.force_login(outsider)
+    return client
+
+
+@pytest.fixture
+def moderator_client(client, moderator):
+    """moderator_client: the test ``client``, signed in as `moderator`."""
+    client.force_login(moderator)
+    return client
+
+
+@pytest.fixture
+def root_client(client, root):
+    """root_client: the test ``client``, signed in as `root`."""
+    client.force_login(root)
+    return client
+
+
+@pytest.fixture
+def api() -> APIClient:
+    """api: an anonymous API client."""
+    return APIClient()
+
+
+@pytest.fixture
+def client_for() -> Callable[..., APIClient]:
+    """client_for(user): an API client that sends a new token of ``user`` (read-only if asked)."""
+
+    def make(user, *, read_only: bool = False, keyword: str = "Bearer") -> APIClient:
+        _, secret = token_create(user=user, name="test", read_only=read_only)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"{keyword} {secret}")
+        return client
+
+    return make
+
+
+@pytest.fixture(params=["sql", "orm"])
+def sql_or_orm(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Runs a test twice: through the hand-written statements PostgreSQL runs (``sql``), and
+    through their ORM twins, which other databases run (``orm``, under ``core.db.orm_twins()``)."""
+    from core import db
+
+    if request.param == "orm":
+        with db.orm_twins():
+            yield request.param
+    else:
+        yield request.param
 
 
 @pytest.fixture(params=["two statements", "ORM"])
 def report_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Runs a test through both ways ``match_report`` writes on PostgreSQL.
 
-    The two-statement path (``ladder.services.report_sql``) is what PostgreSQL uses; the
-    ORM path is what other databases use, so it is checked here too.
+    The two-statement path (``ladder.sql``) is what PostgreSQL uses; the ORM path is what
+    other databases use, so it is checked here too (``core.db``'s switch off: every ORM
+    twin runs, the rating store's and the replay's included).
     """
-    from ladder.services import matches
+    from core import db
 
-    monkeypatch.setattr(matches, "SINGLE_STATEMENT_REPORTS", request.param == "two statements")
+    monkeypatch.setattr(db, "_orm_forced", request.param == "ORM")
     return request.param

@@ -47,15 +47,18 @@ class LadderFactory(factory.django.DjangoModelFactory):
 
 
 def member(ladder: Ladder, username: str, **fields) -> User:
-    """A user who joined ``ladder`` long ago, so games may be reported at any past time."""
+    """A user who signed up and joined ``ladder`` 1,000 days ago, so games may be reported at
+    any past time and the new-account rule of fair play does not apply (unless ``date_joined``
+    says otherwise)."""
     from datetime import timedelta
 
     from django.utils import timezone
 
     from ladder.services import ladder_join
 
-    user = UserFactory(username=username, **fields)
-    ladder_join(ladder=ladder, player=user, now=timezone.now() - timedelta(days=1000))
+    joined = timezone.now() - timedelta(days=1000)
+    user = UserFactory(username=username, **{"date_joined": joined, **fields})
+    ladder_join(ladder=ladder, player=user, now=joined)
     return user
 
 
@@ -64,3 +67,12 @@ def bulk_users(prefix: str, count: int) -> list[User]:
     return User.objects.bulk_create(
         [User(username=f"{prefix}{n}", email=f"{prefix}{n}@example.org", password="!") for n in range(count)]
     )
+
+
+def moderator_account(username: str) -> User:
+    """A staff account in the ``moderators`` group, as a moderator of the site has."""
+    from django.contrib.auth.models import Group
+
+    user = UserFactory(username=username, is_staff=True)
+    user.groups.add(Group.objects.get(name="moderators"))
+    return user

@@ -34,11 +34,9 @@ def test_pages_carry_a_strict_policy(client, ladder, path):
     assert "geolocation=()" in response["Permissions-Policy"]
 
 
-def test_signed_in_pages_and_the_admin_carry_it_too(client, moderator):
-    client.force_login(moderator)
-
+def test_signed_in_pages_and_the_admin_carry_it_too(moderator_client):
     for path in ("/accounts/settings/", "/accounts/tokens/", "/admin/", "/admin/accounts/user/"):
-        response = client.get(path)
+        response = moderator_client.get(path)
         assert response.status_code == 200, path
         assert directives(response)["script-src"] == ["'self'"], path
         assert "microphone=()" in response["Permissions-Policy"], path

@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
 
+from accounts.models import User
 from api.serializers import ErrorOut
 
 _ERRORS = {
@@ -21,6 +22,16 @@ _ERRORS = {
     415: "Not JSON.",
     429: "Too many requests; see Retry-After.",
 }
+
+
+class AuthenticatedRequest(Request):
+    """The request of a write: ``TokenScope`` lets only signed-in clients write, so ``user`` is an account.
+
+    Views annotate a write's ``request`` with it and pass ``request.user`` to services that
+    take a ``User``; a read (open to anyone) stays a ``Request``.
+    """
+
+    user: User
 
 
 def errors(*codes: int) -> dict[int, OpenApiResponse]:

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from api.permissions import MODERATORS_ONLY
 from api.serializers import ReplayJobOut
 from api.views.base import errors
-from ladder.services.matches import is_moderator
+from ladder.permissions import is_moderator
 from ratings.models import ReplayJob
 
 

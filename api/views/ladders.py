@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, Q
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -43,13 +43,15 @@ from api.serializers import (
     WinProbabilityIn,
     WinProbabilityOut,
 )
-from api.throttling import search_allow
-from api.views.base import errors, paginated, parse, query
+from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
+from core import db
+from core.throttling import search_allow
 from ladder import selectors
 from ladder.models import Ladder, LeaderboardSnapshot
 from ladder.selectors.leaderboard import cached, cached_entry, order_key
 from ladder.services import membership
 from matchmaking import services as queue_services
+from matchmaking.models import QueueEntry
 from matchmaking.selectors import searching_count
 from ratings.engines import win_probability
 from ratings.models import PlayerRating
@@ -77,9 +79,11 @@ class LadderListView(APIView):
 class LadderDetailView(APIView):
     @extend_schema(operation_id="ladders_retrieve", responses={200: LadderDetailOut, **errors()})
     def get(self, request: Request, slug: str) -> Response:
-        ladder = get_object_or_404(
-            Ladder.objects.annotate(member_count=Count("ratings", filter=Q(ratings__is_active=True))), slug=slug
-        )
+        ladders = Ladder.objects.annotate(member_count=Count("ratings", filter=Q(ratings__is_active=True)))
+        try:  # not get_object_or_404, through which django-stubs loses the annotation's type
+            ladder = ladders.get(slug=slug)
+        except Ladder.DoesNotExist:
+            raise Http404("No such ladder.") from None
         return Response(presenters.ladder_detail_dict(ladder, ladder.member_count))
 
 
@@ -105,7 +109,7 @@ class LeaderboardView(APIView):
             # The links in the page are absolute, so the address the client used is part of the key.
             where = f"{slug}|{request.scheme}://{request.get_host()}|{sorted(params.items())}"
             key = "api:leaderboard:" + hashlib.sha256(where.encode()).hexdigest()
-            if selectors.ranks_in_sql() and not searching:
+            if db.on_postgresql() and not searching:
                 _, body = cached_entry(
                     key, lambda: _leaderboard_in_order(request, slug, params, seconds), source=order_key(slug)
                 )
@@ -246,14 +250,14 @@ class SnapshotDetailView(APIView):
 
 class MembershipView(APIView):
     @extend_schema(operation_id="ladders_join", request=EmptyIn, responses={201: MembershipOut, **errors(403, 409)})
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
         parse(EmptyIn, request.data or {})
         rating = membership.ladder_join(ladder=ladder, player=request.user)
         return Response(_membership(ladder, rating), status=status.HTTP_201_CREATED)
 
     @extend_schema(operation_id="ladders_leave", responses={200: MembershipOut, **errors(403, 409)})
-    def delete(self, request: Request, slug: str) -> Response:
+    def delete(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
         rating = membership.ladder_leave(ladder=ladder, player=request.user)
         return Response(_membership(ladder, rating))
@@ -315,7 +319,7 @@ class QueueView(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         ladder = _ladder(slug)
-        if not request.user.is_authenticated:
+        if not isinstance(request.user, User):  # not signed in
             self.permission_denied(request)
         if isinstance(request.auth, ApiToken) and request.auth.read_only:
             entry = queue_services.current_entry(ladder=ladder, player=request.user)
@@ -330,7 +334,7 @@ class QueueView(APIView):
         description="Start searching, and pair at once if someone fits. Within 5 s of leaving a search "
         "(`DELETE`) a new one is refused with 429, code `queue_cooldown`, and `Retry-After`.",
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
         params = parse(QueueJoinIn, request.data or {})
         entry = queue_services.queue_join(
@@ -339,13 +343,13 @@ class QueueView(APIView):
         return Response(_queue(ladder, entry), status=status.HTTP_201_CREATED)
 
     @extend_schema(operation_id="queue_leave", responses={200: QueueOut, **errors(403, 409)})
-    def delete(self, request: Request, slug: str) -> Response:
+    def delete(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
         entry = queue_services.queue_leave(ladder=ladder, player=request.user)
         return Response(_queue(ladder, entry))
 
 
-def _queue(ladder: Ladder, entry: object) -> dict[str, object]:
-    if entry is not None and getattr(entry, "opponent_id", None):
+def _queue(ladder: Ladder, entry: QueueEntry | None) -> dict[str, object]:
+    if entry is not None and entry.opponent_id:
         entry.opponent = User.objects.only("username", "is_bot").get(pk=entry.opponent_id)
     return presenters.queue_dict(ladder, entry, searching_count(ladder), timezone.now())

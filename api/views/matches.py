@@ -19,6 +19,7 @@ from accounts.models import User
 from api import idempotency, presenters
 from api.errors import ApiError
 from api.lookups import ladder_by_slug, users_by_username
+from api.models import IdempotencyKey
 from api.pagination import ApiPagination
 from api.permissions import IsModerator, TokenScope
 from api.serializers import (
@@ -34,7 +35,7 @@ from api.serializers import (
     ResultIn,
     VoidIn,
 )
-from api.views.base import errors, paginated, parse, query
+from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
 from api.views.jobs import job_dict, job_url
 from ladder.models import Ladder, Match
 from ladder.selectors import matches_with_details, written_match_summary
@@ -119,7 +120,7 @@ class MatchListView(APIView):
         "are limited by the ladder's fair-play settings (`report_limit`, `pair_limit`: 429 with Retry-After; "
         "`played_at` too far back: 400; a new account: 403 `new_account`).",
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         params = parse(ReportIn, request.data)
         ladder = ladder_by_slug(params["ladder"])
         if ladder is None:
@@ -133,26 +134,27 @@ class MatchListView(APIView):
             raise ApiError(status.HTTP_400_BAD_REQUEST, "bad_idempotency_key", BAD_KEY)
         digest = _body_hash(request.data)
         with transaction.atomic():
-            record_id, first = idempotency.claim(user=request.user, key=key, request_hash=digest)
-            if first is not None:  # a retry, or the same key with another body
-                if first.request_hash != digest:
+            claimed = idempotency.claim(user=request.user, key=key, request_hash=digest)
+            if isinstance(claimed, IdempotencyKey):  # a retry, or the same key with another body
+                if claimed.request_hash != digest:
                     raise ApiError(status.HTTP_409_CONFLICT, "idempotency_key_reused", KEY_REUSED)
                 return Response(
-                    first.response_body, status=first.response_status, headers={"Idempotent-Replayed": "true"}
+                    claimed.response_body, status=claimed.response_status, headers={"Idempotent-Replayed": "true"}
                 )
             body = self._report(request, ladder, sides, params)
-            idempotency.settle(record_id, status=status.HTTP_201_CREATED, body=body)
+            idempotency.settle(claimed, status=status.HTTP_201_CREATED, body=body)
         return Response(body, status=status.HTTP_201_CREATED)
 
     def _report(
-        self, request: Request, ladder: Ladder, sides: list[SideInput], params: dict[str, Any]
+        self, request: AuthenticatedRequest, ladder: Ladder, sides: list[SideInput], params: dict[str, Any]
     ) -> dict[str, Any]:
-        match = match_services.match_report(
+        report = match_services.match_report_with_rows(
             ladder=ladder, reporter=request.user, sides=sides, played_at=params.get("played_at")
         )
-        if hasattr(match, "written"):  # the rows just written (PostgreSQL): no need to read them back
-            return MatchOut(presenters.match_dict(written_match_summary(match))).data
-        return MatchOut(presenters.match_by_id(match.pk)).data
+        if report.sides is not None:  # the rows just written (PostgreSQL): no need to read them back
+            summary = written_match_summary(report.match, sides=report.sides, changes=report.changes)
+            return MatchOut(presenters.match_dict(summary)).data
+        return MatchOut(presenters.match_by_id(report.match.pk)).data
 
 
 class MatchDetailView(APIView):
@@ -173,7 +175,7 @@ class MatchResultView(APIView):
         responses={200: MatchOut, **errors(403, 409)},
         description="The result of a match the queue scheduled: one placement per side, in side order.",
     )
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         params = parse(ResultIn, request.data)
         return _action_response(
@@ -183,7 +185,7 @@ class MatchResultView(APIView):
 
 class MatchConfirmView(APIView):
     @extend_schema(operation_id="matches_confirm", request=EmptyIn, responses={200: MatchOut, **errors(403, 409)})
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         parse(EmptyIn, request.data or {})
         return _action_response(match_services.match_confirm(match=match, user=request.user))
@@ -191,7 +193,7 @@ class MatchConfirmView(APIView):
 
 class MatchDisputeView(APIView):
     @extend_schema(operation_id="matches_dispute", request=DisputeIn, responses={200: MatchOut, **errors(403, 409)})
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         params = parse(DisputeIn, request.data or {})
         return _action_response(match_services.match_dispute(match=match, user=request.user, reason=params["reason"]))
@@ -205,7 +207,7 @@ class MatchDisputeAllView(APIView):
         description="Dispute every result one player reported against you that you have not answered yet "
         "(optionally in one ladder), with one reason: for results you never played. Each waits for a moderator.",
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         params = parse(DisputeAllIn, request.data)
         reporter = users_by_username([params["reporter"]]).get(params["reporter"].lower())
         if reporter is None:
@@ -250,7 +252,7 @@ class MatchVoidView(APIView):
         responses={200: DecisionOut, 202: DecisionOut, **errors(403, 409)},
         description="Void a match (moderators); 409 if it is void already." + _DECISION_DESCRIPTION,
     )
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         params = parse(VoidIn, request.data)
         decision = moderation.match_void(match=match, moderator=request.user, reason=params["reason"])
@@ -267,7 +269,7 @@ class MatchCorrectView(APIView):
         description="Set a match's result (moderators): one placement per side, in side order; 409 if the match "
         "is void. An unrated match is confirmed and rated at once." + _DECISION_DESCRIPTION,
     )
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         params = parse(CorrectIn, request.data)
         decision = moderation.match_correct(

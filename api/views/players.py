@@ -17,7 +17,7 @@ from api.serializers import HistoryFilterIn, MatchFilterIn, MatchOut, MeOut, Pla
 from api.views.base import errors, paginated, query
 from api.views.matches import match_list_response
 from ladder.models import Ladder
-from ladder.services.matches import is_moderator
+from ladder.permissions import is_moderator
 from ratings.models import PlayerRating, RatingChange
 
 

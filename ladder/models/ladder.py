@@ -1,8 +1,10 @@
-"""Ladders: a game, a rating engine and every constant of SPEC.md as a per-ladder setting."""
+"""Ladders: a game, a rating engine and every constant of docs/rules.md as a per-ladder setting."""
 
 from __future__ import annotations
 
+import math
 import zoneinfo
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -11,10 +13,23 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from ratings.engines import Engine, Params, get_engine
+from ratings.engines import (
+    LUCK_P_MAX,
+    LUCK_P_MIN,
+    LUCK_P_MIN_TEXT,
+    MAX_PLAYERS,
+    Elo,
+    Engine,
+    Glicko1,
+    Glicko2,
+    Params,
+    TimedGlicko,
+    get_engine,
+)
 
-LUCK_P_MIN = 5 / 6
-MAX_PLAYERS_PER_MATCH = 8
+MAX_PLAYERS_PER_MATCH = MAX_PLAYERS  # the engines' limit, every side counted
+# Luck P's bounds as messages write them: "5/6 (0.8334)", the lowest four-decimal value allowed.
+LUCK_P_MIN_SHOWN = f"{LUCK_P_MIN_TEXT} ({math.ceil(LUCK_P_MIN * 10_000) / 10_000:g})"
 SNAPSHOT_SIZE_MAX = 100_000
 
 
@@ -28,10 +43,12 @@ def validate_time_zone(value: str) -> None:
 
 
 class RatingEngine(models.TextChoices):
-    TGR = "tgr", "Timed Glicko (TGR)"
-    GLICKO1 = "glicko1", "Glicko-1"
-    GLICKO2 = "glicko2", "Glicko-2"
-    ELO = "elo", "Elo"
+    """The engines a ladder may use, by their names in ``ratings.engines.ENGINES``."""
+
+    TGR = TimedGlicko.name, "Timed Glicko (TGR)"
+    GLICKO1 = Glicko1.name, "Glicko-1"
+    GLICKO2 = Glicko2.name, "Glicko-2"
+    ELO = Elo.name, "Elo"
 
 
 class LeaderboardScale(models.TextChoices):
@@ -45,15 +62,18 @@ class TeamUpdate(models.TextChoices):
     SHARED = "shared", "Every member gets the team composite's change"
 
 
-class LadderQuerySet(models.QuerySet["Ladder"]):
-    def listed(self) -> LadderQuerySet:
+_L = TypeVar("_L", bound="Ladder")  # a ladder, or a ladder with annotations (``.annotate()``)
+
+
+class LadderQuerySet(models.QuerySet[_L, _L]):
+    def listed(self) -> LadderQuerySet[_L]:
         return self.filter(is_listed=True)
 
 
 class Ladder(models.Model):
     """A ranking of players in one game, with its own rating engine and constants.
 
-    Defaults are those of SPEC.md. ``clean()`` rejects combinations that would make the
+    Defaults are those of docs/rules.md. ``clean()`` rejects combinations that would make the
     maths misbehave (a winner losing rating, an RD cap below new players' RD) and the
     check constraints repeat the hard limits so no code path can store them.
     """
@@ -95,9 +115,9 @@ class Ladder(models.Model):
     luck_p = models.FloatField(
         "luck P",
         default=0.9,
-        validators=[MinValueValidator(LUCK_P_MIN), MaxValueValidator(1.0)],
+        validators=[MinValueValidator(LUCK_P_MIN), MaxValueValidator(LUCK_P_MAX)],
         help_text="TGR: the chance that a game between equals has a deserved result. 1 means no luck "
-        "(plain Glicko); lower values soften upsets. Between 5/6 (0.8334) and 1.",
+        f"(plain Glicko); lower values soften upsets. Between {LUCK_P_MIN_SHOWN} and {LUCK_P_MAX:g}.",
     )
     glicko_c = models.FloatField(
         "Glicko-1 c",
@@ -279,7 +299,7 @@ class Ladder(models.Model):
         "most players in a game",
         default=MAX_PLAYERS_PER_MATCH,
         validators=[MinValueValidator(2), MaxValueValidator(MAX_PLAYERS_PER_MATCH)],
-        help_text="The largest number of players in one game, counting every side (2 to 8).",
+        help_text=f"The largest number of players in one game, counting every side (2 to {MAX_PLAYERS}).",
     )
 
     created_at = models.DateTimeField(auto_now_add=True)
@@ -296,7 +316,9 @@ class Ladder(models.Model):
             models.CheckConstraint(condition=Q(initial_rd__gt=0), name="ladder_initial_rd_positive"),
             models.CheckConstraint(condition=Q(rd_max__gte=models.F("initial_rd")), name="ladder_rd_max_gte_initial"),
             models.CheckConstraint(condition=Q(rd_growth_per_day__gte=0), name="ladder_sc_not_negative"),
-            models.CheckConstraint(condition=Q(luck_p__gte=LUCK_P_MIN, luck_p__lte=1), name="ladder_luck_p_range"),
+            models.CheckConstraint(
+                condition=Q(luck_p__gte=LUCK_P_MIN, luck_p__lte=LUCK_P_MAX), name="ladder_luck_p_range"
+            ),
             models.CheckConstraint(condition=Q(glicko_c__gte=0), name="ladder_glicko_c_not_negative"),
             models.CheckConstraint(condition=Q(rating_period_days__gt=0), name="ladder_rating_period_positive"),
             models.CheckConstraint(condition=Q(initial_volatility__gt=0), name="ladder_volatility_positive"),
@@ -352,15 +374,18 @@ class Ladder(models.Model):
             )
         if self.rd_growth_per_day is not None and self.rd_growth_per_day < 0:
             add("rd_growth_per_day", "SC cannot be negative: idle time can only make a rating less certain.")
-        if self.luck_p is not None and not LUCK_P_MIN <= self.luck_p <= 1:
+        if self.luck_p is not None and not LUCK_P_MIN <= self.luck_p <= LUCK_P_MAX:
             if self.luck_p < LUCK_P_MIN:
                 add(
                     "luck_p",
-                    f"Luck P {self.luck_p:g} is below 5/6 (0.8334): the winner of a big upset would lose rating. "
-                    "Use a value between 5/6 and 1.",
+                    f"Luck P {self.luck_p:g} is below {LUCK_P_MIN_SHOWN}: the winner of a big upset would lose "
+                    f"rating. Use a value between {LUCK_P_MIN_TEXT} and {LUCK_P_MAX:g}.",
                 )
             else:
-                add("luck_p", f"Luck P {self.luck_p:g} is above 1: it is a probability, at most 1 (no luck).")
+                add(
+                    "luck_p",
+                    f"Luck P {self.luck_p:g} is above {LUCK_P_MAX:g}: it is a probability, at most 1 (no luck).",
+                )
         if self.glicko_c is not None and self.glicko_c < 0:
             add("glicko_c", "Glicko-1 c cannot be negative: idle time can only make a rating less certain.")
         if self.rating_period_days is not None and self.rating_period_days <= 0:
@@ -405,7 +430,7 @@ class Ladder(models.Model):
             raise ValidationError(errors)
 
     def engine_params(self) -> Params:
-        """This ladder's constants as the engines' ``Params`` (SPEC §1–5)."""
+        """This ladder's constants as the engines' ``Params`` (docs/rules.md §1–§9)."""
         return Params(
             sc=self.rd_growth_per_day,
             luck_p=self.luck_p,

@@ -10,7 +10,7 @@ from ladder.models.ladder import LeaderboardScale
 
 
 class NightlyRun(models.Model):
-    """One nightly job of one ladder for one local midnight (SPEC §7); append-only.
+    """One nightly job of one ladder for one local midnight (docs/rules.md §16); append-only.
 
     It exists for three reasons. Moderators see in the admin when a ladder last ran and
     how long it took. Its unique (ladder, midnight) makes a second run for the same

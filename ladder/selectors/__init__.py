@@ -7,26 +7,27 @@ whatever the number of players, sides or matches.
 
 from __future__ import annotations
 
+from ladder.ranking import unranked_reasons
 from ladder.selectors.ladders import (
     ladder_list_with_activity,
 )
 from ladder.selectors.leaderboard import (
     BOT_FILTERS,
     LEADERBOARD_PAGE_SIZE,
-    ORDER_ROW,
-    Found,
     Leaderboard,
-    LeaderboardOrder,
     LeaderboardRow,
     ladder_leaderboard,
     ladder_leaderboard_cached,
     ladder_leaderboard_in_order,
-    ladder_order,
     ladder_order_cached,
     ladder_standings,
+)
+from ladder.selectors.leaderboard_sql import (
+    ORDER_ROW,
+    Found,
+    LeaderboardOrder,
+    ladder_order,
     ladder_state,
-    ranks_in_sql,
-    unranked_reasons,
 )
 from ladder.selectors.matches import (
     MatchSummary,
@@ -73,7 +74,6 @@ __all__ = [
     "matches_awaiting",
     "matches_with_details",
     "player_standing",
-    "ranks_in_sql",
     "side_outcome",
     "unranked_reasons",
     "written_match_summary",

@@ -1,7 +1,8 @@
 """The leaderboard: who is ranked, in which order, one page at a time.
 
-Ranked in PostgreSQL (``_standings_sql``; ``ladder_order`` for a whole ladder's ranking)
-and in Python on other databases; both follow ``ladder.ranking``. Ranking a big ladder
+Ranked in PostgreSQL (``leaderboard_sql``: ``standings_sql`` for a page, ``ladder_order``
+for a whole ladder's ranking) and in Python on other databases (``ladder_standings``); both
+follow ``ladder.ranking``, and ``core.db.on_postgresql()`` picks one. Ranking a big ladder
 costs PostgreSQL about 0.1–0.25 s per 100,000 members, so the API and the ladder page
 serve it from the cache: ``ladder_order_cached`` ranks each ladder once per cache period
 for both, and ``cached_entry`` lets one request at a time recompute an expired entry.
@@ -13,28 +14,30 @@ import dataclasses
 import hashlib
 import logging
 import pickle
-import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
-from django.db import connection
 
 from accounts.models import User
-from ladder.models import (
-    Ladder,
-    LeaderboardScale,
-    LeaderboardSnapshot,
+from core import db
+from ladder.models import Ladder, LeaderboardSnapshot
+from ladder.ranking import rank_key, scale_value, unranked_reasons
+from ladder.selectors.leaderboard_sql import (
+    Found,
+    LeaderboardOrder,
+    OrderedStandings,
+    SqlStandings,
+    ladder_order,
+    ladder_state,
 )
-from ladder.ranking import rank_key, ranked_sql, sort_value_sql
 from ladder.snapshots import RankChange, rank_changes
 from ratings.engines import Display, display
 from ratings.models import PlayerRating
-from ratings.nightly import rd_at_sql
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +64,9 @@ class Leaderboard:
     ranked: list[LeaderboardRow]  # this page's ranked rows, by rank
     provisional: list[LeaderboardRow]  # this page's unranked rows (provisional, too few games or idle)
     member_count: int
+    page: Page[LeaderboardRow]
     ranked_count: int = 0  # in the whole ladder, whatever the search
     unranked_count: int = 0
-    page: Page | None = None
     query: str = ""
     bots: str = ""
     since: LeaderboardSnapshot | None = None  # the snapshot rank changes are measured from
@@ -73,43 +76,11 @@ class Leaderboard:
         return bool(self.query or self.bots)
 
 
-def _scale_value(scale: str, shown: Display) -> float:
-    if scale == LeaderboardScale.TR:
-        return shown.tr
-    if scale == LeaderboardScale.CONSERVATIVE:
-        return shown.conservative
-    return shown.gxe
-
-
-def unranked_reasons(*, ladder: Ladder, rating: PlayerRating, rd_now: float, now: datetime) -> tuple[str, ...]:
-    """Why ``rating`` is not ranked in ``ladder`` at ``now``, in words; empty if it is.
-
-    The three rules are ladder settings: a current RD at or below ``provisional_rd``
-    (SPEC §1), at least ``ranked_min_games`` rated games, and a game within
-    ``ranked_max_idle_days`` (0 turns that rule off). The RD gets a decimal only when
-    whole numbers would read "RD 100 > 100".
-    """
-    reasons = []
-    if rd_now > ladder.provisional_rd:
-        shown = f"{rd_now:.0f}" if round(rd_now) > ladder.provisional_rd else f"{rd_now:.1f}"
-        reasons.append(f"RD {shown} > {ladder.provisional_rd:g}")
-    if rating.games < ladder.ranked_min_games:
-        reasons.append(f"{rating.games} of {ladder.ranked_min_games} games")
-    if ladder.ranked_max_idle_days:
-        if rating.last_played_at is None:
-            if rating.games >= ladder.ranked_min_games:
-                reasons.append("no game yet")
-        elif now - rating.last_played_at > timedelta(days=ladder.ranked_max_idle_days):
-            days = (now - rating.last_played_at).days
-            reasons.append(f"last game {days} day{'s' if days != 1 else ''} ago")
-    return tuple(reasons)
-
-
-def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], list[LeaderboardRow]]:
-    """Every member of ``ladder``, ranked ones numbered by the display scale, in one query.
+def ladder_standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], list[LeaderboardRow]]:
+    """Every member of ``ladder`` at ``now``, in one query: the ranked ones numbered, then the others with reasons.
 
     Ranking needs everyone's RD *now*, so this reads all members at once (a few
-    microseconds each). PostgreSQL ranks in SQL instead (``_standings_sql``) and reads
+    microseconds each). PostgreSQL ranks in SQL instead (``standings_sql``) and reads
     one page; this path serves the other databases (the embedded SQLite default), the
     nightly snapshot there, and the tests that hold the two paths to the same answers.
     """
@@ -120,7 +91,7 @@ def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], 
         membership.ladder = ladder  # one ladder, one engine: no query per row
         rd_now = membership.rd_at(now)
         shown = membership.display_at(now)
-        value = _scale_value(ladder.leaderboard_scale, shown)
+        value = scale_value(ladder.leaderboard_scale, shown)
         reasons = unranked_reasons(ladder=ladder, rating=membership, rd_now=rd_now, now=now)
         row = LeaderboardRow(rank=None, rating=membership, rd_now=rd_now, shown=shown, score=value, reasons=reasons)
         (unranked if reasons else ranked).append(row)
@@ -133,177 +104,16 @@ def _standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], 
     return numbered, unranked
 
 
-def ranks_in_sql() -> bool:
-    """Leaderboards rank in the database on PostgreSQL, in Python elsewhere (the two agree)."""
-    return connection.vendor == "postgresql"
-
-
-class _SqlStandings:
-    """The visible leaderboard rows as ``Paginator`` reads them, ranked in PostgreSQL.
-
-    ``count()`` and each slice come from one statement (see ``_standings_sql``) that
-    ranks the whole ladder and returns only the asked rows; the first slice asked for is
-    fetched with the counts, so a page in range costs one ranking query.
-    """
-
-    def __init__(self, *, ladder: Ladder, now: datetime, query: str, bots: str, first: slice) -> None:
-        self._ladder, self._now, self._query, self._bots = ladder, now, query, bots
-        self.counts, self._fetched = _standings_sql(
-            ladder=ladder, now=now, query=query, bots=bots, offset=first.start, limit=first.stop - first.start
-        )
-        self._fetched_at = first.start
-
-    def count(self) -> int:
-        return self.counts.shown
-
-    def __len__(self) -> int:
-        return self.counts.shown
-
-    def __getitem__(self, index: slice) -> Found:
-        start, stop = index.start or 0, index.stop
-        if start != self._fetched_at:
-            _, self._fetched = _standings_sql(
-                ladder=self._ladder,
-                now=self._now,
-                query=self._query,
-                bots=self._bots,
-                offset=start,
-                limit=stop - start,
-            )
-            self._fetched_at = start
-        return self._fetched[: stop - start]
-
-
-_RATING_FIELDS = [field.attname for field in PlayerRating._meta.concrete_fields]
-_USER_FIELDS = [field.attname for field in User._meta.concrete_fields]
-Found = list[tuple[PlayerRating, int | None, float]]  # a rating with its player, its rank (or None), its RD now
-
-
-@dataclass(frozen=True, slots=True)
-class _Counts:
-    members: int
-    ranked: int
-    shown: int  # the rows the leaderboard lists: its search and bot filter applied
-
-
-def _ranking_sql(ladder: Ladder, now: datetime) -> tuple[str, dict[str, Any]]:
-    """The ``WITH`` clause that ranks ``ladder`` at ``now``: ``s``, its members, and ``n``, them numbered.
-
-    ``s`` has each member's rating row id, player id, rating, RD now (``rd``), whether
-    ranked and sort value; ``n`` adds ``rank`` (``NULL`` for the unranked). RDs come from
-    ``rd_at_sql`` and the rule and order from ``ladder.ranking``, so ranks, order and RDs
-    are the Python path's, bit for bit. The members are read once (``MATERIALIZED``;
-    ``OFFSET 0`` keeps the RD from being recomputed in every expression that uses it) and
-    only the ranked ones are sorted to number them. ``_VISIBLE_ORDER`` lists ``n``'s rows
-    as the leaderboard does.
-    """
-    table = PlayerRating._meta.db_table
-    rd, params = rd_at_sql(ladder, now, "r")
-    ranked, ranked_params = ranked_sql(ladder, now, "m.rd", "r")
-    order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
-    sql = f"""
-        WITH s AS MATERIALIZED (
-            SELECT r.id, r.player_id, r.rating, m.rd, {ranked} AS is_ranked, {order} AS score
-            FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd OFFSET 0) AS m
-            WHERE r.ladder_id = %(ladder)s AND r.is_active
-        ),
-        n AS (
-            SELECT s.*, row_number() OVER (ORDER BY s.score DESC, s.rating DESC, s.id) AS rank
-            FROM s WHERE s.is_ranked
-            UNION ALL
-            SELECT s.*, NULL FROM s WHERE s.is_ranked IS NOT TRUE  -- NULL (no game yet) is not ranked
-        )
-    """
-    return sql, {**params, **ranked_params, **order_params, "ladder": ladder.pk}
-
-
-def _visible_order(alias: str) -> str:
-    """The leaderboard's order of ``_ranking_sql``'s rows: ranked ones by rank, then the others by rating."""
-    return f"{alias}.rank IS NULL, {alias}.rank, {alias}.rating DESC, {alias}.id"
-
-
-def _standings_sql(
-    *,
-    ladder: Ladder,
-    now: datetime,
-    query: str = "",
-    bots: str = "",
-    offset: int = 0,
-    limit: int | None = None,
-    player_id: int | None = None,
-) -> tuple[_Counts, Found]:
-    """Rank ``ladder`` at ``now`` in PostgreSQL; the counts, and some rows with their rank and RD now.
-
-    The rows are the visible ones (ranked by rank, then, when the ladder shows them, the
-    unranked ones by rating, as ``_standings`` lists them) that pass the search and the
-    bot filter, ``limit`` of them from ``offset``; or only ``player_id``'s, shown or not.
-    One statement (see ``_ranking_sql``): only the asked rows leave the server.
-    """
-    table = PlayerRating._meta.db_table
-    users = User._meta.db_table
-    ranking, params = _ranking_sql(ladder, now)
-    params = {**params, "offset": offset, "limit": limit}
-    shown = ["true"]
-    if player_id is not None:
-        shown.append("n.player_id = %(player)s")
-        params["player"] = player_id
-    elif not ladder.show_provisional:
-        shown.append("n.rank IS NOT NULL")
-    if query:
-        shown.append("strpos(lower(u.username), lower(%(query)s)) > 0")
-        params["query"] = query
-    if bots:
-        shown.append("u.is_bot = %(is_bot)s")
-        params["is_bot"] = bots == "only"
-    join = f"JOIN {users} AS u ON u.id = n.player_id" if query or bots else ""
-    columns = ", ".join([f"pr.{name}" for name in _RATING_FIELDS] + [f"pu.{name}" for name in _USER_FIELDS])
-    sql = f"""
-        {ranking},
-        v AS MATERIALIZED (
-            SELECT n.id, n.rank, n.rd, n.rating FROM n {join}
-            WHERE {" AND ".join(shown)}
-        )
-        SELECT c.members, c.ranked, c.shown, p.rank, p.rd, {columns}
-        FROM (
-            SELECT (SELECT count(*) FROM s) AS members, (SELECT count(*) FROM s WHERE s.is_ranked) AS ranked,
-                (SELECT count(*) FROM v) AS shown
-        ) AS c
-        LEFT JOIN LATERAL (
-            SELECT v.* FROM v ORDER BY {_visible_order("v")} LIMIT %(limit)s OFFSET %(offset)s
-        ) AS p ON true
-        LEFT JOIN {table} AS pr ON pr.id = p.id
-        LEFT JOIN {users} AS pu ON pu.id = pr.player_id
-        ORDER BY {_visible_order("p")}
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        fetched = cursor.fetchall()
-    members, ranked_count, shown_count = fetched[0][:3]
-    rows = []
-    for record in fetched:
-        if record[5] is None:  # the counts alone: no row on this page
-            continue
-        rating = PlayerRating.from_db(connection.alias, _RATING_FIELDS, record[5 : 5 + len(_RATING_FIELDS)])
-        rating.player = User.from_db(connection.alias, _USER_FIELDS, record[5 + len(_RATING_FIELDS) :])
-        rows.append((rating, record[3], record[4]))
-    return _Counts(members=members, ranked=ranked_count, shown=shown_count), rows
-
-
-def _rows_of(*, ladder: Ladder, now: datetime, found: Found) -> list[LeaderboardRow]:
-    """``LeaderboardRow``s for what ``_standings_sql`` found, in its order."""
+def rows_of(*, ladder: Ladder, now: datetime, found: Found) -> list[LeaderboardRow]:
+    """``LeaderboardRow``s for what ``standings_sql`` (or a ``LeaderboardOrder``) found, in its order."""
     rows = []
     for rating, rank, rd_now in found:
         rating.ladder = ladder
         shown = display(rating.rating, rd_now, ladder.provisional_rd)
         reasons = () if rank is not None else unranked_reasons(ladder=ladder, rating=rating, rd_now=rd_now, now=now)
-        value = _scale_value(ladder.leaderboard_scale, shown)
+        value = scale_value(ladder.leaderboard_scale, shown)
         rows.append(LeaderboardRow(rank=rank, rating=rating, rd_now=rd_now, shown=shown, score=value, reasons=reasons))
     return rows
-
-
-def ladder_standings(*, ladder: Ladder, now: datetime) -> tuple[list[LeaderboardRow], list[LeaderboardRow]]:
-    """Every member of ``ladder`` at ``now``: the ranked ones numbered, then the others with reasons."""
-    return _standings(ladder=ladder, now=now)
 
 
 BOT_FILTERS = ("hide", "only")
@@ -326,9 +136,9 @@ def ladder_leaderboard(
     """
     query = query.strip()
     bots = bots if bots in BOT_FILTERS else ""
-    if ranks_in_sql():
+    if db.on_postgresql():
         return _leaderboard_sql(ladder=ladder, now=now, page=page, per_page=per_page, query=query, bots=bots)
-    ranked, unranked = _standings(ladder=ladder, now=now)
+    ranked, unranked = ladder_standings(ladder=ladder, now=now)
     member_count = len(ranked) + len(unranked)
     ranked_count, unranked_count = len(ranked), len(unranked)
     rows = ranked + (unranked if ladder.show_provisional else [])
@@ -352,17 +162,18 @@ def ladder_leaderboard(
 def _leaderboard_sql(
     *, ladder: Ladder, now: datetime, page: int | str | None, per_page: int, query: str, bots: str
 ) -> Leaderboard:
-    """``ladder_leaderboard`` on PostgreSQL: ranked there, only the page's rows read (see ``_standings_sql``)."""
+    """``ladder_leaderboard`` on PostgreSQL: ranked there, only the page's rows read (see ``standings_sql``)."""
     try:
         # No page is numbered past 2³¹ (its rows' offset would not fit PostgreSQL's bigint): such a
         # number is simply past the last page, which ``get_page`` then serves.
-        number = min(max(int(page), 1), 2**31)  # type: ignore[arg-type]
+        number = min(max(int(page or 1), 1), 2**31)
     except (TypeError, ValueError):
         number = 1
     first = slice((number - 1) * per_page, number * per_page)
-    source = _SqlStandings(ladder=ladder, now=now, query=query, bots=bots, first=first)
-    this_page = Paginator(source, per_page).get_page(page)
-    this_page.object_list = _rows_of(ladder=ladder, now=now, found=list(this_page.object_list))
+    source = SqlStandings(ladder=ladder, now=now, query=query, bots=bots, first=first)
+    # Paginator only counts and slices; django-stubs asks for a whole sequence.
+    this_page: Page[Any] = Paginator(source, per_page).get_page(page)  # type: ignore[arg-type]
+    this_page.object_list = rows_of(ladder=ladder, now=now, found=list(this_page.object_list))
     counts = source.counts
     return _with_changes(
         ladder=ladder,
@@ -373,98 +184,6 @@ def _leaderboard_sql(
         query=query,
         bots=bots,
     )
-
-
-ORDER_ROW = struct.Struct(">qdd")  # a rating row id, its RD at the ranking instant, its rating (big-endian)
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderboardOrder:
-    """A whole ladder's plain leaderboard as ranked at ``at``, compact enough to cache and page through.
-
-    ``rows`` packs the visible rows in leaderboard order (ranked ones by rank, then, when
-    the ladder shows them, the unranked ones by rating) as ``ORDER_ROW``s, 24 bytes each
-    (2.4 MB for 100,000 members): the first ``ranked`` of them hold ranks 1 to ``ranked``.
-    """
-
-    ladder_id: int
-    at: datetime
-    members: int
-    ranked: int
-    shown: int
-    rows: bytes
-    ladder_state: str = ""  # ``ladder_state(ladder)`` when ranked: a change of settings ranks it again
-
-
-def ladder_state(ladder: Ladder) -> str:
-    """A digest of ``ladder``'s settings: a cached ranking or page made with other settings is not served.
-
-    Every field counts (a ladder has no field that changes with play), so a moderator's
-    change of scale, ranking rules or engine shows at once rather than after the cache period.
-    """
-    values = [(field.attname, getattr(ladder, field.attname)) for field in ladder._meta.concrete_fields]
-    return hashlib.sha256(repr(values).encode()).hexdigest()[:16]
-
-
-def ladder_order(*, ladder: Ladder, now: datetime) -> LeaderboardOrder:
-    """``ladder`` ranked at ``now``, PostgreSQL only (see ``ranks_in_sql``): one statement.
-
-    The ranking is ``_ranking_sql``'s and the order ``_visible_order``'s, those of
-    ``_standings_sql``; the server packs the rows itself (``int8send`` and ``float8send``
-    are big-endian, as ``ORDER_ROW`` reads them), so no row is ever a Python object.
-    """
-    ranking, params = _ranking_sql(ladder, now)
-    shown = "true" if ladder.show_provisional else "n.rank IS NOT NULL"
-    sql = f"""
-        {ranking}
-        SELECT (SELECT count(*) FROM s), (SELECT count(*) FROM s WHERE s.is_ranked), count(*),
-            string_agg(
-                int8send(n.id) || float8send(n.rd) || float8send(n.rating), ''::bytea ORDER BY {_visible_order("n")}
-            )
-        FROM n WHERE {shown}
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        members, ranked, shown_count, packed = cursor.fetchone()
-    rows = bytes(packed or b"")
-    if len(rows) != shown_count * ORDER_ROW.size:  # a NULL field would drop its row from string_agg
-        raise RuntimeError(f"packed {len(rows)} bytes for {shown_count} rows of {ORDER_ROW.size}")
-    return LeaderboardOrder(
-        ladder_id=ladder.pk,
-        at=now,
-        members=members,
-        ranked=ranked,
-        shown=shown_count,
-        rows=rows,
-        ladder_state=ladder_state(ladder),
-    )
-
-
-class _OrderedStandings:
-    """A ``LeaderboardOrder``'s rows as ``Paginator`` reads them: a slice reads its ratings by id, one query."""
-
-    def __init__(self, order: LeaderboardOrder) -> None:
-        self._order = order
-
-    def count(self) -> int:
-        return self._order.shown
-
-    def __len__(self) -> int:
-        return self._order.shown
-
-    def __getitem__(self, index: slice) -> Found:
-        order = self._order
-        start, stop = index.start or 0, min(index.stop, order.shown)
-        packed = list(ORDER_ROW.iter_unpack(order.rows[start * ORDER_ROW.size : stop * ORDER_ROW.size]))
-        ratings = PlayerRating.objects.select_related("player").in_bulk([pk for pk, _, _ in packed])
-        found = []
-        for position, (pk, rd_now, value) in enumerate(packed, start=start):
-            rating = ratings.get(pk)
-            if rating is None:  # deleted since the ranking
-                continue
-            rating.rating = value  # the rating that was ranked, so the values shown agree with the rank
-            found.append((rating, position + 1 if position < order.ranked else None, rd_now))
-        return found
 
 
 def ladder_leaderboard_in_order(
@@ -479,8 +198,9 @@ def ladder_leaderboard_in_order(
     """
     if order.ladder_id != ladder.pk:
         raise ValueError(f"order must rank ladder {ladder.pk}, got ladder {order.ladder_id}")
-    this_page = Paginator(_OrderedStandings(order), per_page).get_page(page)
-    this_page.object_list = _rows_of(ladder=ladder, now=order.at, found=list(this_page.object_list))
+    # Paginator only counts and slices; django-stubs asks for a whole sequence.
+    this_page: Page[Any] = Paginator(OrderedStandings(order), per_page).get_page(page)  # type: ignore[arg-type]
+    this_page.object_list = rows_of(ladder=ladder, now=order.at, found=list(this_page.object_list))
     return _with_changes(
         ladder=ladder,
         page=this_page,
@@ -589,7 +309,7 @@ def _read(key: str) -> Any:
         return None
 
 
-def _format(*classes: type) -> str:
+def _format(*classes: type[Any]) -> str:
     """A digest of ``classes``' fields: the keys of pickled entries name it, so a deploy that
     changes them reads none of the entries the previous code wrote."""
     fields = []
@@ -645,7 +365,7 @@ def _keepable(board: Leaderboard) -> Leaderboard:
     """
     page = board.page
     rows = [_slim(row) for row in (*board.ranked, *board.provisional)]
-    paginator = Paginator(range(page.paginator.count), page.paginator.per_page)
+    paginator: Paginator[Any] = Paginator(range(page.paginator.count), page.paginator.per_page)
     return dataclasses.replace(board, page=Page(rows, page.number, paginator))
 
 
@@ -658,7 +378,7 @@ MAX_PAGE_NUMBER = 10**9  # past any ladder's last page (so the last is shown), a
 def _page_number(page: int | str | None) -> int:
     """The page asked for, as the paginator reads it (anything else is the first page; past the last, the last)."""
     try:
-        return min(max(int(page), 1), MAX_PAGE_NUMBER)  # type: ignore[arg-type]
+        return min(max(int(page or 1), 1), MAX_PAGE_NUMBER)
     except (TypeError, ValueError):
         return 1
 
@@ -699,7 +419,7 @@ def ladder_leaderboard_cached(
     if query or bots:
         searched = hashlib.sha256(f"{query}|{bots}".encode()).hexdigest()
         return cached_entry(f"ladder:leaderboard:search:{where}:{searched}", ranked_for_itself)
-    if not ranks_in_sql():
+    if not db.on_postgresql():
         return cached_entry(f"ladder:leaderboard:page:{where}", ranked_for_itself)
 
     def cut() -> tuple[float, Leaderboard]:

@@ -16,6 +16,7 @@ from ladder.models import (
     Participant,
     SideAnswer,
 )
+from ladder.permissions import may_answer
 from ratings.models import RatingChange
 
 
@@ -26,14 +27,15 @@ def _ordinal(n: int) -> str:
 
 def side_outcome(placement: int | None, placements: Sequence[int | None]) -> str:
     """A side's result in words: Won/Lost/Draw between two sides, a place ("2nd", "=2nd") otherwise."""
-    if placement is None or any(p is None for p in placements):
+    known = [p for p in placements if p is not None]
+    if placement is None or len(known) < len(placements):
         return ""
-    if len(placements) == 2:
-        other = placements[0] if placements[1] == placement else placements[1]
-        if placements.count(placement) == 2:
+    if len(known) == 2:
+        other = known[0] if known[1] == placement else known[1]
+        if known.count(placement) == 2:
             return "Draw"
         return "Won" if placement < other else "Lost"
-    shared = placements.count(placement) > 1
+    shared = known.count(placement) > 1
     return f"{'=' if shared else ''}{_ordinal(placement)}"
 
 
@@ -109,18 +111,16 @@ def matches_with_details(matches: QuerySet[Match]) -> QuerySet[Match]:
                 Prefetch("participants", queryset=Participant.objects.select_related("player").order_by("id"))
             ),
         ),
-        Prefetch("rating_changes", queryset=RatingChange.objects.all(), to_attr="current_changes"),
+        "rating_changes",
     )
 
 
 def _answerable(match: Match, sides: Iterable[MatchSide], viewer: User | None) -> bool:
-    """The read side of ``match_confirm``'s rule: pending, and the viewer's side has not answered."""
-    if viewer is None or not viewer.is_authenticated or match.status != MatchStatus.PENDING:
+    """The read side of ``match_confirm``'s rule (``ladder.permissions.may_answer``), from prefetched rows."""
+    if viewer is None or not viewer.is_authenticated:
         return False
-    for side in sides:
-        if any(p.player_id == viewer.pk for p in side.participants.all()):
-            return not side.answer
-    return False
+    mine = next((side for side in sides if any(p.player_id == viewer.pk for p in side.participants.all())), None)
+    return may_answer(match, mine)
 
 
 def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> list[MatchSummary]:
@@ -128,7 +128,7 @@ def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> 
     summaries = []
     for match in matches:
         sides = list(match.sides.all())
-        changes = {change.player_id: change for change in match.current_changes}
+        changes = {change.player_id: change for change in match.rating_changes.all()}  # prefetched
         placements = [side.placement for side in sides]
         lines = [
             SideLine(
@@ -155,21 +155,23 @@ def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> 
     return summaries
 
 
-def written_match_summary(match: Match) -> MatchSummary:
-    """``match_summaries`` for a match ``match_report`` has just written (``match.written``), without a query.
+def written_match_summary(
+    match: Match, *, sides: Sequence[tuple[MatchSide, Sequence[User]]], changes: Iterable[RatingChange]
+) -> MatchSummary:
+    """``match_summaries`` for a match ``match_report_with_rows`` has just written, from the rows it wrote.
 
-    Nobody has answered a new match but the reporter's side and nothing is disputed yet.
+    ``sides`` and ``changes`` are its ``ReportedMatch``'s. Nobody has answered a new match
+    but the reporter's side and nothing is disputed yet.
     """
-    written = match.written
-    changes = {change.player_id: change for change in written.changes}
-    placements = [side.placement for side, _ in written.sides]
+    by_player = {change.player_id: change for change in changes}
+    placements = [side.placement for side, _ in sides]
     lines = [
         SideLine(
             side=side,
             outcome=side_outcome(side.placement, placements),
-            players=[PlayerLine(player, changes.get(player.pk)) for player in players],
+            players=[PlayerLine(player, by_player.get(player.pk)) for player in players],
         )
-        for side, players in written.sides
+        for side, players in sides
     ]
     confirms_at = None
     if match.status == MatchStatus.PENDING and match.reported_at and not match.held_for_review:

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.core.paginator import Page, Paginator
 
 from accounts.models import User
+from core import db
 from ladder.models import (
     Ladder,
     Match,
     MatchStatus,
 )
-from ladder.selectors import leaderboard
-from ladder.selectors.leaderboard import LeaderboardRow, _rows_of, _scale_value, _standings, _standings_sql
+from ladder.ranking import scale_value
+from ladder.selectors.leaderboard import LeaderboardRow, ladder_standings, rows_of
+from ladder.selectors.leaderboard_sql import standings_sql
 from ladder.selectors.matches import MatchSummary, PlayerLine, match_summaries, matches_with_details
 from ladder.snapshots import RankHistoryPoint, player_rank_history
 from ratings.models import PlayerRating, RatingChange
@@ -59,11 +62,11 @@ def player_standing(
     current ``RatingChange`` (the chart plots them all and the match list takes its
     deltas from them), and the match list is one paginated page.
     """
-    if leaderboard.ranks_in_sql():  # looked up here, so a test can switch the path
-        _, found = _standings_sql(ladder=ladder, now=now, player_id=player.pk)
-        row = _rows_of(ladder=ladder, now=now, found=found)[0] if found else None
+    if db.on_postgresql():
+        _, found = standings_sql(ladder=ladder, now=now, player_id=player.pk)
+        row = rows_of(ladder=ladder, now=now, found=found)[0] if found else None
     else:
-        ranked, unranked = _standings(ladder=ladder, now=now)
+        ranked, unranked = ladder_standings(ladder=ladder, now=now)
         row = next((r for r in ranked + unranked if r.rating.player_id == player.pk), None)
     if row is None:
         rating = PlayerRating.objects.filter(ladder=ladder, player=player).first()
@@ -78,7 +81,7 @@ def player_standing(
             rating=rating,
             rd_now=rd_now,
             shown=shown,
-            score=_scale_value(ladder.leaderboard_scale, shown),
+            score=scale_value(ladder.leaderboard_scale, shown),
             reasons=("left the ladder",),
         )
     history = list(
@@ -92,7 +95,7 @@ def player_standing(
         .exclude(status=MatchStatus.SCHEDULED)
         .order_by("-played_at", "-id")
     )
-    page_obj = Paginator(matches, PLAYER_MATCHES_PAGE_SIZE).get_page(page)
+    page_obj: Page[Any] = Paginator(matches, PLAYER_MATCHES_PAGE_SIZE).get_page(page)  # of matches, then of rows
     rows = []
     for summary in match_summaries(page_obj.object_list):
         own = summary.side_of(player.pk)

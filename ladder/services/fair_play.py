@@ -69,8 +69,10 @@ def _minutes_until(moment: datetime, now: datetime) -> int:
 
 
 class ReportedSide(Protocol):
-    players: Sequence[User]
-    placement: int
+    @property
+    def players(self) -> Sequence[User]: ...
+    @property
+    def placement(self) -> int: ...
 
 
 def check_report(
@@ -106,13 +108,14 @@ def check_report(
             }
         )
     if ladder.report_limit_per_hour:
-        recent = list(
+        reported = (
             Match.objects.filter(
                 ladder=ladder, paired_by_queue=False, reported_by=reporter, reported_at__gt=now - REPORT_WINDOW
             )
             .order_by("reported_at")
             .values_list("reported_at", flat=True)[: ladder.report_limit_per_hour]
         )
+        recent = [at for at in reported if at is not None]  # every one is, being later than a time
         if len(recent) >= ladder.report_limit_per_hour:
             free_at = recent[0] + REPORT_WINDOW
             raise ValidationError(
@@ -176,7 +179,8 @@ def _pair_results(ladder: Ladder, reporter: User, opponent: User, *, since: date
             "match_id", "match__reported_at", "match__paired_by_queue", "side__placement", "opponent_placement"
         )
     )
-    return [PairResult(*row) for row in rows]
+    # ``reported_at`` is never NULL here, being later than ``since``.
+    return [PairResult(pk, at, queue, mine, theirs) for pk, at, queue, mine, theirs in rows if at is not None]
 
 
 def _hold(

@@ -9,15 +9,16 @@ transaction as the confirmation.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from core import db
+from ladder import sql
 from ladder.models import (
     MAX_PLAYERS_PER_MATCH,
     Confirmation,
@@ -29,16 +30,15 @@ from ladder.models import (
     Participant,
     SideAnswer,
 )
-from ladder.services import fair_play, report_sql
-from ladder.services.report_sql import LockedMember
+from ladder.permissions import is_moderator, is_trusted_everywhere, is_trusted_reporter
+from ladder.services import fair_play
+from ladder.sql import LockedMember
+from ratings.history import change_values
 from ratings.models import PlayerRating, RatingChange
 from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
 
 FUTURE_TOLERANCE = timedelta(minutes=1)
 DUPLICATE_WINDOW = timedelta(minutes=10)
-# Reports on PostgreSQL take two statements (``report_sql``); the tests also run the ORM
-# path, which other databases use, by turning this off.
-SINGLE_STATEMENT_REPORTS = True
 
 TOO_FEW_SIDES = "A match needs at least two sides."
 EMPTY_SIDE = "Side %(side)d has no players."
@@ -70,17 +70,6 @@ class SideInput:
 
     players: Sequence[User]
     placement: int
-
-
-def is_moderator(user: AbstractBaseUser) -> bool:
-    return bool(user.is_active and user.has_perm("ladder.change_match"))
-
-
-def is_trusted_reporter(user: AbstractBaseUser, ladder: Ladder) -> bool:
-    """Game servers and bots: confirmed at once (global permission or per-ladder list)."""
-    if not user.is_active:
-        return False
-    return user.has_perm("ladder.trusted_reporter") or ladder.trusted_reporters.filter(pk=user.pk).exists()
 
 
 def match_format(sizes: Sequence[int]) -> MatchFormat:
@@ -199,6 +188,22 @@ def _find_duplicate(ladder: Ladder, sides: Sequence[SideInput], played_at: datet
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class ReportedMatch:
+    """A match ``match_report_with_rows`` recorded, and the rows it wrote when it knows them.
+
+    The report statement (PostgreSQL) returns only ids, so the service gives back
+    ``sides`` (by index, each with its players in report order) and ``changes`` (empty
+    unless rated) as it wrote them: a response shows the new match without reading it
+    back (``selectors.written_match_summary``). Through the ORM ``sides`` is None: read
+    the match back.
+    """
+
+    match: Match
+    sides: list[tuple[MatchSide, list[User]]] | None = None
+    changes: list[RatingChange] = field(default_factory=list)
+
+
 def match_report(
     *,
     ladder: Ladder,
@@ -210,12 +215,29 @@ def match_report(
     """Record a result. A participant's report awaits the other side; a moderator's or a
     trusted reporter's is confirmed and rated at once.
     """
+    report = match_report_with_rows(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
+    return report.match
+
+
+def match_report_with_rows(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    sides: Sequence[SideInput],
+    played_at: datetime | None = None,
+    now: datetime | None = None,
+) -> ReportedMatch:
+    """``match_report``, with the rows written when they are known (see ``ReportedMatch``).
+
+    On PostgreSQL the report takes two statements (``ladder.sql``); the ORM path below is
+    its twin, which other databases run.
+    """
     now = now or timezone.now()
     played_at = played_at or now
     if played_at > now + FUTURE_TOLERANCE:
         raise ValidationError(PLAYED_IN_FUTURE, code="played_in_future")
     _check_sides(ladder, sides)
-    if connection.vendor == "postgresql" and SINGLE_STATEMENT_REPORTS:
+    if db.on_postgresql():
         return _report_in_two_statements(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
     players = [p for side in sides for p in side.players]
     trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
@@ -266,7 +288,7 @@ def match_report(
                 placements=[side.placement for side in sides],
                 rows={player.pk: rows[player.pk] for player in players},
             )
-        return match
+        return ReportedMatch(match)
 
 
 def _reporter_side(sides: Sequence[SideInput], reporter: User) -> int | None:
@@ -275,14 +297,14 @@ def _reporter_side(sides: Sequence[SideInput], reporter: User) -> int | None:
 
 def _report_in_two_statements(
     *, ladder: Ladder, reporter: User, sides: Sequence[SideInput], played_at: datetime, now: datetime
-) -> Match:
-    """``match_report`` on PostgreSQL: the same checks and rows in two statements (``report_sql``)."""
+) -> ReportedMatch:
+    """``match_report`` on PostgreSQL: the same checks and rows in two statements (``ladder.sql``)."""
     players = [p for side in sides for p in side.players]
     moderator = is_moderator(reporter)
-    trusted = moderator or (reporter.is_active and reporter.has_perm("ladder.trusted_reporter"))
+    trusted = moderator or is_trusted_everywhere(reporter)
     layout = [[player.pk for player in side.players] for side in sides]
     with transaction.atomic():
-        members, listed = report_sql.lock_members(ladder, [p.pk for p in players], reporter.pk)
+        members, listed = sql.lock_members(ladder, [p.pk for p in players], reporter.pk)
         trusted = trusted or (reporter.is_active and listed)
         if not trusted and reporter.pk not in {p.pk for p in players}:
             raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
@@ -302,7 +324,7 @@ def _report_in_two_statements(
                 standings={player: member.standing for player, member in members.items()},
             )
         status = MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING
-        match_id, duplicate_id = report_sql.record_match(
+        match_id, duplicate_id = sql.record_match(
             ladder=ladder,
             status=status,
             played_at=played_at,
@@ -312,7 +334,7 @@ def _report_in_two_statements(
             duplicate_window=(played_at - DUPLICATE_WINDOW, played_at + DUPLICATE_WINDOW),
             layout=layout,
             sides=[
-                report_sql.SideRow(
+                sql.SideRow(
                     side.placement,
                     SideAnswer.REPORTED if index == reporter_side else "",
                     reporter.pk if index == reporter_side else None,
@@ -323,7 +345,7 @@ def _report_in_two_statements(
             rated=rated,
             members=members,
         )
-        if duplicate_id is not None:
+        if match_id is None:  # nothing written: ``duplicate_id`` is the live match of the same players
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate_id})
         if hold is not None:
             Match.objects.filter(pk=match_id).update(held_for_review=True, review_evidence=hold.evidence)
@@ -341,23 +363,18 @@ def _report_in_two_statements(
         held_for_review=hold is not None,
         review_evidence=hold.evidence if hold else None,
     )
-    _attach_written(match, sides, reporter_side, reporter, now, rated)
-    return match
+    return _as_written(match, sides, reporter_side, reporter, now, rated)
 
 
-def _attach_written(
+def _as_written(
     match: Match,
     sides: Sequence[SideInput],
     reporter_side: int | None,
     reporter: User,
     now: datetime,
     rated: RatedMatch | None,
-) -> None:
-    """Give ``match`` (as ``match.written``) its sides with players and its rating changes, as written.
-
-    They hold the values the statement inserted, so a response can show the new match
-    without reading it back (``selectors.written_match_summary``).
-    """
+) -> ReportedMatch:
+    """``match`` with its sides (and players) and its rating changes, holding the values the statement inserted."""
     match_sides = []
     for index, side in enumerate(sides):
         answered = index == reporter_side
@@ -372,29 +389,11 @@ def _attach_written(
         match_sides.append((row, list(side.players)))
     changes = []
     if rated is not None:
-        for side_players, results in zip(sides, rated.result.sides, strict=True):
-            for player, outcome in zip(side_players.players, results, strict=True):
-                old, new = rated.standings[player.pk], rated.after[player.pk]
-                changes.append(
-                    RatingChange(
-                        match=match,
-                        player=player,
-                        rating_before=old.rating,
-                        rd_before=old.rd,
-                        rating_after=new.rating,
-                        rd_after=new.rd,
-                        delta=outcome.delta,
-                        expected=outcome.expected,
-                        score=outcome.score,
-                    )
-                )
-    match.written = WrittenMatch(sides=match_sides, changes=changes)
-
-
-@dataclass(frozen=True, slots=True)
-class WrittenMatch:
-    sides: list[tuple[MatchSide, list[User]]]  # by index, players in report order
-    changes: list[RatingChange]  # empty unless rated
+        players = {player.pk: player for side in sides for player in side.players}
+        for change in rated.changes:
+            values = change_values(change)
+            changes.append(RatingChange(match=match, player=players[values.pop("player_id")], **values))
+    return ReportedMatch(match, match_sides, changes)
 
 
 def match_report_result(

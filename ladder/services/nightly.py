@@ -1,4 +1,4 @@
-"""The nightly job (SPEC §7): at each ladder's local midnight, materialise every RD and
+"""The nightly job (docs/rules.md §16): at each ladder's local midnight, materialise every RD and
 snapshot the leaderboard.
 
 Beat runs ``ladder.tasks.run_nightly_task`` every hour; it asks ``nightly_due`` which
@@ -26,9 +26,10 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from ladder.models import Ladder, LeaderboardScale, LeaderboardSnapshot, NightlyRun, SnapshotEntry
-from ladder.ranking import ranked_sql, sort_value_sql
-from ratings.engines import display
+from core import db
+from ladder.models import Ladder, LeaderboardSnapshot, NightlyRun, SnapshotEntry
+from ladder.ranking import provisional_sql, rank_order_sql, ranked_sql, scale_value, sort_value_sql
+from ratings.engines import display, is_provisional
 from ratings.models import PlayerRating, RatingEvent
 from ratings.nightly import ratings_materialise, rd_at_sql
 
@@ -88,7 +89,7 @@ def local_midnights(*, ladder: Ladder, after: datetime, until: datetime) -> list
     A local day lasts 23 to 25 hours, so 26 hours after one midnight is always in the
     next day.
     """
-    midnights = []
+    midnights: list[datetime] = []
     midnight = local_midnight(ladder=ladder, at=after)
     while True:
         midnight = local_midnight(ladder=ladder, at=midnight + timedelta(hours=26))
@@ -99,7 +100,7 @@ def local_midnights(*, ladder: Ladder, after: datetime, until: datetime) -> list
 
 def nightly_due(*, now: datetime) -> list[tuple[Ladder, datetime]]:
     """Each ladder whose latest local midnight is past its last nightly run, with that midnight."""
-    due = []
+    due: list[tuple[Ladder, datetime]] = []
     for ladder in Ladder.objects.annotate(last_midnight=Max("nightly_runs__midnight")).order_by("pk"):
         midnight = local_midnight(ladder=ladder, at=now)
         if ladder.last_midnight is None or midnight > ladder.last_midnight:
@@ -210,11 +211,11 @@ def leaderboard_snapshot(*, ladder: Ladder, midnight: datetime, now: datetime | 
     (a top-N sort, no row leaves the server but the N kept) and one counts members,
     ranked and provisional players; the N entries get their display values from the
     engines' ``display`` and go in with one insert. A snapshot of the same local date is
-    replaced. Other databases (the embedded SQLite default) rank in Python, as the live
-    leaderboard does.
+    replaced. Other databases (the embedded SQLite default), and PostgreSQL under
+    ``core.db.orm_twins()``, rank in Python, as the live leaderboard does.
     """
     now = now or timezone.now()
-    if connection.vendor == "postgresql":
+    if db.on_postgresql():
         top, members, ranked_count, provisional_count = _rank_in_sql(ladder, midnight)
     else:
         top, members, ranked_count, provisional_count = _rank_in_python(ladder, midnight)
@@ -239,7 +240,7 @@ def leaderboard_snapshot(*, ladder: Ladder, midnight: datetime, now: datetime | 
                 player_id=player_id,
                 rating=rating,
                 rd=rd_value,
-                value=_scale_value(ladder.leaderboard_scale, rating, rd_value),
+                value=scale_value(ladder.leaderboard_scale, display(rating, rd_value)),
             )
             for rank, (player_id, rating, rd_value) in enumerate(top, start=1)
         ],
@@ -261,12 +262,12 @@ def _rank_in_sql(ladder: Ladder, midnight: datetime) -> Ranking:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT r.player_id, r.rating, m.rd {source} AND {ranked} "
-            f"ORDER BY {order} DESC, r.rating DESC, r.id LIMIT %(size)s",
+            f"ORDER BY {rank_order_sql(order, 'r')} LIMIT %(size)s",
             params,
         )
         top = cursor.fetchall()
         cursor.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE {ranked}), count(*) FILTER (WHERE m.rd > %(provisional_rd)s) "
+            f"SELECT count(*), count(*) FILTER (WHERE {ranked}), count(*) FILTER (WHERE {provisional_sql('m.rd')}) "
             f"{source} AND r.is_active",
             params,
         )
@@ -280,14 +281,5 @@ def _rank_in_python(ladder: Ladder, midnight: datetime) -> Ranking:
 
     ranked, unranked = ladder_standings(ladder=ladder, now=midnight)
     top = [(row.rating.player_id, row.rating.rating, row.rd_now) for row in ranked[: ladder.snapshot_size]]
-    provisional = sum(1 for row in ranked + unranked if row.rd_now > ladder.provisional_rd)
+    provisional = sum(1 for row in ranked + unranked if is_provisional(row.rd_now, ladder.provisional_rd))
     return top, len(ranked) + len(unranked), len(ranked), provisional
-
-
-def _scale_value(scale: str, rating: float, rd: float) -> float:
-    shown = display(rating, rd)
-    if scale == LeaderboardScale.TR:
-        return shown.tr
-    if scale == LeaderboardScale.CONSERVATIVE:
-        return shown.conservative
-    return shown.gxe

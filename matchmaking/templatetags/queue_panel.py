@@ -24,6 +24,8 @@ def queue_panel(context: Context, ladder: Ladder, membership: object | None) -> 
     """The panel for the page's viewer: their current search if they are a member, else the invitation."""
     request = context["request"]
     entry = services.current_entry(ladder=ladder, player=request.user) if membership else None
+    if context.template is None:  # set whenever a template renders this tag
+        raise template.TemplateSyntaxError("{% queue_panel %} renders inside a template only.")
     panel = context.template.engine.get_template(PANEL)
     with context.push(selectors.panel_context(ladder, entry, timezone.now())):
         return panel.render(context)

@@ -15,7 +15,7 @@ from typing import Any
 from ratings.engines import ENGINES, Params, RatingState, get_engine
 from ratings.engines.display import display
 from ratings.engines.teams import composite, pad
-from ratings.engines.values import SECONDS_PER_DAY, check_number
+from ratings.engines.values import MAX_PLAYERS, SECONDS_PER_DAY, check_number
 
 PARAM_NAMES = ("sc", "luck_p", "rd_max", "c", "tau", "k", "initial_rd", "null_rating", "team_delta", "period_days")
 PLAYER_FIELDS = ("rating", "rd", "volatility", "days_idle")
@@ -114,7 +114,7 @@ def rate(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def show(data: dict[str, Any]) -> dict[str, Any]:
-    """GXE, TR, conservative and provisional status (SPEC §8)."""
+    """GXE, TR, conservative and provisional status (docs/rules.md §10)."""
     _unknown(data, ("rating", "rd", "provisional_rd"), "")
     values = display(
         _number(data, "rating", ""),
@@ -125,7 +125,7 @@ def show(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def team(data: dict[str, Any]) -> dict[str, Any]:
-    """A team's composite after padding with null players (seed 003, SPEC §5)."""
+    """A team's composite after padding with null players (docs/rules.md §8)."""
     _unknown(data, ("players", "pad_to", "null_rating", "null_rd"), "")
     players = _list(data.get("players"), "players")
     if not players:
@@ -137,8 +137,10 @@ def team(data: dict[str, Any]) -> dict[str, Any]:
         ratings.append(_number(player, "rating", f"players[{index}]."))
         rds.append(_number(player, "rd", f"players[{index}].", positive=True))
     pad_to = data.get("pad_to", len(players))
-    if isinstance(pad_to, bool) or not isinstance(pad_to, int) or not len(players) <= pad_to <= 8:
-        raise InputError(f"pad_to: must be a whole number from {len(players)} (the team's size) to 8, got {pad_to!r}")
+    if isinstance(pad_to, bool) or not isinstance(pad_to, int) or not len(players) <= pad_to <= MAX_PLAYERS:
+        raise InputError(
+            f"pad_to: must be a whole number from {len(players)} (the team's size) to {MAX_PLAYERS}, got {pad_to!r}"
+        )
     null_rating = _number(data, "null_rating", "", default=1.0)
     null_rd = _number(data, "null_rd", "", default=350.0, positive=True)
     ratings, rds = pad(ratings, rds, pad_to, null_rating=null_rating, null_rd=null_rd)

@@ -1,10 +1,10 @@
 """The interface every engine shares, and the general (teams, free-for-all) rating path.
 
 A game is a list of sides (one player, or a team) and each side's placement (1 is best;
-equal placements draw). Every pair of sides is one game: better place wins (SPEC §5).
-Each side is first reduced to its composite (seed 003, with null-player padding), then
+equal placements draw). Every pair of sides is one game: better place wins (docs/rules.md §9).
+Each side is first reduced to its composite (docs/rules.md §8, with null-player padding), then
 each side's results against all the others are one rating period computed from the
-pre-game values, and the side's change reaches its members (SPEC §5).
+pre-game values, and the side's change reaches its members (docs/rules.md §9).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _INF = math.inf
 
 
 def pair_score(place: int, other_place: int) -> float:
-    """1 for the better place, ½ for the same place, 0 for the worse (SPEC §5)."""
+    """1 for the better place, ½ for the same place, 0 for the worse (docs/rules.md §9)."""
     if place < other_place:
         return 1.0
     if place == other_place:
@@ -38,7 +38,7 @@ class Engine:
     """One rating engine with its constants. Subclasses implement the maths hooks.
 
     ``rate`` is the whole interface a ladder needs; ``rd_at`` gives the RD at any instant
-    (SPEC §1) and ``rate_period`` rates one player against several opponents at once
+    (docs/rules.md §1) and ``rate_period`` rates one player against several opponents at once
     (a Glicko rating period, as in Glickman's worked examples).
     """
 
@@ -125,18 +125,26 @@ class Engine:
         return self._update_side((player,), (rd,), (player.rating, rd), opponents, at)[0]
 
     def reset_clock(self, state: RatingState, at: float) -> RatingState:
-        """The queue rule (SPEC §6, seed 000): searching counts as activity.
+        """The queue rule (docs/rules.md §13): searching counts as activity.
 
-        ``rd_as_of`` moves to ``at`` and the RD stays as stored, **not** inflated.
+        ``rd_as_of`` moves to ``at`` and the RD stays as stored, **not** inflated. A clock
+        already past ``at`` (a game or a nightly write-back recorded later) stays where it
+        is: a clock never moves back, or the idle time after ``at`` would grow the RD twice.
         """
-        return state._replace(rd_as_of=at)
+        return state if state.rd_as_of >= at else state._replace(rd_as_of=at)
 
     def materialize(self, state: RatingState, at: float) -> RatingState:
-        """Store the RD at ``at`` with ``rd_as_of = at``; ``rd_at`` is unchanged by it (SPEC §1)."""
+        """Store the RD at ``at`` with ``rd_as_of = at``; ``rd_at`` is unchanged by it (docs/rules.md §1).
+
+        Only a clock behind ``at`` is written back, as the nightly job does (docs/rules.md
+        §16): a clock at or past ``at`` already holds a later RD, and never moves back.
+        """
+        if state.rd_as_of >= at:
+            return state
         return state._replace(rd=self.rd_at(state, at), rd_as_of=at)
 
     def rd_written_back(self, state: RatingState, instants: Sequence[float]) -> float:
-        """The RD stored after ``materialize`` at each of ``instants`` in turn (SPEC §1, §7).
+        """The RD stored after ``materialize`` at each of ``instants`` in turn (docs/rules.md §1, §16).
 
         ``instants`` are later than ``state.rd_as_of`` and increasing, as nightly runs are.
         Growth composes, but each write-back rounds the stored RD once more, so this is

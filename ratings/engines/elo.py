@@ -1,4 +1,4 @@
-"""Elo (seed 004; SPEC §4): ``E = 1/(1 + 10^((rb − ra)/400))``, ``r' = r + K(s − E)``.
+"""Elo (docs/rules.md §7): ``E = 1/(1 + 10^((rb − ra)/400))``, ``r' = r + K(s − E)``.
 
 Elo has no deviation, but the site still needs one to tell provisional players from
 ranked ones and to size the matchmaking window. The Elo engine therefore keeps an RD the
@@ -29,11 +29,11 @@ class Elo(GlickoFamily):
     _rate_general = Engine._rate_general
 
     def _growth2_per_day(self) -> float:
-        """The confidence RD grows like TGR's: SC² a day (SPEC §1)."""
+        """The confidence RD grows like TGR's: SC² a day (docs/rules.md §1)."""
         return self.params.sc * self.params.sc
 
     def _rate_1v1(self, a: RatingState, b: RatingState, score: float, at: float) -> GameResult:
-        """``r' = r + K(s − E)`` for both (seed 004); RD as Glicko-1's ``1/sqrt(1/RD² + 1/d²)``."""
+        """``r' = r + K(s − E)`` for both (docs/rules.md §7); RD as Glicko-1's ``1/sqrt(1/RD² + 1/d²)``."""
         rd_a = self.rd_at(a, at)
         rd_b = self.rd_at(b, at)
         e_a = _logistic10((a.rating - b.rating) / 400.0)
@@ -61,7 +61,7 @@ class Elo(GlickoFamily):
         opponents: Sequence[tuple[float, float, float]],
         at: float,
     ) -> tuple[PlayerResult, ...]:
-        """``K·(mean s − mean E)`` over the side's pairings, given to every member (seed 004)."""
+        """``K·(mean s − mean E)`` over the side's pairings, given to every member (docs/rules.md §7)."""
         rating, _rd = side
         information = 0.0
         expected = 0.0

@@ -1,13 +1,13 @@
 """The Glicko family: Timed Glicko (TGR), Glicko-1 and Glicko-2, game by game.
 
-One game's update for player a against b (Glickman 1999, steps 2; SPEC §3)::
+One game's update for player a against b (Glickman 1999, steps 2; docs/rules.md §3)::
 
     g = 1/sqrt(1 + 3q²RD_b²/π²)     E = 1/(1 + 10^(−g(ra − rb)/400))
     1/d² = q²g²E(1 − E)              RD' = 1/sqrt(1/RD² + 1/d²)
     r' = r + q·RD'²·g·(s − E)·w
 
 with every RD first inflated to the game's instant. ``w`` is TGR's luck weighting
-``2·MERIT − 1`` (seed 000) and 1 for Glicko-1 and Glicko-2. In Glicko-2 units the same
+``2·MERIT − 1`` (docs/rules.md §4) and 1 for Glicko-1 and Glicko-2. In Glicko-2 units the same
 update reads μ' = μ + φ'²Σg(s − E) with v = S²·d², so the three engines share it and
 differ in how RD grows with time and in Glicko-2's volatility (Glickman 2012, step 5).
 """
@@ -43,8 +43,8 @@ def _logistic10(x: float) -> float:
 def tgr_merit_weight(score: float, win_probability: float, luck_p: float) -> float:
     """``2·MERIT − 1`` with ``MERIT = 1 − (1 − P)·XD·(1 + 2·XD)``, ``XD = |s − P(a beats b)|``.
 
-    Seed 000 ``UpdatePlayer`` ("quadratic weighting"), SPEC §3. In [0, 1] for P ≥ 5/6,
-    so a result is never reversed, only softened.
+    The Timed Glicko post's ``UpdatePlayer`` ("quadratic weighting"), docs/rules.md §4. In
+    [0, 1] for P ≥ ``LUCK_P_MIN`` (5/6), so a result is never reversed, only softened.
     """
     xd = abs(score - win_probability)
     return 1.0 - 2.0 * (1.0 - luck_p) * xd * (1.0 + 2.0 * xd)
@@ -143,6 +143,15 @@ class GlickoFamily(Engine):
         """RD² added per idle day, or None when it depends on the player (Glicko-2)."""
         raise NotImplementedError
 
+    @property
+    def growth_per_second(self) -> float | None:
+        """RD² added per idle second, or None when it depends on the player (Glicko-2's σ).
+
+        The nightly job's SQL (``ratings.nightly``) binds this very float, so PostgreSQL
+        grows an RD to the last bit as ``rd_at`` does.
+        """
+        return self._growth_per_second
+
     def _luck(self) -> float:
         return 1.0
 
@@ -150,7 +159,7 @@ class GlickoFamily(Engine):
         raise NotImplementedError
 
     def rd_at(self, state: RatingState, at: float) -> float:
-        """``min(sqrt(RD² + growth·t), RD_max)`` (SPEC §1; Glickman 1999 step 1; 2012 step 6)."""
+        """``min(sqrt(RD² + growth·t), RD_max)`` (docs/rules.md §1; Glickman 1999 step 1; 2012 step 6)."""
         seconds = at - state.rd_as_of
         rd = state.rd
         if seconds > 0.0:
@@ -183,7 +192,7 @@ class GlickoFamily(Engine):
         return rd
 
     def _weight(self, score: float, rd_a: float, rd_b: float, diff: float) -> float:
-        """TGR's ``2·MERIT − 1`` for one pairing (seed 000, SPEC §3); 1 without luck."""
+        """TGR's ``2·MERIT − 1`` for one pairing (docs/rules.md §4); 1 without luck."""
         luck_p = self._luck_p
         if luck_p == 1.0:
             return 1.0
@@ -195,12 +204,14 @@ class GlickoFamily(Engine):
         return state.volatility
 
     def _rate_1v1(self, a: RatingState, b: RatingState, score: float, at: float) -> GameResult:
-        """SPEC §3 for both players from the pre-game values of both (module docstring's update)."""
-        # RD of both at the game's instant (SPEC §1), written out for speed.
-        growth_a = growth_b = self._growth_per_second
-        if growth_a is None:
+        """docs/rules.md §3 for both players from the pre-game values of both (module docstring's update)."""
+        # RD of both at the game's instant (docs/rules.md §1), written out for speed.
+        growth = self._growth_per_second
+        if growth is None:
             growth_a = self._state_growth_per_second(a)
             growth_b = self._state_growth_per_second(b)
+        else:
+            growth_a = growth_b = growth
         rd_max = self._rd_max
         rating_a, rd_a, vol_a, as_of_a = a
         rating_b, rd_b, vol_b, as_of_b = b
@@ -226,7 +237,7 @@ class GlickoFamily(Engine):
         luck_p = self._luck_p
         if luck_p == 1.0:
             weight = 1.0
-        else:  # TGR's luck weighting, SPEC §3: P(a beats b) with both RDs at the game's instant
+        else:  # TGR's luck weighting, docs/rules.md §4: P(a beats b) with both RDs at the game's instant
             x = diff * _LN10_400 / _sqrt(1.0 + _G_K * (rd_a2 + rd_b2))
             p_a = 1.0 / (1.0 + _exp(-x)) if x >= 0.0 else 1.0 - 1.0 / (1.0 + _exp(x))
             xd = score - p_a if score >= p_a else p_a - score
@@ -258,7 +269,7 @@ class GlickoFamily(Engine):
         )
 
     def _rate_general(self, sides: Sequence[Sequence[RatingState]], placements: Sequence[int], at: float) -> GameResult:
-        """Two sides through the composites (seed 003, SPEC §5); more sides per side-period."""
+        """Two sides through the composites (docs/rules.md §8); more sides per side-period."""
         if len(sides) != 2:
             return super()._rate_general(sides, placements, at)
         # Two sides (teams, or a player against a team): the common team game, written out.
@@ -353,7 +364,7 @@ class GlickoFamily(Engine):
         opponents: Sequence[tuple[float, float, float]],
         at: float,
     ) -> tuple[PlayerResult, ...]:
-        """One Glicko rating period for a side: Σ over its pairings (Glickman 1999 step 2, SPEC §5)."""
+        """One Glicko rating period for a side: Σ over its pairings (Glickman 1999 step 2, docs/rules.md §9)."""
         rating, rd = side
         v_inverse = 0.0
         total = 0.0
@@ -378,9 +389,9 @@ class GlickoFamily(Engine):
 
 
 class TimedGlicko(GlickoFamily):
-    """Timed Glicko Rating (seed 000; SPEC §1, §3): RD² grows by SC² a day; luck weighting.
+    """Timed Glicko Rating (docs/rules.md §1, §3): RD² grows by SC² a day; luck weighting.
 
-    Both players are updated from the pre-game values of both (SPEC §3 mends the seed's
+    Both players are updated from the pre-game values of both (docs/rules.md §3 mends the Timed Glicko post's
     pseudocode, which used player 1's new rating for player 2), and every RD is inflated
     to the game's instant, the opponent's too.
     """
@@ -389,22 +400,22 @@ class TimedGlicko(GlickoFamily):
     __slots__ = ()
 
     def _growth2_per_day(self) -> float:
-        """SC² per day (SPEC §1, seed 000)."""
+        """SC² per day (docs/rules.md §1)."""
         return self.params.sc * self.params.sc
 
     def _luck(self) -> float:
-        """P_luck of SPEC §3."""
+        """P_luck of docs/rules.md §4."""
         return self.params.luck_p
 
 
 class Glicko1(GlickoFamily):
-    """Glicko-1 (Glickman 1999; seed 002): RD² grows by c² per rating period, fractional."""
+    """Glicko-1 (Glickman 1999; docs/rules.md §5): RD² grows by c² per rating period, fractional."""
 
     name = "glicko1"
     __slots__ = ()
 
     def _growth2_per_day(self) -> float:
-        """c² per rating period (Glickman 1999 step 1; seed 002)."""
+        """c² per rating period (Glickman 1999 step 1; docs/rules.md §5)."""
         return self.params.c * self.params.c / self.params.period_days
 
 

@@ -1,4 +1,4 @@
-"""Win probability (SPEC.md §2, seed 000 ``WinProb``) and its inverse.
+"""Win probability (docs/rules.md §2, the Timed Glicko post's ``WinProb``) and its inverse.
 
 All logistic curves here are evaluated so that no power of ten ever overflows: for any
 finite rating difference the result is a probability in [0, 1], never an exception.
@@ -27,12 +27,12 @@ def g(rd: float) -> float:
 
 
 def combined_g(rd_a: float, rd_b: float) -> float:
-    """``G(RDa, RDb) = 1 / sqrt(1 + 3q²(RDa² + RDb²)/π²)`` (SPEC §2, seed 000 ``WinProb``)."""
+    """``G(RDa, RDb) = 1 / sqrt(1 + 3q²(RDa² + RDb²)/π²)`` (docs/rules.md §2, ``WinProb``)."""
     return 1.0 / math.sqrt(1.0 + _THREE_Q2_OVER_PI2 * (rd_a * rd_a + rd_b * rd_b))
 
 
 def win_probability(rating_a: float, rd_a: float, rating_b: float, rd_b: float) -> float:
-    """``P(a beats b) = 1 / (1 + 10^(−G·(ra − rb)/400))`` with both RDs (SPEC §2, seed 000).
+    """``P(a beats b) = 1 / (1 + 10^(−G·(ra − rb)/400))`` with both RDs (docs/rules.md §2).
 
     The RDs must already be the RDs at the instant of interest (``time.tgr_rd`` etc.).
     ``P(a beats b) + P(b beats a) = 1`` exactly up to rounding.
@@ -41,7 +41,7 @@ def win_probability(rating_a: float, rd_a: float, rating_b: float, rd_b: float) 
 
 
 def rating_difference_for_probability(probability: float, rd_a: float, rd_b: float) -> float:
-    """The ``ra − rb`` at which ``P(a beats b)`` equals ``probability`` (inverse of SPEC §2).
+    """The ``ra − rb`` at which ``P(a beats b)`` equals ``probability`` (inverse of docs/rules.md §2).
 
     ``Δ = 400 / G · log10(p / (1 − p))``: negative below ½, positive above. The queue
     turns a window such as 15%–85% into the rating range ``[r − |Δ(0.15)|, r + |Δ(0.85)|]``
@@ -61,5 +61,5 @@ def expected_score(rating: float, opponent_rating: float, opponent_rd: float) ->
 
 
 def elo_expected_score(rating: float, opponent_rating: float) -> float:
-    """Elo's ``E = 1 / (1 + 10^((rb − ra)/400))`` (SPEC §4, seed 004)."""
+    """Elo's ``E = 1 / (1 + 10^((rb − ra)/400))`` (docs/rules.md §7)."""
     return logistic10((rating - opponent_rating) / 400.0)

@@ -1,4 +1,4 @@
-"""Team composites (SPEC.md §5, seed 003 — Widelands team ratings).
+"""Team composites (docs/rules.md §8, from the Widelands team-rating proposal).
 
 A team counts as ``n`` equal players with the same total power ``Σ β^Ri``,
 ``β = 10^(1/400)``. Everything is computed as a log-sum-exp around the strongest member,
@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-LN_BETA = math.log(10.0) / 400.0  # ln β, β = 10^(1/400) ≈ 1.005773 (seed 003 §2)
+LN_BETA = math.log(10.0) / 400.0  # ln β, β = 10^(1/400) ≈ 1.005773 (docs/rules.md §8)
 
 
 def composite(ratings: Sequence[float], rds: Sequence[float]) -> tuple[float, float]:
-    """``R = (ln Σβ^Ri − ln n)/ln β`` and ``RD = sqrt(Σ (β^Ri/Σβ^Rj)² RDi²)`` (seed 003 §7).
+    """``R = (ln Σβ^Ri − ln n)/ln β`` and ``RD = sqrt(Σ (β^Ri/Σβ^Rj)² RDi²)`` (docs/rules.md §8).
 
     Returns ``(rating, rd)``. A one-member team is that member exactly. Members must be
     given already padded (``pad``); ``ratings`` and ``rds`` have the same length ≥ 1.
@@ -37,7 +37,7 @@ def composite(ratings: Sequence[float], rds: Sequence[float]) -> tuple[float, fl
 def pad(
     ratings: Sequence[float], rds: Sequence[float], size: int, *, null_rating: float, null_rd: float
 ) -> tuple[list[float], list[float]]:
-    """Fill a team up to ``size`` with null players ``(R0, RD0)`` (seed 003 §8–9, SPEC §5)."""
+    """Fill a team up to ``size`` with null players ``(R0, RD0)`` (docs/rules.md §8)."""
     missing = size - len(ratings)
     if missing < 0:
         raise ValueError(f"size must be at least the team's {len(ratings)} players, got {size}")
@@ -48,6 +48,6 @@ def null_influence_bound(strongest: float, nulls: int, null_rating: float) -> fl
     """Largest change ``k`` null players can make to a team's total power, in rating points.
 
     ``ln(1 + k·β^(R0 − Rmax)) / ln β``: adding null players changes a composite only
-    through its head count ``ln n`` plus at most this much (seed 003 §8a).
+    through its head count ``ln n`` plus at most this much (docs/rules.md §8).
     """
     return math.log1p(nulls * math.exp((null_rating - strongest) * LN_BETA)) / LN_BETA

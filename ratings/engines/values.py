@@ -13,13 +13,17 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 SECONDS_PER_DAY = 86_400.0
-MAX_PLAYERS = 8
+MAX_PLAYERS = 8  # the most players in one game, every side counted (docs/rules.md §8, §9)
+# Luck P's bounds (docs/rules.md §4): below 5/6 the winner of a big upset would lose rating;
+# above 1 it is no longer a probability. ``LUCK_P_MIN_TEXT`` is how messages write the minimum.
 LUCK_P_MIN = 5.0 / 6.0
+LUCK_P_MAX = 1.0
+LUCK_P_MIN_TEXT = "5/6"
 TEAM_DELTA_MODES = ("own", "shared")
 
 
 class RatingState(NamedTuple):
-    """A player's rating in one ladder: ``rd`` is valid at ``rd_as_of`` (SPEC §1).
+    """A player's rating in one ladder: ``rd`` is valid at ``rd_as_of`` (docs/rules.md §1).
 
     ``rd_as_of`` is POSIX time in seconds (``datetime.timestamp()``); the engines never
     read a clock, so every instant comes in as an argument.
@@ -81,12 +85,13 @@ def check_number(name: str, value: object, *, positive: bool = False, minimum: f
 
 @dataclass(frozen=True, slots=True)
 class Params:
-    """Every engine constant, with SPEC.md's defaults. Unused ones are ignored by an engine.
+    """Every engine constant, with the defaults of docs/rules.md. Unused ones are ignored by an engine.
 
-    sc: TGR RD growth per day (SPEC §1). luck_p: TGR's chance that a game between equals
-    is deserved, in [5/6, 1] (SPEC §3). rd_max: RD cap. c: Glicko-1 growth per period.
+    sc: TGR RD growth per day (docs/rules.md §1). luck_p: TGR's chance that a game between equals
+    is deserved, from ``LUCK_P_MIN`` to ``LUCK_P_MAX`` (docs/rules.md §4). rd_max: RD cap. c:
+    Glicko-1 growth per period.
     tau: Glicko-2 τ. k: Elo K. initial_rd: a new player's RD, also the null players' RD
-    unless ``null_rd`` is given. null_rating: R0 of null players (seed 003 §8a).
+    unless ``null_rd`` is given. null_rating: R0 of null players (docs/rules.md §8).
     team_delta: ``"own"`` (each member moves by their own RD) or ``"shared"`` (every
     member gets the composite's change). period_days: a Glicko rating period in days.
     """
@@ -106,9 +111,10 @@ class Params:
     def __post_init__(self) -> None:
         check_number("sc", self.sc, minimum=0.0)
         luck_p = check_number("luck_p", self.luck_p)
-        if not LUCK_P_MIN <= luck_p <= 1.0:
+        if not LUCK_P_MIN <= luck_p <= LUCK_P_MAX:
             raise ValueError(
-                f"luck_p must be between 5/6 and 1 (below 5/6 an upset winner would lose rating), got {luck_p!r}"
+                f"luck_p must be between {LUCK_P_MIN_TEXT} and {LUCK_P_MAX:g} "
+                f"(below {LUCK_P_MIN_TEXT} an upset winner would lose rating), got {luck_p!r}"
             )
         check_number("rd_max", self.rd_max, positive=True)
         check_number("c", self.c, minimum=0.0)

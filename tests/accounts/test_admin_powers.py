@@ -1,7 +1,7 @@
 """What a moderator can do in the user and periodic-task admins, against every kind of account.
 
-The cast: ``root`` (a superuser), ``mod`` (the moderator signed in), ``mod2`` (another
-moderator) and ``alice`` (a player). A moderator bans and unbans players and marks bots;
+The accounts: the cast's `root`, `moderator` (mod, the one signed in) and `player` (alice),
+and ``other_moderator`` (mod2). A moderator bans and unbans players and marks bots;
 everything that could take over or lock out a staff account is refused.
 """
 
@@ -14,7 +14,7 @@ from django.urls import reverse
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from accounts.models import User
-from tests.factories import PASSWORD, UserFactory
+from tests.factories import PASSWORD, UserFactory, moderator_account
 
 pytestmark = pytest.mark.django_db
 CHANGELIST = reverse("admin:accounts_user_changelist")
@@ -22,32 +22,15 @@ NEW_PASSWORD = "a-brand-new-secret-42"
 
 
 @pytest.fixture
-def root(db):
-    return UserFactory(username="root", is_staff=True, is_superuser=True)
+def other_moderator(db):
+    """mod2: a moderator like `moderator`, but not the one signed in."""
+    return moderator_account("mod2")
 
 
 @pytest.fixture
-def mod2(db):
-    user = UserFactory(username="mod2", is_staff=True)
-    user.groups.add(Group.objects.get(name="moderators"))
-    return user
-
-
-@pytest.fixture
-def cast(root, moderator, mod2, player):
-    return {"superuser": root, "moderator": mod2, "self": moderator, "player": player}
-
-
-@pytest.fixture
-def mod_client(client, moderator):
-    client.force_login(moderator)
-    return client
-
-
-@pytest.fixture
-def root_client(client, root):
-    client.force_login(root)
-    return client
+def every_account(root, moderator, other_moderator, player):
+    """One account of each kind, by the role it has for the moderator signed in."""
+    return {"superuser": root, "moderator": other_moderator, "self": moderator, "player": player}
 
 
 def change_url(user: User) -> str:
@@ -94,8 +77,8 @@ def test_moderators_hold_ban_user_not_change_user():
 # --- as a moderator -------------------------------------------------------------------------
 
 
-def test_moderator_sees_the_user_list_with_ban_actions_only(mod_client, cast):
-    response = mod_client.get(CHANGELIST)
+def test_moderator_sees_the_user_list_with_ban_actions_only(moderator_client, every_account):
+    response = moderator_client.get(CHANGELIST)
 
     assert response.status_code == 200
     assert {"root", "mod", "mod2", "alice"} <= {user.username for user in response.context["cl"].result_list}
@@ -104,8 +87,8 @@ def test_moderator_sees_the_user_list_with_ban_actions_only(mod_client, cast):
 
 
 @pytest.mark.parametrize("target", ["superuser", "moderator", "self"])
-def test_moderator_only_views_staff_accounts_and_their_own(mod_client, cast, target):
-    response = mod_client.get(change_url(cast[target]))
+def test_moderator_only_views_staff_accounts_and_their_own(moderator_client, every_account, target):
+    response = moderator_client.get(change_url(every_account[target]))
 
     assert response.status_code == 200
     assert response.context["has_change_permission"] is False
@@ -113,8 +96,8 @@ def test_moderator_only_views_staff_accounts_and_their_own(mod_client, cast, tar
     assert 'name="_save"' not in response.text
 
 
-def test_moderator_may_edit_only_ban_and_profile_fields_of_a_player(mod_client, cast):
-    response = mod_client.get(change_url(cast["player"]))
+def test_moderator_may_edit_only_ban_and_profile_fields_of_a_player(moderator_client, every_account):
+    response = moderator_client.get(change_url(every_account["player"]))
 
     assert response.status_code == 200
     assert response.context["has_change_permission"] is True
@@ -126,27 +109,27 @@ def test_moderator_may_edit_only_ban_and_profile_fields_of_a_player(mod_client, 
 
 
 @pytest.mark.parametrize("target", ["superuser", "moderator", "self"])
-def test_moderator_cannot_post_changes_to_staff_accounts_or_their_own(mod_client, cast, target):
-    user = cast[target]
+def test_moderator_cannot_post_changes_to_staff_accounts_or_their_own(moderator_client, every_account, target):
+    user = every_account[target]
     before = snapshot(user)
 
-    response = mod_client.post(change_url(user), TAKEOVER)
+    response = moderator_client.post(change_url(user), TAKEOVER)
 
     assert response.status_code == 403
     assert snapshot(user) == before
 
 
-def test_moderator_posting_a_players_form_changes_only_ban_and_profile_fields(mod_client, cast):
-    alice = cast["player"]
+def test_moderator_posting_a_players_form_changes_only_ban_and_profile_fields(moderator_client, every_account):
+    player = every_account["player"]
     moderators = Group.objects.get(name="moderators")
 
-    response = mod_client.post(change_url(alice), {**TAKEOVER, "groups": [moderators.pk]})
+    response = moderator_client.post(change_url(player), {**TAKEOVER, "groups": [moderators.pk]})
 
     assert response.status_code == 302
-    assert not alice.groups.exists()
-    alice.refresh_from_db()
-    assert (alice.is_active, alice.is_bot, alice.about) == (False, True, "edited by a moderator")
-    assert (alice.username, alice.email, alice.is_staff, alice.is_superuser) == (
+    assert not player.groups.exists()
+    player.refresh_from_db()
+    assert (player.is_active, player.is_bot, player.about) == (False, True, "edited by a moderator")
+    assert (player.username, player.email, player.is_staff, player.is_superuser) == (
         "alice",
         "alice@example.org",
         False,
@@ -155,11 +138,11 @@ def test_moderator_posting_a_players_form_changes_only_ban_and_profile_fields(mo
 
 
 @pytest.mark.parametrize("target", ["superuser", "moderator", "self", "player"])
-def test_moderator_cannot_open_or_post_any_password_page(mod_client, cast, target):
-    user = cast[target]
+def test_moderator_cannot_open_or_post_any_password_page(moderator_client, every_account, target):
+    user = every_account[target]
 
-    page = mod_client.get(password_url(user))
-    posted = mod_client.post(
+    page = moderator_client.get(password_url(user))
+    posted = moderator_client.post(
         password_url(user), {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "usable_password": "true"}
     )
 
@@ -181,10 +164,12 @@ def test_a_hand_granted_change_user_is_not_enough_to_set_a_password(client, root
     assert root.is_active and root.email == "root@example.org"
 
 
-def test_moderator_ban_skips_staff_superusers_and_themselves(mod_client, cast):
-    response = act(mod_client, "deactivate_accounts", *cast.values())
+def test_moderator_ban_skips_staff_superusers_and_themselves(moderator_client, every_account):
+    response = act(moderator_client, "deactivate_accounts", *every_account.values())
 
-    active = dict(User.objects.filter(pk__in=[u.pk for u in cast.values()]).values_list("username", "is_active"))
+    active = dict(
+        User.objects.filter(pk__in=[u.pk for u in every_account.values()]).values_list("username", "is_active")
+    )
     assert active == {"root": True, "mod2": True, "mod": True, "alice": False}
     logged = LogEntry.objects.values_list("user__username", "object_repr", "change_message")
     assert list(logged) == [("mod", "alice", "Banned (deactivated) by the admin action.")]
@@ -195,10 +180,16 @@ def test_moderator_ban_skips_staff_superusers_and_themselves(mod_client, cast):
     ]
 
 
-def test_moderator_unban_reactivates_players_only(mod_client, cast):
+def test_moderator_unban_reactivates_players_only(moderator_client, every_account):
     User.objects.filter(username__in=["root", "mod2", "alice"]).update(is_active=False)
 
-    response = act(mod_client, "activate_accounts", cast["superuser"], cast["moderator"], cast["player"])
+    response = act(
+        moderator_client,
+        "activate_accounts",
+        every_account["superuser"],
+        every_account["moderator"],
+        every_account["player"],
+    )
 
     active = dict(User.objects.filter(username__in=["root", "mod2", "alice"]).values_list("username", "is_active"))
     assert active == {"root": False, "mod2": False, "alice": True}
@@ -208,11 +199,11 @@ def test_moderator_unban_reactivates_players_only(mod_client, cast):
 
 @pytest.mark.parametrize("target", ["superuser", "moderator", "player"])
 @pytest.mark.parametrize("action", ["make_moderators", "delete_selected"])
-def test_moderator_cannot_run_superuser_actions(mod_client, cast, action, target):
-    user = cast[target]
+def test_moderator_cannot_run_superuser_actions(moderator_client, every_account, action, target):
+    user = every_account[target]
     before = snapshot(user), set(user.groups.values_list("name", flat=True))
 
-    response = act(mod_client, action, user)
+    response = act(moderator_client, action, user)
 
     assert response.status_code == 200
     assert "No action selected." in messages_of(response)
@@ -232,26 +223,24 @@ def test_staff_without_ban_user_cannot_ban(client, player):
 
 
 @pytest.mark.parametrize("page", ["add", "delete", "history"])
-def test_moderator_cannot_add_or_delete_accounts_but_reads_history(mod_client, cast, page):
-    args = [] if page == "add" else [cast["player"].pk]
-    response = mod_client.get(reverse(f"admin:accounts_user_{page}", args=args))
+def test_moderator_cannot_add_or_delete_accounts_but_reads_history(moderator_client, every_account, page):
+    args = [] if page == "add" else [every_account["player"].pk]
+    response = moderator_client.get(reverse(f"admin:accounts_user_{page}", args=args))
 
     assert response.status_code == (200 if page == "history" else 403)
 
 
-def test_players_cannot_open_the_user_admin(client, player, root):
-    client.force_login(player)
-
-    assert client.get(password_url(root)).status_code == 302
-    assert client.get(change_url(root)).status_code == 302
+def test_players_cannot_open_the_user_admin(player_client, root):
+    assert player_client.get(password_url(root)).status_code == 302
+    assert player_client.get(change_url(root)).status_code == 302
 
 
 # --- as a superuser -------------------------------------------------------------------------
 
 
-def test_superuser_still_edits_every_field_of_a_moderator(root_client, cast):
-    mod2 = cast["moderator"]
-    page = root_client.get(change_url(mod2))
+def test_superuser_still_edits_every_field_of_a_moderator(root_client, every_account):
+    other_moderator = every_account["moderator"]
+    page = root_client.get(change_url(other_moderator))
     assert page.status_code == 200 and "../password/" in page.text
     data = {
         "username": "mod2",
@@ -263,16 +252,21 @@ def test_superuser_still_edits_every_field_of_a_moderator(root_client, cast):
         # is_active and is_staff left out: off
     }
 
-    response = root_client.post(change_url(mod2), data)
+    response = root_client.post(change_url(other_moderator), data)
 
     assert response.status_code == 302, response.context["adminform"].form.errors
-    mod2.refresh_from_db()
-    assert (mod2.email, mod2.is_active, mod2.is_staff, mod2.groups.exists()) == ("new@example.org", False, False, False)
+    other_moderator.refresh_from_db()
+    assert (
+        other_moderator.email,
+        other_moderator.is_active,
+        other_moderator.is_staff,
+        other_moderator.groups.exists(),
+    ) == ("new@example.org", False, False, False)
 
 
 @pytest.mark.parametrize("target", ["moderator", "player", "superuser"])
-def test_superuser_sets_passwords(root_client, cast, target):
-    user = cast[target]
+def test_superuser_sets_passwords(root_client, every_account, target):
+    user = every_account[target]
     assert root_client.get(password_url(user)).status_code == 200
 
     response = root_client.post(
@@ -284,25 +278,27 @@ def test_superuser_sets_passwords(root_client, cast, target):
     assert user.check_password(NEW_PASSWORD)
 
 
-def test_superuser_bans_players_and_the_action_still_skips_staff(root_client, cast):
-    response = act(root_client, "deactivate_accounts", cast["moderator"], cast["player"], cast["self"])
+def test_superuser_bans_players_and_the_action_still_skips_staff(root_client, every_account):
+    response = act(
+        root_client, "deactivate_accounts", every_account["moderator"], every_account["player"], every_account["self"]
+    )
 
     active = dict(User.objects.filter(username__in=["mod", "mod2", "alice"]).values_list("username", "is_active"))
     assert active == {"mod": True, "mod2": True, "alice": False}
     assert "Deactivated 1 account(s)." in messages_of(response)
 
-    act(root_client, "activate_accounts", cast["player"])
+    act(root_client, "activate_accounts", every_account["player"])
     assert User.objects.get(username="alice").is_active
 
 
-def test_superuser_makes_moderators(root_client, cast):
-    act(root_client, "make_moderators", cast["player"])
+def test_superuser_makes_moderators(root_client, every_account):
+    act(root_client, "make_moderators", every_account["player"])
 
-    alice = User.objects.get(username="alice")
-    assert alice.is_staff and alice.groups.filter(name="moderators").exists()
+    promoted = User.objects.get(username="alice")
+    assert promoted.is_staff and promoted.groups.filter(name="moderators").exists()
 
 
-def test_superuser_sees_every_action_and_the_add_page(root_client, cast):
+def test_superuser_sees_every_action_and_the_add_page(root_client, every_account):
     response = root_client.get(CHANGELIST)
 
     actions = {name for name, _ in response.context["action_form"].fields["action"].choices if name}
@@ -313,7 +309,7 @@ def test_superuser_sees_every_action_and_the_add_page(root_client, cast):
 # --- other admin pages a moderator reaches ------------------------------------------------
 
 
-def test_moderator_lifts_a_staff_login_lock_without_touching_the_account(mod_client, root):
+def test_moderator_lifts_a_staff_login_lock_without_touching_the_account(moderator_client, root):
     from axes.models import AccessAttempt
 
     attempt = AccessAttempt.objects.create(
@@ -321,15 +317,15 @@ def test_moderator_lifts_a_staff_login_lock_without_touching_the_account(mod_cli
     )
     before = snapshot(root)
 
-    response = mod_client.post(reverse("admin:axes_accessattempt_delete", args=[attempt.pk]), {"post": "yes"})
+    response = moderator_client.post(reverse("admin:axes_accessattempt_delete", args=[attempt.pk]), {"post": "yes"})
 
     assert response.status_code == 302
     assert not AccessAttempt.objects.exists()
     assert snapshot(root) == before
 
 
-def test_moderator_cannot_reach_groups(mod_client):
-    assert mod_client.get(reverse("admin:auth_group_changelist")).status_code == 403
+def test_moderator_cannot_reach_groups(moderator_client):
+    assert moderator_client.get(reverse("admin:auth_group_changelist")).status_code == 403
 
 
 # --- periodic tasks -------------------------------------------------------------------------
@@ -358,10 +354,10 @@ def form_data(page) -> dict[str, object]:
     return data
 
 
-def test_moderator_edits_only_the_schedule_of_a_periodic_task(mod_client, task):
+def test_moderator_edits_only_the_schedule_of_a_periodic_task(moderator_client, task):
     name = task.name
     before = (task.queue, task.exchange, task.routing_key, task.headers, task.priority, task.description)
-    page = mod_client.get(task_url(task))
+    page = moderator_client.get(task_url(task))
     assert page.status_code == 200
     assert set(page.context["adminform"].form.fields) <= {
         "enabled",
@@ -396,7 +392,7 @@ def test_moderator_edits_only_the_schedule_of_a_periodic_task(mod_client, task):
     )
     data.pop("enabled", None)
 
-    response = mod_client.post(task_url(task), data)
+    response = moderator_client.post(task_url(task), data)
 
     assert response.status_code == 302, response.context["adminform"].form.errors
     task.refresh_from_db()
@@ -405,20 +401,20 @@ def test_moderator_edits_only_the_schedule_of_a_periodic_task(mod_client, task):
     assert (task.queue, task.exchange, task.routing_key, task.headers, task.priority, task.description) == before
 
 
-def test_moderator_cannot_add_or_delete_periodic_tasks(mod_client, task):
-    assert mod_client.get(reverse("admin:django_celery_beat_periodictask_add")).status_code == 403
-    assert mod_client.post(task_url(task, "delete"), {"post": "yes"}).status_code == 403
+def test_moderator_cannot_add_or_delete_periodic_tasks(moderator_client, task):
+    assert moderator_client.get(reverse("admin:django_celery_beat_periodictask_add")).status_code == 403
+    assert moderator_client.post(task_url(task, "delete"), {"post": "yes"}).status_code == 403
     assert PeriodicTask.objects.filter(pk=task.pk).exists()
 
 
-def test_moderator_pauses_tasks_from_the_list_but_cannot_run_or_delete_them(mod_client, task):
+def test_moderator_pauses_tasks_from_the_list_but_cannot_run_or_delete_them(moderator_client, task):
     changelist = reverse("admin:django_celery_beat_periodictask_changelist")
-    page = mod_client.get(changelist)
+    page = moderator_client.get(changelist)
     actions = {name for name, _ in page.context["action_form"].fields["action"].choices if name}
     assert actions == {"enable_tasks", "disable_tasks", "toggle_tasks"}
 
-    mod_client.post(changelist, {"action": "disable_tasks", "_selected_action": [task.pk]})
-    mod_client.post(changelist, {"action": "delete_selected", "_selected_action": [task.pk], "post": "yes"})
+    moderator_client.post(changelist, {"action": "disable_tasks", "_selected_action": [task.pk]})
+    moderator_client.post(changelist, {"action": "delete_selected", "_selected_action": [task.pk], "post": "yes"})
 
     task.refresh_from_db()
     assert task.enabled is False

@@ -3,14 +3,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ladder.services import ladder_join
-
 pytestmark = pytest.mark.django_db
 
 
 def test_profile_lists_ladders_with_current_rating(client, player, ladder):
-    ladder_join(ladder=ladder, player=player)
-
     response = client.get(reverse("accounts:profile", args=["alice"]))
 
     assert response.status_code == 200

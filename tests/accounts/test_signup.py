@@ -20,9 +20,7 @@ def test_signup_creates_account_and_logs_in(client):
     assert int(client.session["_auth_user_id"]) == user.pk
 
 
-def test_signup_rejects_username_taken_in_another_case(client):
-    UserFactory(username="alice")
-
+def test_signup_rejects_username_taken_in_another_case(client, player):
     response = client.post(URL, {**GOOD, "username": "ALICE"})
 
     assert response.status_code == 200

@@ -17,14 +17,15 @@ TOO_BIG = "99999999999999999999"  # past 2⁶³, PostgreSQL's bigint
 
 
 @pytest.fixture
-def alice_api(client_for, members):
-    return client_for(members[0])
+def player_api(client_for, player, opponent):
+    """An API client with `player`'s token."""
+    return client_for(player)
 
 
-def test_json_nested_a_thousand_deep_is_a_400_naming_the_nesting(alice_api):
+def test_json_nested_a_thousand_deep_is_a_400_naming_the_nesting(player_api):
     body = "[" * 1000 + "]" * 1000  # 2 KB: Python's decoder would recurse past its limit
 
-    response = alice_api.post("/api/v1/matches/", body, content_type="application/json")
+    response = player_api.post("/api/v1/matches/", body, content_type="application/json")
 
     assert response.status_code == 400
     error = error_of(response)
@@ -32,18 +33,18 @@ def test_json_nested_a_thousand_deep_is_a_400_naming_the_nesting(alice_api):
     assert error["message"] == TOO_DEEP % MAX_DEPTH
 
 
-def test_nested_objects_are_refused_before_any_view_reads_them(alice_api, ladder):
+def test_nested_objects_are_refused_before_any_view_reads_them(player_api, ladder):
     body = '{"a": ' * 1000 + "1" + "}" * 1000
 
-    response = alice_api.post(f"/api/v1/ladders/{ladder.slug}/queue/", body, content_type="application/json")
+    response = player_api.post(f"/api/v1/ladders/{ladder.slug}/queue/", body, content_type="application/json")
 
     assert response.status_code == 400 and error_of(response)["code"] == "too_deep"
 
 
-def test_a_body_over_djangos_upload_limit_gets_the_apis_json_error(alice_api, ladder):
+def test_a_body_over_djangos_upload_limit_gets_the_apis_json_error(player_api, ladder):
     body = json.dumps({**report_body(ladder), "note": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)})
 
-    response = alice_api.post("/api/v1/matches/", body, content_type="application/json")
+    response = player_api.post("/api/v1/matches/", body, content_type="application/json")
 
     assert response.status_code == 400
     assert response["Content-Type"] == "application/json"
@@ -69,7 +70,7 @@ def test_nul_in_a_query_parameter_is_a_400_naming_it(api, ladder):
 
 
 @pytest.mark.parametrize("params", [{"q": "ali"}, {"bots": "hide"}])
-def test_a_search_page_past_bigint_is_the_last_page(api, ladder, members, params):
+def test_a_search_page_past_bigint_is_the_last_page(api, ladder, player, opponent, params):
     response = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/", {**params, "page": TOO_BIG})
 
     assert response.status_code == 200

@@ -12,19 +12,20 @@ from django.test import override_settings
 from api.services import token_create
 from ladder.models import Match, MatchStatus
 from ratings.models import PlayerRating
-from tests.factories import LadderFactory, UserFactory
+from tests.factories import UserFactory
 
 BOT = Path(__file__).resolve().parents[2] / "examples" / "bot.py"
 
 
 @pytest.mark.django_db(transaction=True)
+# Two bots only ever meet each other: no rematch cooldown, and a window wide enough
+# that a lopsided start cannot leave them unpairable.
+@pytest.mark.ladder(
+    slug="bots", rematch_cooldown_minutes=0, queue_min_win_probability=0.01, queue_widest_min_win_probability=0.01
+)
 @override_settings(API_THROTTLE_RATES={"anon": None, "token": "600/minute", "user": None})
-def test_two_bots_play_five_matches_and_ratings_change(live_server):
-    # Two bots only ever meet each other: no rematch cooldown, and a window wide enough
-    # that a lopsided start cannot leave them unpairable.
-    ladder = LadderFactory(
-        slug="bots", rematch_cooldown_minutes=0, queue_min_win_probability=0.01, queue_widest_min_win_probability=0.01
-    )
+def test_two_bots_play_five_matches_and_ratings_change(live_server, ladder):
+    # Not the cast's `bot`: each copy of examples/bot.py joins the ladder itself.
     bots = [UserFactory(username=name, is_bot=True) for name in ("robo-a", "robo-b")]
     processes = []
     for seed, bot in enumerate(bots):

@@ -34,17 +34,16 @@ def test_ladders_list_and_detail_with_settings(api, ladder):
     assert detail["member_count"] == 0 and detail["formats"] == ["1 v 1"]
 
 
-def test_leaderboard_ranked_then_provisional_with_display_values(api, ladder):
+def test_leaderboard_ranked_then_provisional_with_display_values(api, ladder, player, bot):
     ladder.ranked_min_games = 1
     ladder.provisional_rd = 350
     ladder.save()
-    alice, bob = member(ladder, "alice"), member(ladder, "bob", is_bot=True)
     member(ladder, "carol")
-    play(ladder, alice, bob)
+    play(ladder, player, bot)
     body = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/").json()
     assert body["count"] == 3
     rows = body["results"]
-    assert [(r["rank"], r["player"]["username"]) for r in rows] == [(1, "alice"), (2, "bob"), (None, "carol")]
+    assert [(r["rank"], r["player"]["username"]) for r in rows] == [(1, "alice"), (2, "robo"), (None, "carol")]
     assert rows[1]["player"]["is_bot"] is True
     assert rows[0]["rank_change"] is None  # no leaderboard snapshot yet
     assert rows[2]["unranked_reasons"] == ["0 of 1 games"]
@@ -54,15 +53,15 @@ def test_leaderboard_ranked_then_provisional_with_display_values(api, ladder):
     assert len(page["results"]) == 2 and "page=2" in page["next"]
 
 
-def test_leaderboard_rank_change_since_the_latest_snapshot(api, ladder):
+def test_leaderboard_rank_change_since_the_latest_snapshot(api, ladder, player, opponent):
     from ladder.models import LeaderboardSnapshot, SnapshotEntry
 
     ladder.ranked_min_games = 1
     ladder.provisional_rd = 350
     ladder.save()
-    alice, bob, carol = member(ladder, "alice"), member(ladder, "bob"), member(ladder, "carol")
-    play(ladder, alice, bob)
-    play(ladder, carol, bob)
+    carol = member(ladder, "carol")
+    play(ladder, player, opponent)
+    play(ladder, carol, opponent)
     now = timezone.now()
     snapshot = LeaderboardSnapshot.objects.create(
         ladder=ladder, date=timezone.localdate(), midnight=now, taken_at=now, scale=ladder.leaderboard_scale,
@@ -70,7 +69,7 @@ def test_leaderboard_rank_change_since_the_latest_snapshot(api, ladder):
     )  # fmt: skip
     SnapshotEntry.objects.bulk_create(
         SnapshotEntry(snapshot=snapshot, rank=rank, player=user, rating=1500, rd=60, value=50.0)
-        for rank, user in ((1, bob), (2, carol))
+        for rank, user in ((1, opponent), (2, carol))
     )
     rows = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/").json()["results"]
     ranks = {row["player"]["username"]: (row["rank"], row["rank_change"]) for row in rows}
@@ -219,16 +218,16 @@ def test_leaderboard_of_a_slug_taken_over_by_another_ladder_is_that_ladders(api,
     assert [row["player"]["username"] for row in rows] == ["zed"]
 
 
-def test_leaderboard_shows_the_ladder_ranked_at_most_the_cache_period_before(api, ladder):
+def test_leaderboard_shows_the_ladder_ranked_at_most_the_cache_period_before(api, ladder, player, opponent):
     ladder.ranked_min_games = 1
     ladder.provisional_rd = 350
     ladder.save()
     with time_machine.travel(timezone.now(), tick=False) as clock:
-        alice, bob, carol = member(ladder, "alice"), member(ladder, "bob"), member(ladder, "carol")
-        play(ladder, alice, bob)
+        carol = member(ladder, "carol")
+        play(ladder, player, opponent)
         then = [row["player"]["username"] for row in leaderboard(api, ladder.slug).json()["results"]]
-        play(ladder, carol, alice, days_ago=0.5)
-        play(ladder, carol, alice, days_ago=0.4)
+        play(ladder, carol, player, days_ago=0.5)
+        play(ladder, carol, player, days_ago=0.4)
         clock.shift(3)
         second = leaderboard(api, ladder.slug, page=2, page_size=1).json()["results"]
         assert [row["player"]["username"] for row in second] == then[1:2]  # built now, from the ranking of then
@@ -264,20 +263,19 @@ def test_leaderboard_is_pretty_printed_when_asked(api, crowded):
     assert pretty.content.startswith(b'{\n  "count": ') and pretty.json() == compact.json()
 
 
-def test_snapshots_list_dates_and_show_the_ranked_rows(api, ladder, members):
+def test_snapshots_list_dates_and_show_the_ranked_rows(api, ladder, player, opponent, root):
     from ladder.services.nightly import leaderboard_snapshot, local_midnight
 
     base = f"/api/v1/ladders/{ladder.slug}/snapshots/"
     assert api.get(base).json()["results"] == []
     assert api.get(base + "2026-01-01/").status_code == 404
-    moderator = UserFactory(username="snapmod", is_superuser=True, is_staff=True)
-    a, b = members[0], members[1]
+    a, b = player, opponent
     played = timezone.now() - timedelta(days=2)
     for number in range(6):
         winner, loser = (a, b) if number % 2 == 0 else (b, a)
         match_report(
             ladder=ladder,
-            reporter=moderator,
+            reporter=root,
             sides=[SideInput([winner], 1), SideInput([loser], 2)],
             played_at=played + timedelta(minutes=11 * number),
         )
@@ -296,8 +294,8 @@ def test_snapshots_list_dates_and_show_the_ranked_rows(api, ladder, members):
     assert api.get(base + "2026-13-45/").status_code == 404
 
 
-def test_join_and_leave(client_for, player, ladder):
-    client = client_for(player)
+def test_join_and_leave(client_for, outsider, ladder):
+    client = client_for(outsider)
     url = f"/api/v1/ladders/{ladder.slug}/membership/"
     assert client.post(url, {}, format="json").status_code == 201
     again = client.post(url, {}, format="json")
@@ -306,9 +304,8 @@ def test_join_and_leave(client_for, player, ladder):
     assert error_of(client.delete(url))["code"] == "not_member"
 
 
-def test_win_probability_now(api, ladder):
-    alice, bob = member(ladder, "alice"), member(ladder, "bob")
-    play(ladder, alice, bob)
+def test_win_probability_now(api, ladder, player, opponent):
+    play(ladder, player, opponent)
     body = api.get(f"/api/v1/ladders/{ladder.slug}/win-probability/", {"a": "alice", "b": "BOB"}).json()
     assert 0.5 < body["probability_a"] < 1
     assert body["probability_a"] + body["probability_b"] == pytest.approx(1)
@@ -316,22 +313,21 @@ def test_win_probability_now(api, ladder):
 
 
 @pytest.mark.parametrize(("a", "b", "field"), [("alice", "alice", "b"), ("alice", "ghost", "b"), ("", "bob", "a")])
+@pytest.mark.usefixtures("player", "opponent")
 def test_win_probability_bad_players(api, ladder, a, b, field):
-    member(ladder, "alice"), member(ladder, "bob")
     response = api.get(f"/api/v1/ladders/{ladder.slug}/win-probability/", {"a": a, "b": b})
     assert response.status_code == 400
     assert field in error_of(response)["fields"]
 
 
-def test_player_ratings_everywhere_and_history(api, ladder):
+def test_player_ratings_everywhere_and_history(api, ladder, player, opponent):
     other = LadderFactory()
-    alice, bob = member(ladder, "alice"), member(ladder, "bob")
-    member(other, "alice")
-    play(ladder, alice, bob, days_ago=3)
-    play(ladder, bob, alice, days_ago=1)
-    player = api.get("/api/v1/players/ALICE/").json()
-    assert player["username"] == "alice"
-    assert {r["ladder"] for r in player["ratings"]} == {ladder.slug, other.slug}
+    member(other, player.username)
+    play(ladder, player, opponent, days_ago=3)
+    play(ladder, opponent, player, days_ago=1)
+    body = api.get("/api/v1/players/ALICE/").json()
+    assert body["username"] == "alice"
+    assert {r["ladder"] for r in body["ratings"]} == {ladder.slug, other.slug}
     history = api.get(f"/api/v1/players/alice/ladders/{ladder.slug}/history/").json()
     assert history["count"] == 2
     assert history["results"][0]["delta"] > 0 > history["results"][1]["delta"]
@@ -343,9 +339,8 @@ def test_player_ratings_everywhere_and_history(api, ladder):
     assert api.get("/api/v1/players/alice/ladders/nope/history/").status_code == 404
 
 
-def test_queue_join_poll_match_and_leave(client_for, ladder):
-    alice, bob = member(ladder, "alice"), member(ladder, "bob")
-    a, b = client_for(alice), client_for(bob)
+def test_queue_join_poll_match_and_leave(client_for, ladder, player, opponent):
+    a, b = client_for(player), client_for(opponent)
     url = f"/api/v1/ladders/{ladder.slug}/queue/"
     assert a.get(url).json()["status"] == "idle"
     joined = a.post(url, {}, format="json")

@@ -13,7 +13,7 @@ from api.models import IdempotencyKey
 from api.services import token_create, token_hash, token_revoke
 from core import db
 from tests.api.conftest import report_body
-from tests.factories import UserFactory, member
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def _key(user) -> str:
     return token_hash(secret)
 
 
-def test_live_token_reads_the_permissions_modelbackend_would(lookup_path):
+def test_live_token_reads_the_permissions_modelbackend_would(sql_or_orm):
     direct = UserFactory(username="direct")
     direct.user_permissions.add(_permission("trusted_reporter"))
     grouped = UserFactory(username="grouped")
@@ -48,31 +48,27 @@ def test_live_token_reads_the_permissions_modelbackend_would(lookup_path):
     assert live_token(_key(plain)).user.get_all_permissions() == set()
 
 
-def test_live_token_permissions_cost_no_query(django_assert_num_queries):
-    moderator = UserFactory(username="mod")
-    moderator.groups.add(Group.objects.get(name="moderators"))
+def test_live_token_permissions_cost_no_query(moderator, django_assert_num_queries):
     token = live_token(_key(moderator))
     with django_assert_num_queries(0):
         assert token.user.has_perm("ladder.change_match")
         assert not token.user.has_perm("ladder.trusted_reporter")
 
 
-def test_a_superuser_keeps_every_permission():
-    boss = UserFactory(username="boss", is_superuser=True)
-    user = live_token(_key(boss)).user
+def test_a_superuser_keeps_every_permission(root):
+    user = live_token(_key(root)).user
     assert user.has_perm("ladder.trusted_reporter")
-    assert user.get_all_permissions() == ModelBackend().get_all_permissions(type(boss).objects.get(pk=boss.pk))
+    assert user.get_all_permissions() == ModelBackend().get_all_permissions(type(root).objects.get(pk=root.pk))
 
 
-def test_live_token_refuses_revoked_tokens_and_inactive_users(lookup_path):
-    alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
-    token, secret = token_create(user=alice, name="t")
+def test_live_token_refuses_revoked_tokens_and_inactive_users(sql_or_orm, player, opponent):
+    token, secret = token_create(user=player, name="t")
     assert live_token(token_hash(secret)) is not None
-    token_revoke(user=alice, token_id=token.pk)
+    token_revoke(user=player, token_id=token.pk)
     assert live_token(token_hash(secret)) is None
-    key = _key(bob)
-    bob.is_active = False
-    bob.save()
+    key = _key(opponent)
+    opponent.is_active = False
+    opponent.save()
     assert live_token(key) is None
     assert live_token("0" * 64) is None
 
@@ -86,24 +82,22 @@ class TrustsBots(ModelBackend):
 
 
 @override_settings(AUTHENTICATION_BACKENDS=[BACKENDS[0], "tests.api.test_lookups.TrustsBots"])
-def test_a_modelbackend_that_finds_permissions_its_own_way_is_asked(client_for, ladder):
-    member(ladder, "alice")
-    member(ladder, "bob")
-    server = UserFactory(username="gameserver", is_bot=True)
+def test_a_modelbackend_that_finds_permissions_its_own_way_is_asked(client_for, ladder, player, opponent):
+    server = UserFactory(username="any_bot", is_bot=True)  # no ladder lists it: only the backend trusts it
     response = client_for(server).post("/api/v1/matches/", report_body(ladder), format="json")
     assert response.status_code == 201, response.json()
     assert response.json()["confirmation"] == "trusted"
 
 
-def test_users_by_username_in_any_case(lookup_path):
-    alice, bob = UserFactory(username="Alice"), UserFactory(username="bob_2")
+def test_users_by_username_in_any_case(sql_or_orm):
+    capitalised, underscored = UserFactory(username="Alice"), UserFactory(username="bob_2")
     found = users_by_username(["ALICE", "alice", "Bob_2", "nobody"])
-    assert found == {"alice": alice, "bob_2": bob}
-    assert found["alice"].username == "Alice" and found["alice"].pk == alice.pk
+    assert found == {"alice": capitalised, "bob_2": underscored}
+    assert found["alice"].username == "Alice" and found["alice"].pk == capitalised.pk
     assert users_by_username([]) == {}
 
 
-def test_ladder_by_slug(lookup_path, ladder):
+def test_ladder_by_slug(sql_or_orm, ladder):
     found = ladder_by_slug(ladder.slug)
     assert found == ladder
     assert [getattr(found, f.attname) for f in type(ladder)._meta.concrete_fields] == [

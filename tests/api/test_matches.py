@@ -10,51 +10,48 @@ from ladder.models import Match, MatchStatus
 from ladder.services.matches import DUPLICATE_REPORT, OWN_REPORT
 from ratings.models import PlayerRating
 from tests.api.conftest import error_of, report_body
-from tests.factories import LadderFactory, UserFactory, member
+from tests.factories import member
 
 pytestmark = pytest.mark.django_db
 
 
-def test_player_reports_and_opponent_confirms(client_for, ladder, members):
-    alice, bob = members
-    response = client_for(alice).post("/api/v1/matches/", report_body(ladder), format="json")
+def test_player_reports_and_opponent_confirms(client_for, ladder, player, opponent):
+    response = client_for(player).post("/api/v1/matches/", report_body(ladder), format="json")
     assert response.status_code == 201, response.json()
     match = response.json()
     assert match["status"] == "pending" and match["format"] == "1v1" and not match["rated"]
     assert [s["players"][0]["username"] for s in match["sides"]] == ["alice", "bob"]
     assert match["sides"][0]["outcome"] == "Won"
 
-    confirmed = client_for(bob).post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
+    confirmed = client_for(opponent).post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
     assert confirmed.status_code == 200
     body = confirmed.json()
     assert body["status"] == "confirmed" and body["rated"]
     assert body["sides"][0]["players"][0]["delta"] > 0 > body["sides"][1]["players"][0]["delta"]
 
 
-def test_reporter_cannot_confirm_own_report(client_for, ladder, members):
-    alice, _ = members
-    client = client_for(alice)
+def test_reporter_cannot_confirm_own_report(client_for, ladder, player, opponent):
+    client = client_for(player)
     match = client.post("/api/v1/matches/", report_body(ladder), format="json").json()
     response = client.post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
     assert response.status_code == 403
     assert error_of(response) == {"code": "own_report", "message": OWN_REPORT, "fields": {}}
 
 
-def test_outsider_cannot_report_or_confirm(client_for, ladder, members, outsider):
-    member(ladder, "mallory")
-    response = client_for(outsider).post("/api/v1/matches/", report_body(ladder), format="json")
+def test_outsider_cannot_report_or_confirm(client_for, ladder, player, opponent):
+    bystander = member(ladder, "bystander")  # a member of the ladder, but not in the match
+    response = client_for(bystander).post("/api/v1/matches/", report_body(ladder), format="json")
     assert response.status_code == 403
     assert error_of(response)["code"] == "reporter_not_in_match"
-    match = client_for(members[0]).post("/api/v1/matches/", report_body(ladder), format="json").json()
-    response = client_for(outsider).post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
+    match = client_for(player).post("/api/v1/matches/", report_body(ladder), format="json").json()
+    response = client_for(bystander).post(f"/api/v1/matches/{match['id']}/confirm/", {}, format="json")
     assert response.status_code == 403
     assert error_of(response)["code"] == "not_participant"
 
 
-def test_opponent_disputes_then_cannot_answer_again(client_for, ladder, members):
-    alice, bob = members
-    match = client_for(alice).post("/api/v1/matches/", report_body(ladder), format="json").json()
-    client = client_for(bob)
+def test_opponent_disputes_then_cannot_answer_again(client_for, ladder, player, opponent):
+    match = client_for(player).post("/api/v1/matches/", report_body(ladder), format="json").json()
+    client = client_for(opponent)
     response = client.post(f"/api/v1/matches/{match['id']}/dispute/", {"reason": "I won"}, format="json")
     assert response.status_code == 200
     assert response.json()["status"] == "disputed"
@@ -64,22 +61,22 @@ def test_opponent_disputes_then_cannot_answer_again(client_for, ladder, members)
     assert error_of(again)["code"] == "not_pending"
 
 
-def test_duplicate_report_is_409(client_for, ladder, members):
-    client = client_for(members[0])
+def test_duplicate_report_is_409(client_for, ladder, player, opponent):
+    client = client_for(player)
     first = client.post("/api/v1/matches/", report_body(ladder), format="json").json()
     response = client.post("/api/v1/matches/", report_body(ladder), format="json")
     assert response.status_code == 409
     assert error_of(response)["message"] == DUPLICATE_REPORT % {"match": first["id"]}
 
 
-def test_trusted_reporter_reports_are_rated_at_once(client_for, ladder, members, trusted):
+def test_trusted_reporter_reports_are_rated_at_once(client_for, ladder, player, opponent, trusted):
     response = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json")
     assert response.status_code == 201
     assert response.json()["status"] == "confirmed" and response.json()["rated"]
     assert response.json()["confirmation"] == "trusted"
 
 
-def test_free_for_all_and_teams_with_placements(client_for, ladder, members, trusted):
+def test_free_for_all_and_teams_with_placements(client_for, ladder, player, opponent, trusted):
     ladder.allow_free_for_all = ladder.allow_teams = True
     ladder.save()
     for name in ("carol", "dave"):
@@ -137,37 +134,37 @@ def test_free_for_all_and_teams_with_placements(client_for, ladder, members, tru
         ({"played_at": "yesterday"}, "played_at", "invalid"),
     ],
 )
-def test_bad_report_bodies_are_400_naming_the_field(client_for, ladder, members, body, field, code):
+def test_bad_report_bodies_are_400_naming_the_field(client_for, ladder, player, opponent, body, field, code):
     payload = {**report_body(ladder), **body}
     if field == "ladder":
         payload.pop("ladder")
-    response = client_for(members[0]).post("/api/v1/matches/", payload, format="json")
+    response = client_for(player).post("/api/v1/matches/", payload, format="json")
     assert response.status_code == 400, response.json()
     error = error_of(response)
     assert field in error["fields"], error
     assert error["code"] == code, error
 
 
-def test_service_refusals_are_400_with_message(client_for, ladder, members):
+def test_service_refusals_are_400_with_message(client_for, ladder, player, opponent):
     future = (timezone.now() + timedelta(days=1)).isoformat()
-    response = client_for(members[0]).post("/api/v1/matches/", report_body(ladder, played_at=future), format="json")
+    response = client_for(player).post("/api/v1/matches/", report_body(ladder, played_at=future), format="json")
     assert response.status_code == 400
     assert error_of(response)["code"] == "played_in_future"
 
 
-def test_unknown_ladder_is_400(client_for, members, ladder):
-    response = client_for(members[0]).post("/api/v1/matches/", {**report_body(ladder), "ladder": "nope"}, format="json")
+def test_unknown_ladder_is_400(client_for, player, opponent, ladder):
+    response = client_for(player).post("/api/v1/matches/", {**report_body(ladder), "ladder": "nope"}, format="json")
     assert response.status_code == 400
     assert error_of(response)["code"] == "no_such_ladder"
 
 
-def test_anonymous_cannot_report(api, ladder, members):
+def test_anonymous_cannot_report(api, ladder, player, opponent):
     response = api.post("/api/v1/matches/", report_body(ladder), format="json")
     assert response.status_code == 401
 
 
-def test_read_only_token_cannot_report(client_for, ladder, members):
-    response = client_for(members[0], read_only=True).post("/api/v1/matches/", report_body(ladder), format="json")
+def test_read_only_token_cannot_report(client_for, ladder, player, opponent):
+    response = client_for(player, read_only=True).post("/api/v1/matches/", report_body(ladder), format="json")
     assert response.status_code == 403
     assert not Match.objects.exists()
 
@@ -175,9 +172,9 @@ def test_read_only_token_cannot_report(client_for, ladder, members):
 # Idempotency (on PostgreSQL's prepared statements and on the ORM path) -------------------
 
 
-@pytest.mark.usefixtures("lookup_path")
-def test_same_idempotency_key_and_body_returns_the_original(client_for, ladder, members):
-    client = client_for(members[0])
+@pytest.mark.usefixtures("sql_or_orm")
+def test_same_idempotency_key_and_body_returns_the_original(client_for, ladder, player, opponent):
+    client = client_for(player)
     first = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
     again = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
     assert first.status_code == again.status_code == 201
@@ -186,9 +183,9 @@ def test_same_idempotency_key_and_body_returns_the_original(client_for, ladder, 
     assert Match.objects.count() == 1
 
 
-@pytest.mark.usefixtures("lookup_path")
-def test_same_idempotency_key_with_another_body_is_409(client_for, ladder, members):
-    client = client_for(members[0])
+@pytest.mark.usefixtures("sql_or_orm")
+def test_same_idempotency_key_with_another_body_is_409(client_for, ladder, player, opponent):
+    client = client_for(player)
     client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
     other = report_body(ladder, played_at=(timezone.now() - timedelta(hours=1)).isoformat())
     response = client.post("/api/v1/matches/", other, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
@@ -197,17 +194,17 @@ def test_same_idempotency_key_with_another_body_is_409(client_for, ladder, membe
     assert Match.objects.count() == 1
 
 
-@pytest.mark.usefixtures("lookup_path")
-def test_idempotency_keys_are_per_user(client_for, ladder, members, trusted):
-    client_for(members[0]).post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k")
+@pytest.mark.usefixtures("sql_or_orm")
+def test_idempotency_keys_are_per_user(client_for, ladder, player, opponent, trusted):
+    client_for(player).post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k")
     other = report_body(ladder, played_at=(timezone.now() - timedelta(hours=1)).isoformat())
     response = client_for(trusted).post("/api/v1/matches/", other, format="json", HTTP_IDEMPOTENCY_KEY="k")
     assert response.status_code == 201
 
 
-@pytest.mark.usefixtures("lookup_path")
-def test_a_refused_report_does_not_use_up_its_key(client_for, ladder, members):
-    client = client_for(members[0])
+@pytest.mark.usefixtures("sql_or_orm")
+def test_a_refused_report_does_not_use_up_its_key(client_for, ladder, player, opponent):
+    client = client_for(player)
     future = report_body(ladder, played_at=(timezone.now() + timedelta(days=1)).isoformat())
     assert client.post("/api/v1/matches/", future, format="json", HTTP_IDEMPOTENCY_KEY="k").status_code == 400
     assert not IdempotencyKey.objects.exists()
@@ -218,19 +215,16 @@ def test_a_refused_report_does_not_use_up_its_key(client_for, ladder, members):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("same_body", [True, False])
-def test_concurrent_requests_with_one_key_record_one_match(lookup_path, client_for, same_body):
+def test_concurrent_requests_with_one_key_record_one_match(
+    sql_or_orm, client_for, ladder, player, opponent, trusted, same_body
+):
     """Six retries racing with one key: the first records the game, the others replay its
     answer (same body) or are refused (another body), and nothing is recorded twice."""
     import threading
 
     from django.db import connection
 
-    ladder = LadderFactory(name="Race", slug="race")
-    member(ladder, "alice")
-    member(ladder, "bob")
-    server = UserFactory(username="server", is_bot=True)
-    ladder.trusted_reporters.add(server)
-    clients = [client_for(server) for _ in range(6)]
+    clients = [client_for(trusted) for _ in range(6)]
     barrier = threading.Barrier(6)
     answers: list = []
 
@@ -261,7 +255,7 @@ def test_concurrent_requests_with_one_key_record_one_match(lookup_path, client_f
         assert all(a.status_code == 409 and error_of(a)["code"] == "idempotency_key_reused" for a in others)
 
 
-def test_keys_older_than_the_setting_are_forgotten(client_for, ladder, members, trusted, settings):
+def test_keys_older_than_the_setting_are_forgotten(client_for, ladder, player, opponent, trusted, settings):
     """The hourly clean-up forgets old keys; a retry after that is refused by the duplicate check."""
     from api.idempotency import expire
     from api.tasks import expire_idempotency_keys_task
@@ -283,8 +277,8 @@ def test_keys_older_than_the_setting_are_forgotten(client_for, ladder, members, 
     assert Match.objects.count() == 2
 
 
-def test_bad_idempotency_key_is_400(client_for, ladder, members):
-    response = client_for(members[0]).post(
+def test_bad_idempotency_key_is_400(client_for, ladder, player, opponent):
+    response = client_for(player).post(
         "/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="x" * 256
     )
     assert response.status_code == 400
@@ -294,11 +288,11 @@ def test_bad_idempotency_key_is_400(client_for, ladder, members):
 # Reading ---------------------------------------------------------------------------------
 
 
-def test_fetch_and_list_with_filters(client_for, api, ladder, members, trusted):
+def test_fetch_and_list_with_filters(client_for, api, ladder, player, opponent, trusted):
     client = client_for(trusted)
     first = client.post("/api/v1/matches/", report_body(ladder), format="json").json()
     earlier = (timezone.now() - timedelta(days=3)).isoformat()
-    client_for(members[0]).post("/api/v1/matches/", report_body(ladder, played_at=earlier), format="json")
+    client_for(player).post("/api/v1/matches/", report_body(ladder, played_at=earlier), format="json")
     assert api.get(f"/api/v1/matches/{first['id']}/").json() == first
     assert api.get("/api/v1/matches/").json()["count"] == 2
     assert api.get("/api/v1/matches/", {"status": "pending"}).json()["count"] == 1
@@ -312,7 +306,9 @@ def test_fetch_and_list_with_filters(client_for, api, ladder, members, trusted):
     assert api.get("/api/v1/matches/999999/").status_code == 404
 
 
-def test_match_list_query_count_is_constant(api, client_for, ladder, members, trusted, django_assert_max_num_queries):
+def test_match_list_query_count_is_constant(
+    api, client_for, ladder, player, opponent, trusted, django_assert_max_num_queries
+):
     client = client_for(trusted)
     for hours in range(5):
         played = (timezone.now() - timedelta(hours=hours * 2)).isoformat()
@@ -325,7 +321,7 @@ def test_match_list_query_count_is_constant(api, client_for, ladder, members, tr
 
 
 def test_moderator_voids_and_corrects(
-    client_for, ladder, members, trusted, moderator, django_capture_on_commit_callbacks, celery_eager
+    client_for, ladder, player, opponent, trusted, moderator, django_capture_on_commit_callbacks, celery_eager
 ):
     match = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json").json()
     mod = client_for(moderator)
@@ -343,11 +339,11 @@ def test_moderator_voids_and_corrects(
     assert voided.json()["job"]["kind"] == "void"
     again = mod.post(f"/api/v1/matches/{match['id']}/void/", {"reason": "twice"}, format="json")
     assert again.status_code == 409
-    assert PlayerRating.objects.get(player=members[0], ladder=ladder).games == 0
+    assert PlayerRating.objects.get(player=player, ladder=ladder).games == 0
 
 
 @pytest.mark.parametrize("who", ["alice", "bob", "gameserver"])
-def test_non_moderators_cannot_void_or_correct(client_for, ladder, members, trusted, who):
+def test_non_moderators_cannot_void_or_correct(client_for, ladder, player, opponent, trusted, who):
     from accounts.models import User
 
     match = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json").json()
@@ -358,7 +354,7 @@ def test_non_moderators_cannot_void_or_correct(client_for, ladder, members, trus
         assert error_of(response)["code"] == "not_moderator"
 
 
-def test_void_needs_a_reason(client_for, ladder, members, trusted, moderator):
+def test_void_needs_a_reason(client_for, ladder, player, opponent, trusted, moderator):
     match = client_for(trusted).post("/api/v1/matches/", report_body(ladder), format="json").json()
     response = client_for(moderator).post(f"/api/v1/matches/{match['id']}/void/", {}, format="json")
     assert response.status_code == 400
@@ -366,13 +362,13 @@ def test_void_needs_a_reason(client_for, ladder, members, trusted, moderator):
 
 
 @pytest.mark.parametrize("reporter", ["trusted", "alice"])
-def test_report_response_is_the_match_as_fetched_afterwards(client_for, ladder, members, trusted, reporter):
+def test_report_response_is_the_match_as_fetched_afterwards(client_for, ladder, player, opponent, trusted, reporter):
     """The 201 body is built from the rows just written, not read back: it must equal a fetch."""
     ladder.allow_free_for_all = ladder.allow_teams = True
     ladder.save()
     for name in ("carol", "dave", "erin"):
         member(ladder, name)
-    user = trusted if reporter == "trusted" else members[0]
+    user = trusted if reporter == "trusted" else player
     client = client_for(user)
     bodies = [
         report_body(ladder, played_at=(timezone.now() - timedelta(hours=2)).isoformat()),

@@ -15,7 +15,7 @@ from ratings.models import PlayerRating, RatingEvent, ReplayJob
 from ratings.services import ladder_replay
 from ratings.tasks import run_replay_job_task
 from tests.api.conftest import error_of, report_body
-from tests.factories import UserFactory
+from tests.factories import moderator_account
 
 pytestmark = pytest.mark.django_db
 FIELDS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
@@ -34,7 +34,7 @@ def assert_equals_a_full_replay(ladder) -> None:
 
 
 @pytest.fixture
-def rated(client_for, ladder, members, trusted):
+def rated(client_for, ladder, player, opponent, trusted):
     """Three results from the game server, confirmed and rated at once: alice won, then bob twice."""
     server = client_for(trusted)
     now = timezone.now()
@@ -137,9 +137,8 @@ def test_correct_answers_202_and_the_job_replays_the_new_result(
     assert_equals_a_full_replay(ladder)
 
 
-def test_a_match_never_rated_needs_no_job_200(client_for, ladder, members, moderator):
-    alice = members[0]
-    pending = client_for(alice).post("/api/v1/matches/", report_body(ladder), format="json").json()
+def test_a_match_never_rated_needs_no_job_200(client_for, ladder, player, opponent, moderator):
+    pending = client_for(player).post("/api/v1/matches/", report_body(ladder), format="json").json()
 
     response = client_for(moderator).post(f"/api/v1/matches/{pending['id']}/void/", {"reason": "x"}, format="json")
 
@@ -165,15 +164,14 @@ def test_who_may_read_a_job(api, client_for, ladder, rated, moderator, django_ca
     with django_capture_on_commit_callbacks():
         mod = client_for(moderator)
         url = mod.post(f"/api/v1/matches/{rated[0].pk}/void/", {"reason": "x"}, format="json").json()["status_url"]
-    other_moderator = UserFactory(username="mod2", is_staff=True)
-    other_moderator.groups.add(moderator.groups.get())
+    other_moderator = moderator_account("mod2")
 
     assert mod.get(url).status_code == 200
     assert client_for(other_moderator).get(url).status_code == 200
     anonymous = api.get(url)
     assert anonymous.status_code == 401 and error_of(anonymous)["code"] == "not_authenticated"
-    player = client_for(rated[0].participants.first().player).get(url)
-    assert player.status_code == 403 and error_of(player)["code"] == "not_moderator"
+    participant = client_for(rated[0].participants.first().player).get(url)
+    assert participant.status_code == 403 and error_of(participant)["code"] == "not_moderator"
     assert mod.get("/api/v1/replay-jobs/999999/").status_code == 404
     assert mod.post(url, {}, format="json").status_code == 405
     assert RatingEvent.objects.filter(match=rated[0], is_active=False).exists()

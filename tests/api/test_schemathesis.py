@@ -16,18 +16,14 @@ import pytest
 from django.test import override_settings
 
 from api.services import token_create
-from tests.factories import LadderFactory, member
 
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 
 
 @pytest.mark.django_db(transaction=True)
 @override_settings(API_THROTTLE_RATES={"anon": None, "token": None, "user": None})
-def test_schemathesis_finds_no_server_error_or_schema_violation(live_server, tmp_path: Path):
-    ladder = LadderFactory(slug="chess")
-    alice = member(ladder, "alice")
-    member(ladder, "bob")
-    _, secret = token_create(user=alice, name="schemathesis")
+def test_schemathesis_finds_no_server_error_or_schema_violation(live_server, tmp_path: Path, player, opponent):
+    _, secret = token_create(user=player, name="schemathesis")
     command = [
         str(Path(sys.executable).with_name("schemathesis")),
         "run",

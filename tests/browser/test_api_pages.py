@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.test_pages import no_horizontal_scroll
-from tests.factories import PASSWORD, LadderFactory, UserFactory
+from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,8 +21,7 @@ def log_in(page, username: str) -> None:
     page.get_by_role("button", name="Log in").click()
 
 
-def test_a_token_is_created_shown_once_used_and_revoked_on_a_phone(new_page, screenshot):
-    UserFactory(username="alice")
+def test_a_token_is_created_shown_once_used_and_revoked_on_a_phone(new_page, screenshot, player):
     page = new_page(PHONE)
     log_in(page, "alice")
 
@@ -47,8 +46,8 @@ def test_a_token_is_created_shown_once_used_and_revoked_on_a_phone(new_page, scr
 
 
 @pytest.mark.parametrize(("path", "ready"), [("/api/docs/", ".opblock"), ("/api/docs/redoc/", "[data-section-id]")])
+@pytest.mark.usefixtures("ladder")
 def test_the_interactive_docs_render_from_the_site_alone(new_page, screenshot, live_server, path, ready):
-    LadderFactory(name="Chess Club")
     page = new_page(DESKTOP)
     site = urlsplit(live_server.url).netloc
     answered: set[str] = set()

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ladder.models import Ladder
-from tests.factories import PASSWORD, LadderFactory, UserFactory, member
+from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,11 +75,9 @@ def test_the_watch_sees_a_refused_inline_style(watched):
     assert any("style-src" in complaint for complaint in page.violations())
 
 
+@pytest.mark.ladder(name="Chess Club", slug="chess-club", rematch_cooldown_minutes=0)
+@pytest.mark.usefixtures("player", "opponent", "root")
 def test_pages_htmx_and_the_admin_run_under_the_policy(watched):
-    ladder = LadderFactory(name="Chess Club", slug="chess-club", rematch_cooldown_minutes=0)
-    member(ladder, "alice")
-    member(ladder, "bob")
-    UserFactory(username="mod", is_staff=True, is_superuser=True)
     page = watched()
     seen: list[str] = []
 
@@ -110,7 +108,7 @@ def test_pages_htmx_and_the_admin_run_under_the_policy(watched):
 
     seen.extend(page.violations())
     page = watched()
-    log_in(page, "mod")
+    log_in(page, "root")
     for path in (
         "/admin/",
         "/admin/accounts/user/",

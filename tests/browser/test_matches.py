@@ -38,11 +38,11 @@ def log_in(page, username: str) -> None:
     expect(page.get_by_role("link", name=username, exact=True)).to_be_visible()
 
 
-def history(ladder, alice, bob) -> None:
+def history(ladder, player, opponent) -> None:
     """A few confirmed games over the last days, so the chart has a shape."""
     start = timezone.now() - timedelta(days=6)
-    for day, alice_won in enumerate([True, True, False, True, False]):
-        winner, loser = (alice, bob) if alice_won else (bob, alice)
+    for day, player_won in enumerate([True, True, False, True, False]):
+        winner, loser = (player, opponent) if player_won else (opponent, player)
         match = svc.match_report(
             ladder=ladder,
             reporter=winner,
@@ -53,19 +53,18 @@ def history(ladder, alice, bob) -> None:
 
 
 @pytest.mark.parametrize(("device", "name"), [(PHONE, "phone"), (DESKTOP, "desktop")])
-def test_report_confirm_and_see_the_new_ratings(new_page, screenshot, device, name):
-    ladder = LadderFactory(name="Chess Club", slug="chess-club", allow_draws=False)
-    alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
+@pytest.mark.ladder(name="Chess Club", slug="chess-club", allow_draws=False)
+def test_report_confirm_and_see_the_new_ratings(new_page, screenshot, device, name, ladder, player, opponent):
     joined = timezone.now() - timedelta(days=30)
-    for player in (alice, bob, UserFactory(username="carol"), UserFactory(username="dave_the_bot", is_bot=True)):
-        ladder_join(ladder=ladder, player=player, now=joined)
+    for other in (UserFactory(username="carol"), UserFactory(username="dave_the_bot", is_bot=True)):
+        ladder_join(ladder=ladder, player=other, now=joined)
     PlayerRating.objects.filter(player__username="carol").update(
         rating=1720, rd=62, rd_as_of=timezone.now(), games=14, wins=10, losses=4, last_played_at=timezone.now()
     )
     PlayerRating.objects.filter(player__username="dave_the_bot").update(
         rating=1650, rd=48, rd_as_of=timezone.now(), games=40, wins=22, losses=18, last_played_at=timezone.now()
     )
-    history(ladder, alice, bob)
+    history(ladder, player, opponent)
 
     one = new_page(device)
     log_in(one, "alice")

@@ -35,8 +35,9 @@ def test_home_and_ladder_page_fit_the_screen(new_page, screenshot, device, name)
     screenshot(page, f"ladder-{name}")
 
 
+@pytest.mark.ladder(name="Chess Club", slug="chess-club")
+@pytest.mark.usefixtures("ladder")
 def test_sign_up_join_and_leave_in_the_browser(new_page, screenshot):
-    LadderFactory(name="Chess Club", slug="chess-club")
     page = new_page(PHONE)
 
     page.goto("/accounts/signup/")
@@ -63,9 +64,10 @@ def test_sign_up_join_and_leave_in_the_browser(new_page, screenshot):
     expect(page.get_by_text("You left Chess Club.")).to_be_visible()
 
 
-def test_login_and_profile(new_page, screenshot):
-    player = UserFactory(username="alice", about="Opening theory nerd.")
-    services.ladder_join(ladder=LadderFactory(name="Chess Club"), player=player)
+@pytest.mark.ladder(name="Chess Club")
+def test_login_and_profile(new_page, screenshot, player):
+    player.about = "Opening theory nerd."
+    player.save(update_fields=["about"])
     page = new_page(DESKTOP)
 
     page.goto("/accounts/login/")

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PHONE
-from tests.factories import PASSWORD, LadderFactory, member
+from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,33 +19,31 @@ def log_in(page, username):
     expect(page.get_by_role("link", name=username)).to_be_visible()
 
 
-def test_two_players_find_each_other_and_cancel_stops_polling(new_page, screenshot):
-    ladder = LadderFactory(name="Blitz", slug="blitz", rematch_cooldown_minutes=0)
-    member(ladder, "alice")
-    member(ladder, "bob")
-    alice, bob = new_page(PHONE), new_page(DESKTOP)
-    for page, name in ((alice, "alice"), (bob, "bob")):
+@pytest.mark.ladder(name="Blitz", slug="blitz", rematch_cooldown_minutes=0)
+def test_two_players_find_each_other_and_cancel_stops_polling(new_page, screenshot, ladder, player, opponent):
+    player_page, opponent_page = new_page(PHONE), new_page(DESKTOP)
+    for page, name in ((player_page, "alice"), (opponent_page, "bob")):
         log_in(page, name)
         page.goto(ladder.get_absolute_url())
 
-    alice.get_by_role("button", name="Find a match").click()
-    expect(alice.get_by_text("Searching for an opponent")).to_be_visible()
-    screenshot(alice, "queue-searching-phone")
-    bob.get_by_role("button", name="Find a match").click()
+    player_page.get_by_role("button", name="Find a match").click()
+    expect(player_page.get_by_text("Searching for an opponent")).to_be_visible()
+    screenshot(player_page, "queue-searching-phone")
+    opponent_page.get_by_role("button", name="Find a match").click()
 
-    expect(bob.get_by_text("Matched against")).to_be_visible(timeout=10_000)
-    expect(bob.locator("#queue-panel")).to_contain_text("alice")
-    expect(alice.get_by_text("Matched against")).to_be_visible(timeout=10_000)
-    expect(alice.locator("#queue-panel")).to_contain_text("bob")
-    screenshot(alice, "queue-matched-phone")
-    assert alice.locator("#queue-panel[hx-trigger]").count() == 0  # polling stopped
+    expect(opponent_page.get_by_text("Matched against")).to_be_visible(timeout=10_000)
+    expect(opponent_page.locator("#queue-panel")).to_contain_text("alice")
+    expect(player_page.get_by_text("Matched against")).to_be_visible(timeout=10_000)
+    expect(player_page.locator("#queue-panel")).to_contain_text("bob")
+    screenshot(player_page, "queue-matched-phone")
+    assert player_page.locator("#queue-panel[hx-trigger]").count() == 0  # polling stopped
 
-    alice.get_by_role("button", name="Search again").click()
-    expect(alice.get_by_text("Searching for an opponent")).to_be_visible()
-    alice.get_by_role("button", name="Cancel").click()
-    expect(alice.get_by_text("You left the queue.")).to_be_visible()
+    player_page.get_by_role("button", name="Search again").click()
+    expect(player_page.get_by_text("Searching for an opponent")).to_be_visible()
+    player_page.get_by_role("button", name="Cancel").click()
+    expect(player_page.get_by_text("You left the queue.")).to_be_visible()
     requests: list[str] = []
-    alice.on("request", lambda request: requests.append(request.url))
-    alice.wait_for_timeout(4_500)
+    player_page.on("request", lambda request: requests.append(request.url))
+    player_page.wait_for_timeout(4_500)
     assert not [url for url in requests if "/queue/" in url], requests
-    screenshot(bob, "queue-matched-desktop")
+    screenshot(opponent_page, "queue-matched-desktop")

@@ -5,6 +5,7 @@ from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from ladder.models import Ladder
+from ratings.models import PlayerRating
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -19,9 +20,8 @@ def test_moderators_group_has_the_moderation_permissions():
     assert "delete_playerrating" not in codenames
 
 
-def test_moderator_creates_a_ladder_in_the_admin(client, moderator):
-    client.force_login(moderator)
-    page = client.get(reverse("admin:ladder_ladder_add"))
+def test_moderator_creates_a_ladder_in_the_admin(moderator_client):
+    page = moderator_client.get(reverse("admin:ladder_ladder_add"))
     assert page.status_code == 200
     assert "how fast uncertainty grows while a player is idle" in page.text
 
@@ -31,20 +31,19 @@ def test_moderator_creates_a_ladder_in_the_admin(client, moderator):
     data = {k: v for k, v in data.items() if v is not False}
     data.update({"name": "Go", "slug": "go", "game": "Go", "description": ""})
 
-    response = client.post(reverse("admin:ladder_ladder_add"), data)
+    response = moderator_client.post(reverse("admin:ladder_ladder_add"), data)
 
     assert response.status_code == 302, response.context["adminform"].form.errors
     assert Ladder.objects.get(slug="go").engine == "tgr"
 
 
-def test_admin_shows_the_reason_for_impossible_settings(client, moderator, ladder):
-    client.force_login(moderator)
+def test_admin_shows_the_reason_for_impossible_settings(moderator_client, ladder):
     url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
-    form = client.get(url).context["adminform"].form
+    form = moderator_client.get(url).context["adminform"].form
     data = {name: value for name, value in form.initial.items() if value is not False and value is not None}
     data["luck_p"] = "0.7"
 
-    response = client.post(url, data)
+    response = moderator_client.post(url, data)
 
     assert response.status_code == 200
     assert "winner of a big upset would lose rating" in response.text
@@ -52,11 +51,10 @@ def test_admin_shows_the_reason_for_impossible_settings(client, moderator, ladde
     assert ladder.luck_p == 0.9
 
 
-def test_moderator_cannot_promote_anyone(client, moderator, player):
-    client.force_login(moderator)
+def test_moderator_cannot_promote_anyone(moderator_client, player):
     url = reverse("admin:accounts_user_change", args=[player.pk])
 
-    page = client.get(url)
+    page = moderator_client.get(url)
 
     assert page.status_code == 200
     form = page.context["adminform"].form
@@ -64,31 +62,25 @@ def test_moderator_cannot_promote_anyone(client, moderator, player):
     assert "is_active" in form.fields
 
 
-def test_ratings_are_read_only_in_the_admin(client, moderator, player, ladder):
-    from ladder.services import ladder_join
+def test_ratings_are_read_only_in_the_admin(moderator_client, player, ladder):
+    rating = PlayerRating.objects.get(ladder=ladder, player=player)
 
-    rating = ladder_join(ladder=ladder, player=player)
-    client.force_login(moderator)
-
-    page = client.get(reverse("admin:ratings_playerrating_change", args=[rating.pk]))
+    page = moderator_client.get(reverse("admin:ratings_playerrating_change", args=[rating.pk]))
 
     assert page.status_code == 200
     assert set(page.context["adminform"].form.fields) == {"is_active"}
-    assert client.get(reverse("admin:ratings_playerrating_add")).status_code == 403
+    assert moderator_client.get(reverse("admin:ratings_playerrating_add")).status_code == 403
 
 
-def test_user_search_in_admin(client, moderator):
+def test_user_search_in_admin(moderator_client):
     UserFactory(username="findme")
-    client.force_login(moderator)
 
-    response = client.get(reverse("admin:accounts_user_changelist"), {"q": "FINDme"})
+    response = moderator_client.get(reverse("admin:accounts_user_changelist"), {"q": "FINDme"})
 
     assert "findme" in response.text
 
 
-def test_outsider_cannot_open_the_admin(client, outsider):
-    client.force_login(outsider)
-
-    response = client.get(reverse("admin:ladder_ladder_changelist"))
+def test_outsider_cannot_open_the_admin(outsider_client):
+    response = outsider_client.get(reverse("admin:ladder_ladder_changelist"))
 
     assert response.status_code == 302

@@ -23,7 +23,7 @@ from django.urls import reverse
 from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
 
 from ladder.models import Ladder
-from tests.factories import LadderFactory, UserFactory, bulk_users
+from tests.factories import UserFactory, bulk_users
 
 pytestmark = pytest.mark.django_db
 AUTOCOMPLETE = reverse("admin:autocomplete")
@@ -48,11 +48,6 @@ REGISTERED = sorted(admin.site._registry.items(), key=lambda item: item[0]._meta
 @pytest.fixture
 def crowd(db) -> list[str]:
     return [user.username for user in bulk_users("crowd", CROWD)]
-
-
-@pytest.fixture
-def root(db):
-    return UserFactory(username="root", is_staff=True, is_superuser=True)
 
 
 def listed_usernames(html: str, names: list[str]) -> set[str]:
@@ -102,14 +97,13 @@ def test_no_admin_form_lists_a_big_table(model, model_admin, root):
 
 
 @pytest.mark.parametrize(("model", "model_admin"), REGISTERED, ids=[model._meta.label for model, _ in REGISTERED])
-def test_no_add_page_renders_a_list_of_users(client, model, model_admin, root, crowd):
-    client.force_login(root)
+def test_no_add_page_renders_a_list_of_users(root_client, model, model_admin, crowd):
     try:
         url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_add")
     except Exception:
         pytest.skip("no add page")
 
-    response = client.get(url)
+    response = root_client.get(url)
 
     assert response.status_code in (200, 403)
     assert listed_usernames(response.text, crowd) == set()
@@ -117,10 +111,7 @@ def test_no_add_page_renders_a_list_of_users(client, model, model_admin, root, c
 
 
 @pytest.mark.parametrize("who", ["root", "moderator"])
-def test_ladder_pages_show_only_the_chosen_trusted_reporters(client, who, root, moderator, crowd):
-    ladder = LadderFactory()
-    chosen = UserFactory(username="trusted-one")
-    ladder.trusted_reporters.add(chosen)
+def test_ladder_pages_show_only_the_chosen_trusted_reporters(client, who, root, moderator, crowd, ladder, trusted):
     client.force_login(root if who == "root" else moderator)
 
     add = client.get(reverse("admin:ladder_ladder_add"))
@@ -128,17 +119,16 @@ def test_ladder_pages_show_only_the_chosen_trusted_reporters(client, who, root, 
 
     assert add.status_code == change.status_code == 200
     assert listed_usernames(add.text + change.text, crowd) == set()
-    assert ">trusted-one</option>" in change.text
+    assert ">gameserver</option>" in change.text
     assert "admin-autocomplete" in change.text
 
 
-def test_block_change_page_shows_only_its_two_players(client, root, crowd, player, opponent):
+def test_block_change_page_shows_only_its_two_players(root_client, crowd, player, opponent):
     from matchmaking.models import Block
 
     block = Block.objects.create(blocker=player, blocked=opponent)
-    client.force_login(root)
 
-    response = client.get(reverse("admin:matchmaking_block_change", args=[block.pk]))
+    response = root_client.get(reverse("admin:matchmaking_block_change", args=[block.pk]))
 
     assert response.status_code == 200
     assert listed_usernames(response.text, crowd) == set()
@@ -151,23 +141,20 @@ def trusted_reporters_search(client, term: str):
     )
 
 
-def test_moderator_finds_a_user_through_the_autocomplete(client, moderator, crowd):
-    client.force_login(moderator)
-
-    response = trusted_reporters_search(client, "CROWD4")
+def test_moderator_finds_a_user_through_the_autocomplete(moderator_client, crowd):
+    response = trusted_reporters_search(moderator_client, "CROWD4")
 
     assert response.status_code == 200
     found = [result["text"] for result in response.json()["results"]]
     assert found == ["crowd4"] + [f"crowd{n}" for n in range(40, 50)]
 
 
-def test_user_autocomplete_matches_the_start_of_a_username_in_any_case(client, moderator, crowd):
+def test_user_autocomplete_matches_the_start_of_a_username_in_any_case(moderator_client, crowd):
     UserFactory(username="Under_Score")
     UserFactory(username="UnderXScore")
-    client.force_login(moderator)
 
     def found(term: str) -> list[str]:
-        return [result["text"] for result in trusted_reporters_search(client, term).json()["results"]]
+        return [result["text"] for result in trusted_reporters_search(moderator_client, term).json()["results"]]
 
     assert found("under_") == ["Under_Score"]  # "_" is a character here, not a wildcard
     assert found("uNDER") == ["Under_Score", "UnderXScore"]
@@ -192,10 +179,8 @@ def test_the_user_prefix_search_can_use_the_username_index(crowd):
     assert list(users_by_name_prefix(queryset=User.objects.all(), prefix="crowd\x00")) == []
 
 
-def test_the_user_list_still_searches_inside_names_and_addresses(client, moderator, crowd):
-    client.force_login(moderator)
-
-    response = client.get(reverse("admin:accounts_user_changelist"), {"q": "owd4@EXAMPLE"})
+def test_the_user_list_still_searches_inside_names_and_addresses(moderator_client, crowd):
+    response = moderator_client.get(reverse("admin:accounts_user_changelist"), {"q": "owd4@EXAMPLE"})
 
     assert [user.username for user in response.context["cl"].result_list] == ["crowd4"]
 
@@ -211,10 +196,8 @@ def test_staff_who_may_not_view_users_gets_no_results(client, crowd):
     assert "crowd" not in response.text
 
 
-def test_moderator_gets_no_results_from_a_model_they_may_not_view(client, moderator):
-    client.force_login(moderator)
-
-    response = client.get(
+def test_moderator_gets_no_results_from_a_model_they_may_not_view(moderator_client):
+    response = moderator_client.get(
         AUTOCOMPLETE, {"app_label": "accounts", "model_name": "user", "field_name": "groups", "term": "mod"}
     )
 
@@ -222,19 +205,15 @@ def test_moderator_gets_no_results_from_a_model_they_may_not_view(client, modera
     assert "moderators" not in response.text
 
 
-def test_players_cannot_use_the_autocomplete(client, player, crowd):
-    client.force_login(player)
-
-    response = trusted_reporters_search(client, "crowd")
+def test_players_cannot_use_the_autocomplete(player_client, crowd):
+    response = trusted_reporters_search(player_client, "crowd")
 
     assert response.status_code == 302
     assert "crowd" not in response.text
 
 
-def test_rating_adjustment_player_is_searched_too(client, moderator, crowd):
-    client.force_login(moderator)
-
-    response = client.get(
+def test_rating_adjustment_player_is_searched_too(moderator_client, crowd):
+    response = moderator_client.get(
         AUTOCOMPLETE,
         {"app_label": "ratings", "model_name": "ratingadjustment", "field_name": "player", "term": "crowd1"},
     )

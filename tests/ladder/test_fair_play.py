@@ -1,7 +1,8 @@
 """Fair play: limits on results reported after play, results held for a moderator, dispute-all.
 
-The ladders here use the model's defaults (the test factory turns the checks off) unless a
-test narrows one setting, so each test shows one rule at work.
+The cast's `ladder` here is "Fair", with the model's fair-play defaults (the test factory
+turns the checks off) unless a test narrows one setting, so each test shows one rule at work.
+Members made by ``member`` signed up long ago: only ``newcomer`` below meets the new-account rule.
 """
 
 from __future__ import annotations
@@ -18,34 +19,27 @@ from django.utils import timezone
 from ladder.models import Ladder, Match, MatchStatus
 from ladder.services import matches as svc
 from ladder.services.matches import SideInput
-from tests.factories import UserFactory, member
+from tests.factories import member
 
 DEFAULTS = {f.name: f.default for f in Ladder._meta.get_fields() if hasattr(f, "default")}
 
 
-def fair_ladder(slug="fair", **settings) -> Ladder:
-    """A ladder with the shipped fair-play defaults, then ``settings`` on top."""
-    fields = {
-        name: DEFAULTS[name]
-        for name in (
-            "report_limit_per_hour",
-            "pair_limit_per_day",
-            "backdate_hours",
-            "new_account_hours",
-            "review_unanswered_reports",
-            "review_one_sided_results",
-        )
-    }
-    fields.update(settings)
-    return Ladder.objects.create(name=slug.title(), slug=slug, game="Chess", **fields)
+SHIPPED = {
+    name: DEFAULTS[name]
+    for name in (
+        "report_limit_per_hour",
+        "pair_limit_per_day",
+        "backdate_hours",
+        "new_account_hours",
+        "review_unanswered_reports",
+        "review_one_sided_results",
+    )
+}
 
 
-def veteran(ladder, name):
-    """A member whose account is a month old."""
-    user = member(ladder, name)
-    user.date_joined = timezone.now() - timedelta(days=30)
-    user.save(update_fields=["date_joined"])
-    return user
+def fair_play(**settings) -> pytest.MarkDecorator:
+    """The cast's `ladder` as "Fair", with the shipped fair-play defaults, then ``settings`` on top."""
+    return pytest.mark.ladder(name="Fair", slug="fair", **{**SHIPPED, **settings})
 
 
 def win(ladder, reporter, opponent, *, winner=None, played_at=None, now=None):
@@ -76,121 +70,115 @@ def test_the_shipped_defaults_are_on():
 
 
 @pytest.mark.django_db
-def test_a_reporter_gets_a_limited_number_of_reports_an_hour(report_path):
-    ladder = fair_ladder(report_limit_per_hour=3, review_unanswered_reports=0, review_one_sided_results=0)
-    alice = veteran(ladder, "alice")
-    rivals = [veteran(ladder, f"rival{n}") for n in range(5)]
+@fair_play(report_limit_per_hour=3, review_unanswered_reports=0, review_one_sided_results=0)
+def test_a_reporter_gets_a_limited_number_of_reports_an_hour(report_path, ladder, player):
+    rivals = [member(ladder, f"rival{n}") for n in range(5)]
     now = timezone.now()
     for n in range(3):
-        win(ladder, alice, rivals[n], now=now + timedelta(minutes=15 * n))
+        win(ladder, player, rivals[n], now=now + timedelta(minutes=15 * n))
 
-    error = refusal(lambda: win(ladder, alice, rivals[3], now=now + timedelta(minutes=40)))
+    error = refusal(lambda: win(ladder, player, rivals[3], now=now + timedelta(minutes=40)))
     assert error.code == "report_limit"
     assert "3 results" in error.messages[0] and "20 minutes" in error.messages[0]
     assert error.params["retry_after"] == 20 * 60
     assert Match.objects.filter(ladder=ladder).count() == 3
     # Another player is not limited by alice's reports; alice is again an hour after her first.
     win(ladder, rivals[4], rivals[3], now=now + timedelta(minutes=40))
-    win(ladder, alice, rivals[3], now=now + timedelta(minutes=61), played_at=now + timedelta(minutes=60))
+    win(ladder, player, rivals[3], now=now + timedelta(minutes=61), played_at=now + timedelta(minutes=60))
 
 
 @pytest.mark.django_db
-def test_games_the_queue_paired_are_not_limited():
+@fair_play(report_limit_per_hour=1, review_unanswered_reports=0, review_one_sided_results=0)
+def test_games_the_queue_paired_are_not_limited(ladder, player, opponent):
     from matchmaking.services import queue_join
 
-    ladder = fair_ladder(report_limit_per_hour=1, review_unanswered_reports=0, review_one_sided_results=0)
-    alice, bob, carol = veteran(ladder, "alice"), veteran(ladder, "bob"), veteran(ladder, "carol")
-    queue_join(ladder=ladder, player=alice)
-    queue_join(ladder=ladder, player=bob)
+    carol = member(ladder, "carol")
+    queue_join(ladder=ladder, player=player)
+    queue_join(ladder=ladder, player=opponent)
     paired = Match.objects.get(ladder=ladder, status=MatchStatus.SCHEDULED)
     assert paired.paired_by_queue
-    svc.match_report_result(match=paired, reporter=alice, placements=[1, 2])
-    win(ladder, alice, carol)  # the queue's game did not use up the one report an hour
-    assert refusal(lambda: win(ladder, alice, bob)).code == "report_limit"
+    svc.match_report_result(match=paired, reporter=player, placements=[1, 2])
+    win(ladder, player, carol)  # the queue's game did not use up the one report an hour
+    assert refusal(lambda: win(ladder, player, opponent)).code == "report_limit"
 
 
 @pytest.mark.django_db
-def test_the_same_two_players_get_a_limited_number_of_results_a_day(report_path):
-    ladder = fair_ladder(pair_limit_per_day=2, review_unanswered_reports=0, review_one_sided_results=0)
-    alice, bob, carol = veteran(ladder, "alice"), veteran(ladder, "bob"), veteran(ladder, "carol")
+@fair_play(pair_limit_per_day=2, review_unanswered_reports=0, review_one_sided_results=0)
+def test_the_same_two_players_get_a_limited_number_of_results_a_day(report_path, ladder, player, opponent):
+    carol = member(ladder, "carol")
     now = timezone.now()
-    win(ladder, alice, bob, now=now)
-    win(ladder, bob, alice, now=now + timedelta(minutes=30))  # whoever reports, it is the same pair
+    win(ladder, player, opponent, now=now)
+    win(ladder, opponent, player, now=now + timedelta(minutes=30))  # whoever reports, it is the same pair
 
-    error = refusal(lambda: win(ladder, alice, bob, now=now + timedelta(hours=1)))
+    error = refusal(lambda: win(ladder, player, opponent, now=now + timedelta(hours=1)))
     assert error.code == "pair_limit"
     assert "bob" in error.messages[0]
     assert error.params["retry_after"] == 23 * 3600
-    win(ladder, alice, carol, now=now + timedelta(hours=1))
-    win(ladder, alice, bob, now=now + timedelta(hours=24, minutes=1), played_at=now + timedelta(hours=24))
+    win(ladder, player, carol, now=now + timedelta(hours=1))
+    win(ladder, player, opponent, now=now + timedelta(hours=24, minutes=1), played_at=now + timedelta(hours=24))
 
 
 @pytest.mark.django_db
-def test_a_void_result_does_not_count_against_the_pair(moderator):
+@fair_play(pair_limit_per_day=1, review_unanswered_reports=0, review_one_sided_results=0)
+def test_a_void_result_does_not_count_against_the_pair(ladder, player, opponent, moderator):
     from ladder.services.moderation import match_void
 
-    ladder = fair_ladder(pair_limit_per_day=1, review_unanswered_reports=0, review_one_sided_results=0)
-    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
-    wrong = win(ladder, alice, bob)
+    wrong = win(ladder, player, opponent)
     match_void(match=wrong, moderator=moderator, reason="Reported by mistake.")
-    win(ladder, bob, alice)
+    win(ladder, opponent, player)
 
 
 @pytest.mark.django_db
-def test_a_participant_may_backdate_only_within_the_window(report_path, moderator):
-    ladder = fair_ladder(backdate_hours=6)
-    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
+@fair_play(backdate_hours=6)
+def test_a_participant_may_backdate_only_within_the_window(report_path, ladder, player, opponent, moderator, trusted):
     now = timezone.now()
 
-    error = refusal(lambda: win(ladder, alice, bob, played_at=now - timedelta(hours=7), now=now))
+    error = refusal(lambda: win(ladder, player, opponent, played_at=now - timedelta(hours=7), now=now))
     assert error.message_dict["played_at"][0].startswith("Fair accepts results of games played at most 6 hours ago")
     assert not Match.objects.filter(ladder=ladder).exists()
-    win(ladder, alice, bob, played_at=now - timedelta(hours=5), now=now)
+    win(ladder, player, opponent, played_at=now - timedelta(hours=5), now=now)
     # Moderators and trusted reporters record older games.
-    win(ladder, moderator, bob, winner=alice, played_at=now - timedelta(days=3), now=now)
-    server = UserFactory(username="server", is_bot=True)
-    ladder.trusted_reporters.add(server)
+    win(ladder, moderator, opponent, winner=player, played_at=now - timedelta(days=3), now=now)
     svc.match_report(
         ladder=ladder,
-        reporter=server,
-        sides=[SideInput([bob], 1), SideInput([alice], 2)],
+        reporter=trusted,
+        sides=[SideInput([opponent], 1), SideInput([player], 2)],
         played_at=now - timedelta(days=2),
         now=now,
     )
 
 
 @pytest.mark.django_db
-def test_a_new_account_reports_only_games_the_queue_paired(report_path):
+@fair_play(new_account_hours=24)
+def test_a_new_account_reports_only_games_the_queue_paired(report_path, ladder, opponent):
     from matchmaking.services import queue_join
 
-    ladder = fair_ladder(new_account_hours=24)
-    newcomer = member(ladder, "newcomer")  # signed up just now
-    bob = veteran(ladder, "bob")
+    newcomer = member(ladder, "newcomer", date_joined=timezone.now())  # signed up just now
 
-    error = refusal(lambda: win(ladder, newcomer, bob))
+    error = refusal(lambda: win(ladder, newcomer, opponent))
     assert error.code == "new_account"
     assert "first 24 hours" in error.messages[0]
     # The queue's game is fine, and so is a report once the account is a day old.
     queue_join(ladder=ladder, player=newcomer)
-    queue_join(ladder=ladder, player=bob)
+    queue_join(ladder=ladder, player=opponent)
     paired = Match.objects.get(ladder=ladder, status=MatchStatus.SCHEDULED)
     svc.match_report_result(match=paired, reporter=newcomer, placements=[1, 2])
     later = timezone.now() + timedelta(hours=25)
-    win(ladder, newcomer, bob, now=later, played_at=later)
+    win(ladder, newcomer, opponent, now=later, played_at=later)
 
 
 @pytest.mark.django_db
-def test_unanswered_reports_against_one_player_wait_for_a_moderator(report_path):
+@fair_play(review_unanswered_reports=3, pair_limit_per_day=0, report_limit_per_hour=0)
+def test_unanswered_reports_against_one_player_wait_for_a_moderator(report_path, ladder):
     """The probe's 50 unilateral reports against a passive player: from the third on, none confirms itself."""
-    ladder = fair_ladder(review_unanswered_reports=3, pair_limit_per_day=0, report_limit_per_hour=0)
-    mallory, victim = veteran(ladder, "mallory"), veteran(ladder, "victim")
+    flooder, victim = member(ladder, "flooder"), member(ladder, "victim")
     start = timezone.now()
-    made = [win(ladder, mallory, victim, now=start + timedelta(minutes=15 * n)) for n in range(5)]
+    made = [win(ladder, flooder, victim, now=start + timedelta(minutes=15 * n)) for n in range(5)]
 
     held = [Match.objects.get(pk=m.pk).held_for_review for m in made]
     assert held == [False, False, True, True, True]
     evidence = Match.objects.get(pk=made[2].pk).review_evidence
-    assert evidence["reasons"] == ["mallory has 3 unanswered reports against victim"]
+    assert evidence["reasons"] == ["flooder has 3 unanswered reports against victim"]
     assert evidence["opponents"]["victim"]["unanswered_reports"] == 3
 
     assert svc.match_confirm_overdue(now=start + timedelta(hours=30)) == 2
@@ -202,14 +190,14 @@ def test_unanswered_reports_against_one_player_wait_for_a_moderator(report_path)
 
 
 @pytest.mark.django_db
-def test_a_frequent_one_sided_series_waits_for_a_moderator(report_path):
-    ladder = fair_ladder(review_one_sided_results=5, review_unanswered_reports=0, pair_limit_per_day=0)
-    alice, bob, carol = veteran(ladder, "alice"), veteran(ladder, "bob"), veteran(ladder, "carol")
+@fair_play(review_one_sided_results=5, review_unanswered_reports=0, pair_limit_per_day=0)
+def test_a_frequent_one_sided_series_waits_for_a_moderator(report_path, ladder, player, opponent):
+    carol = member(ladder, "carol")
     start = timezone.now()
     for n in range(4):
-        match = win(ladder, alice, bob, now=start + timedelta(minutes=15 * n))
-        svc.match_confirm(match=match, user=bob, now=start + timedelta(minutes=15 * n))
-    fifth = win(ladder, alice, bob, now=start + timedelta(minutes=60))
+        match = win(ladder, player, opponent, now=start + timedelta(minutes=15 * n))
+        svc.match_confirm(match=match, user=opponent, now=start + timedelta(minutes=15 * n))
+    fifth = win(ladder, player, opponent, now=start + timedelta(minutes=60))
 
     fifth = Match.objects.get(pk=fifth.pk)
     assert fifth.held_for_review
@@ -218,40 +206,38 @@ def test_a_frequent_one_sided_series_waits_for_a_moderator(report_path):
     assert seen["rating_moved_7_days"]["alice"] > 0 > seen["rating_moved_7_days"]["bob"]
     assert fifth.review_evidence["reasons"] == ["5 results between alice and bob in 7 days, 5 won by alice"]
     # A balanced series is not one-sided, and neither is another pair.
-    assert not Match.objects.get(pk=win(ladder, alice, carol, now=start + timedelta(minutes=61)).pk).held_for_review
+    assert not Match.objects.get(pk=win(ladder, player, carol, now=start + timedelta(minutes=61)).pk).held_for_review
 
 
 @pytest.mark.django_db
-def test_a_series_both_players_win_is_not_held(report_path):
-    ladder = fair_ladder(review_one_sided_results=5, review_unanswered_reports=0, pair_limit_per_day=0)
-    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
+@fair_play(review_one_sided_results=5, review_unanswered_reports=0, pair_limit_per_day=0)
+def test_a_series_both_players_win_is_not_held(report_path, ladder, player, opponent):
     start = timezone.now()
-    for n, winner in enumerate([alice, bob, alice, bob]):
-        match = win(ladder, alice, bob, winner=winner, now=start + timedelta(minutes=15 * n))
-        svc.match_confirm(match=match, user=bob, now=start + timedelta(minutes=15 * n))
-    assert not Match.objects.get(pk=win(ladder, alice, bob, now=start + timedelta(minutes=60)).pk).held_for_review
+    for n, winner in enumerate([player, opponent, player, opponent]):
+        match = win(ladder, player, opponent, winner=winner, now=start + timedelta(minutes=15 * n))
+        svc.match_confirm(match=match, user=opponent, now=start + timedelta(minutes=15 * n))
+    assert not Match.objects.get(pk=win(ladder, player, opponent, now=start + timedelta(minutes=60)).pk).held_for_review
 
 
 @pytest.mark.django_db
-def test_trusted_reporters_and_moderators_are_exempt(moderator):
-    ladder = fair_ladder(report_limit_per_hour=1, pair_limit_per_day=1, review_unanswered_reports=1)
-    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
+@fair_play(report_limit_per_hour=1, pair_limit_per_day=1, review_unanswered_reports=1)
+def test_trusted_reporters_and_moderators_are_exempt(ladder, player, opponent, moderator):
     start = timezone.now()
     for n in range(3):
-        match = win(ladder, moderator, bob, winner=alice, now=start + timedelta(minutes=20 * n))
+        match = win(ladder, moderator, opponent, winner=player, now=start + timedelta(minutes=20 * n))
         assert match.status == MatchStatus.CONFIRMED and not match.held_for_review
 
 
 @pytest.mark.django_db
-def test_a_player_disputes_every_pending_report_from_one_reporter():
-    ladder = fair_ladder(review_unanswered_reports=0, pair_limit_per_day=0, report_limit_per_hour=0)
-    mallory, victim, carol = veteran(ladder, "mallory"), veteran(ladder, "victim"), veteran(ladder, "carol")
-    flood = [win(ladder, mallory, victim, now=timezone.now() + timedelta(minutes=15 * n)) for n in range(4)]
+@fair_play(review_unanswered_reports=0, pair_limit_per_day=0, report_limit_per_hour=0)
+def test_a_player_disputes_every_pending_report_from_one_reporter(ladder):
+    flooder, victim, carol = member(ladder, "flooder"), member(ladder, "victim"), member(ladder, "carol")
+    flood = [win(ladder, flooder, victim, now=timezone.now() + timedelta(minutes=15 * n)) for n in range(4)]
     fair = win(ladder, carol, victim)
-    answered = win(ladder, mallory, victim, now=timezone.now() + timedelta(minutes=90))
+    answered = win(ladder, flooder, victim, now=timezone.now() + timedelta(minutes=90))
     svc.match_confirm(match=answered, user=victim)
 
-    disputed = svc.match_dispute_all_from(user=victim, reporter=mallory, reason="Never played these.")
+    disputed = svc.match_dispute_all_from(user=victim, reporter=flooder, reason="Never played these.")
 
     assert sorted(m.pk for m in disputed) == sorted(m.pk for m in flood)
     for match in flood:
@@ -260,25 +246,22 @@ def test_a_player_disputes_every_pending_report_from_one_reporter():
         assert match.sides.get(index=1).dispute_reason == "Never played these."
     assert Match.objects.get(pk=fair.pk).status == MatchStatus.PENDING
     assert Match.objects.get(pk=answered.pk).status == MatchStatus.CONFIRMED
-    assert svc.match_dispute_all_from(user=victim, reporter=mallory) == []
-    assert refusal(lambda: svc.match_dispute_all_from(user=mallory, reporter=mallory)).code == "own_report"
+    assert svc.match_dispute_all_from(user=victim, reporter=flooder) == []
+    assert refusal(lambda: svc.match_dispute_all_from(user=flooder, reporter=flooder)).code == "own_report"
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_hourly_limit_holds_when_reports_race(report_path):
+@fair_play(report_limit_per_hour=3, pair_limit_per_day=0, review_unanswered_reports=0, review_one_sided_results=0)
+def test_the_hourly_limit_holds_when_reports_race(report_path, ladder, player):
     """Six reports at once by one player: the reporter's locked rating row lets exactly the limit through."""
-    ladder = fair_ladder(
-        report_limit_per_hour=3, pair_limit_per_day=0, review_unanswered_reports=0, review_one_sided_results=0
-    )
-    alice = veteran(ladder, "alice")
-    rivals = [veteran(ladder, f"rival{n}") for n in range(6)]
+    rivals = [member(ladder, f"rival{n}") for n in range(6)]
     barrier = threading.Barrier(6)
     outcomes: list[str] = []
 
     def report(rival) -> None:
         try:
             barrier.wait()
-            win(ladder, alice, rival)
+            win(ladder, player, rival)
             outcomes.append("recorded")
         except ValidationError as error:
             outcomes.append(error.code)
@@ -298,54 +281,52 @@ def test_the_hourly_limit_holds_when_reports_race(report_path):
 
 
 @pytest.mark.django_db
-def test_the_report_page_says_why_a_report_is_refused(client):
-    ladder = fair_ladder(backdate_hours=6)
-    alice, bob = veteran(ladder, "alice"), veteran(ladder, "bob")
-    client.force_login(alice)
+@fair_play(backdate_hours=6)
+def test_the_report_page_says_why_a_report_is_refused(player_client, ladder, opponent):
     old = (timezone.localtime() - timedelta(hours=8)).strftime("%Y-%m-%dT%H:%M")
-    response = client.post(
+    response = player_client.post(
         reverse("ladder:report", args=[ladder.slug]),
         {"kind": "1v1", "duel-opponent": "bob", "duel-result": "won", "duel-played_at": old},
     )
     assert response.status_code == 400
     assert "at most 6 hours ago" in response.content.decode()
     assert not Match.objects.filter(ladder=ladder).exists()
-    assert bob  # reported against
+    assert opponent  # reported against
 
 
 @pytest.mark.django_db
-def test_the_to_confirm_page_offers_to_dispute_a_flood_at_once(client):
-    ladder = fair_ladder(review_unanswered_reports=3, pair_limit_per_day=0)
-    mallory, victim = veteran(ladder, "mallory"), veteran(ladder, "victim")
-    flood = [win(ladder, mallory, victim, now=timezone.now() + timedelta(minutes=15 * n)) for n in range(3)]
+@fair_play(review_unanswered_reports=3, pair_limit_per_day=0)
+def test_the_to_confirm_page_offers_to_dispute_a_flood_at_once(client, ladder):
+    flooder, victim = member(ladder, "flooder"), member(ladder, "victim")
+    flood = [win(ladder, flooder, victim, now=timezone.now() + timedelta(minutes=15 * n)) for n in range(3)]
     client.force_login(victim)
 
     page = client.get(reverse("ladder:awaiting")).content.decode()
-    assert "3 results from mallory" in page
-    assert "Dispute all 3 results from mallory" in page
+    assert "3 results from flooder" in page
+    assert "Dispute all 3 results from flooder" in page
     assert "flagged" in page  # the third waits for a moderator, and the card says so
 
-    response = client.post(reverse("ladder:dispute_all"), {"reporter": "mallory", "reason": "Not mine."}, follow=True)
-    assert "Disputed 3 results mallory reported." in response.content.decode()
+    response = client.post(reverse("ladder:dispute_all"), {"reporter": "flooder", "reason": "Not mine."}, follow=True)
+    assert "Disputed 3 results flooder reported." in response.content.decode()
     assert {Match.objects.get(pk=m.pk).status for m in flood} == {MatchStatus.DISPUTED}
 
 
 @pytest.mark.django_db
-def test_a_flagged_match_shows_its_evidence_to_moderators(admin_client):
-    ladder = fair_ladder(review_unanswered_reports=1)
-    mallory, victim = veteran(ladder, "mallory"), veteran(ladder, "victim")
-    match = win(ladder, mallory, victim)
-    listing = admin_client.get(reverse("admin:ladder_match_changelist") + "?held_for_review__exact=1")
+@fair_play(review_unanswered_reports=1)
+def test_a_flagged_match_shows_its_evidence_to_moderators(root_client, ladder):
+    flooder, victim = member(ladder, "flooder"), member(ladder, "victim")
+    match = win(ladder, flooder, victim)
+    listing = root_client.get(reverse("admin:ladder_match_changelist") + "?held_for_review__exact=1")
     assert f">{match.pk}<" in listing.content.decode()
-    page = admin_client.get(reverse("admin:ladder_match_change", args=[match.pk])).content.decode()
-    assert "mallory has 1 unanswered reports against victim" in page
+    page = root_client.get(reverse("admin:ladder_match_change", args=[match.pk])).content.decode()
+    assert "flooder has 1 unanswered reports against victim" in page
     assert "1 result(s) in 7 days" in page
     assert 'name="review_evidence"' not in page  # evidence is a record, not something to edit
 
 
 @pytest.mark.django_db
-def test_the_ladder_page_states_the_limits(client):
-    ladder = fair_ladder()
+@fair_play()
+def test_the_ladder_page_states_the_limits(client, ladder):
     page = client.get(ladder.get_absolute_url()).content.decode()
     assert (
         "10 an hour, 6 a day against one opponent, played at most 6 hours ago; accounts under 24 hours old report "

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from ladder.views import SEARCH_LIMITED
 from ratings.models import PlayerRating
-from tests.factories import LadderFactory, UserFactory, member
+from tests.factories import LadderFactory
 from tests.ladder.test_leaderboard_sql import varied
 from tests.ladder.test_pages import crowd
 
@@ -110,15 +110,14 @@ def test_a_change_of_settings_shows_at_once(client):
     assert names(client.get(ladder.get_absolute_url())) == ["p000"]
 
 
-def test_the_cache_holds_no_password_hash(client, ladder):
-    alice = member(ladder, "alice")
-    assert alice.password and client.get(ladder.get_absolute_url(), {"q": "ali"}).status_code == 200
+def test_the_cache_holds_no_password_hash(client, ladder, player):
+    assert player.password and client.get(ladder.get_absolute_url(), {"q": "ali"}).status_code == 200
     assert client.get(ladder.get_absolute_url()).status_code == 200
 
     redis = cache._cache.get_client()
     values = [redis.get(key) or b"" for key in redis.scan_iter("*leaderboard*")]
     assert len(values) >= 3  # the ranking, the page and the search
-    assert not any(alice.password.encode() in value or b"@example" in value for value in values)
+    assert not any(player.password.encode() in value or b"@example" in value for value in values)
 
 
 # The search limit ----------------------------------------------------------------------
@@ -128,9 +127,8 @@ def search(client, ladder, query: str, **extra):
     return client.get(ladder.get_absolute_url(), {"q": query}, **extra)
 
 
-def test_the_31st_new_search_in_a_minute_is_refused_with_the_api_searches_counted(client, settings):
+def test_the_31st_new_search_in_a_minute_is_refused_with_the_api_searches_counted(client, settings, ladder):
     settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "search": "30/minute"}
-    ladder = LadderFactory(slug="chess")
     crowd(ladder, 3)
     api = APIClient()
     with time_machine.travel(timezone.now(), tick=False):
@@ -151,11 +149,9 @@ def test_the_31st_new_search_in_a_minute_is_refused_with_the_api_searches_counte
         assert api.get("/api/v1/ladders/chess/leaderboard/", {"bots": "hide"}).status_code == 429  # one budget
 
 
-def test_bot_filters_count_and_signed_in_players_have_their_own_budget(client, settings):
+def test_bot_filters_count_and_signed_in_players_have_their_own_budget(client, settings, ladder, player):
     settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "search": "2/minute"}
-    ladder = LadderFactory()
     crowd(ladder, 2)
-    player = UserFactory(username="alice")
     signed_in = type(client)()
     signed_in.force_login(player)
     with time_machine.travel(timezone.now(), tick=False):
@@ -170,9 +166,8 @@ def test_bot_filters_count_and_signed_in_players_have_their_own_budget(client, s
         assert search(signed_in, ladder, "p00").status_code == 429
 
 
-def test_an_htmx_search_over_the_limit_loads_the_whole_page(client, settings):
+def test_an_htmx_search_over_the_limit_loads_the_whole_page(client, settings, ladder):
     settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "search": "1/minute"}
-    ladder = LadderFactory(slug="chess")
     crowd(ladder, 2)
     htmx = {"headers": {"HX-Request": "true", "HX-Target": "leaderboard-panel"}}
     assert search(client, ladder, "p0", **htmx).status_code == 200
@@ -257,14 +252,13 @@ def test_anonymous_visitors_share_one_rendering_of_the_panel(client, crowded, pa
     assert "Page 2 of" in htmx.text and 'href="?page=3"' in htmx.text
 
 
-def test_a_signed_in_player_sees_their_own_row_marked(client, ladder, panel_renders):
+def test_a_signed_in_player_sees_their_own_row_marked(client, ladder, player, panel_renders):
     crowd(ladder, 3)
-    alice = member(ladder, "alice")
-    PlayerRating.objects.filter(player=alice).update(
+    PlayerRating.objects.filter(player=player).update(
         rating=1000.0, rd=60.0, games=5, last_played_at=timezone.now(), rd_as_of=timezone.now()
     )
     assert 'class="me"' not in client.get(ladder.get_absolute_url()).text  # the shared panel, rendered
-    client.force_login(alice)
+    client.force_login(player)
 
     mine = client.get(ladder.get_absolute_url())
 

@@ -17,6 +17,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
+from core import db
 from ladder import selectors
 from ladder.models import LeaderboardScale, LeaderboardSnapshot, SnapshotEntry
 from ratings.models import PlayerRating
@@ -92,7 +93,7 @@ def summary(board: selectors.Leaderboard) -> tuple:
 def both(monkeypatch, **kwargs) -> tuple[selectors.Leaderboard, selectors.Leaderboard]:
     in_sql = selectors.ladder_leaderboard(**kwargs)
     with monkeypatch.context() as patch:
-        patch.setattr(selectors.leaderboard, "ranks_in_sql", lambda: False)
+        patch.setattr(db, "_orm_forced", True)
         in_python = selectors.ladder_leaderboard(**kwargs)
     return in_sql, in_python
 
@@ -142,7 +143,7 @@ def test_player_standing_row_matches_the_python_ranking(monkeypatch, settings):
     for rating in PlayerRating.objects.filter(ladder=ladder).select_related("player")[:40]:
         in_sql = selectors.player_standing(ladder=ladder, player=rating.player, now=now)
         with monkeypatch.context() as patch:
-            patch.setattr(selectors.leaderboard, "ranks_in_sql", lambda: False)
+            patch.setattr(db, "_orm_forced", True)
             in_python = selectors.player_standing(ladder=ladder, player=rating.player, now=now)
         expected = in_python.row
         assert (in_sql.row.rank, in_sql.row.rd_now, in_sql.row.shown, in_sql.row.reasons) == (

@@ -10,27 +10,19 @@ from accounts.models import User
 from ladder.models import MatchStatus
 from ladder.services.matches import SideInput, match_report
 from ratings.models import PlayerRating, RatingAdjustment, RatingChange, ReplayJob
-from tests.factories import LadderFactory, member
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("moderator_client")]
 CHANGELIST = reverse("admin:ladder_match_changelist")
 
 
-@pytest.fixture
-def setup(client, moderator):
-    ladder = LadderFactory(name="Chess")
-    alice, bob = member(ladder, "alice"), member(ladder, "bob")
-    client.force_login(moderator)
-    return ladder, alice, bob
+def report(ladder, player, opponent, reporter=None):
+    return match_report(
+        ladder=ladder, reporter=reporter or player, sides=[SideInput([player], 1), SideInput([opponent], 2)]
+    )
 
 
-def report(ladder, alice, bob, reporter=None):
-    return match_report(ladder=ladder, reporter=reporter or alice, sides=[SideInput([alice], 1), SideInput([bob], 2)])
-
-
-def test_changelist_filters_and_searches_by_player(client, setup):
-    ladder, alice, bob = setup
-    report(ladder, alice, bob)
+def test_changelist_filters_and_searches_by_player(client, ladder, player, opponent):
+    report(ladder, player, opponent)
 
     response = client.get(CHANGELIST, {"q": "ALICE", "status__exact": "pending"})
 
@@ -39,23 +31,21 @@ def test_changelist_filters_and_searches_by_player(client, setup):
     assert client.get(CHANGELIST, {"q": "nobody"}).context["cl"].result_count == 0
 
 
-def test_confirm_action_rates_the_match_and_logs_it(client, setup, moderator):
-    ladder, alice, bob = setup
-    match = report(ladder, alice, bob)
+def test_confirm_action_rates_the_match_and_logs_it(client, ladder, player, opponent, moderator):
+    match = report(ladder, player, opponent)
 
     client.post(CHANGELIST, {"action": "confirm_matches", "_selected_action": [match.pk]})
 
     match.refresh_from_db()
     assert match.status == MatchStatus.CONFIRMED and match.confirmation == "moderator"
-    assert PlayerRating.objects.get(ladder=ladder, player=alice).games == 1
+    assert PlayerRating.objects.get(ladder=ladder, player=player).games == 1
     assert LogEntry.objects.filter(object_id=str(match.pk), user=moderator).exists()
 
 
 def test_void_action_asks_for_a_reason_then_replays(
-    client, setup, moderator, django_capture_on_commit_callbacks, celery_eager
+    client, ladder, player, opponent, moderator, django_capture_on_commit_callbacks, celery_eager
 ):
-    ladder, alice, bob = setup
-    match = report(ladder, alice, bob, reporter=moderator)
+    match = report(ladder, player, opponent, reporter=moderator)
     data = {"action": "void_matches", "_selected_action": [match.pk]}
 
     form_page = client.post(CHANGELIST, data)
@@ -73,37 +63,35 @@ def test_void_action_asks_for_a_reason_then_replays(
     assert f'Chess: re-rating in <a href="{link}">replay job {job.pk}</a> (queued)' in response.text
     match.refresh_from_db()
     assert match.status == MatchStatus.VOID and "played on the wrong ladder" in match.moderator_note
-    assert PlayerRating.objects.get(ladder=ladder, player=alice).rating == 1500
+    assert PlayerRating.objects.get(ladder=ladder, player=player).rating == 1500
     entry = LogEntry.objects.get(object_id=str(match.pk), user=moderator)
     assert "played on the wrong ladder" in entry.get_change_message()
 
 
 def test_correct_action_sets_placements_and_replays(
-    client, setup, moderator, django_capture_on_commit_callbacks, celery_eager
+    client, ladder, player, opponent, moderator, django_capture_on_commit_callbacks, celery_eager
 ):
-    ladder, alice, bob = setup
-    match = report(ladder, alice, bob, reporter=moderator)
+    match = report(ladder, player, opponent, reporter=moderator)
     data = {"action": "correct_result", "_selected_action": [match.pk], "apply": "1"}
 
     with django_capture_on_commit_callbacks(execute=True):
         client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
 
     assert ReplayJob.objects.get(match=match).status == "done"
-    assert PlayerRating.objects.get(ladder=ladder, player=bob).rating > 1500
+    assert PlayerRating.objects.get(ladder=ladder, player=opponent).rating > 1500
     assert RatingChange.objects.all().filter(match=match, kind="replay").count() == 2
 
 
 def test_moderators_read_the_superseded_history_and_cannot_change_it(
-    client, setup, moderator, django_capture_on_commit_callbacks, celery_eager
+    client, ladder, player, opponent, moderator, django_capture_on_commit_callbacks, celery_eager
 ):
     from ratings.models import SupersededChange
 
-    ladder, alice, bob = setup
-    match = report(ladder, alice, bob, reporter=moderator)
+    match = report(ladder, player, opponent, reporter=moderator)
     data = {"action": "correct_result", "_selected_action": [match.pk], "apply": "1"}
     with django_capture_on_commit_callbacks(execute=True):
         client.post(CHANGELIST, {**data, "side_0": "2", "side_1": "1", "reason": "score sheet"})
-    row = SupersededChange.objects.get(match=match, player=alice)
+    row = SupersededChange.objects.get(match=match, player=player)
     assert row.kind == "match" and row.delta > 0  # alice's win, as it was first recorded
 
     listing = client.get(reverse("admin:ratings_supersededchange_changelist"))
@@ -116,36 +104,33 @@ def test_moderators_read_the_superseded_history_and_cannot_change_it(
     assert SupersededChange.objects.filter(pk=row.pk).exists()
 
 
-def test_manual_adjustment_needs_a_reason_and_is_history(client, setup, moderator):
-    ladder, alice, _ = setup
+def test_manual_adjustment_needs_a_reason_and_is_history(client, ladder, player, opponent, moderator):
     url = reverse("admin:ratings_ratingadjustment_add")
 
-    refused = client.post(url, {"ladder": ladder.pk, "player": alice.pk, "rating_delta": "25", "reason": ""})
+    refused = client.post(url, {"ladder": ladder.pk, "player": player.pk, "rating_delta": "25", "reason": ""})
     assert refused.status_code == 200 and not RatingAdjustment.objects.exists()
 
-    client.post(url, {"ladder": ladder.pk, "player": alice.pk, "rating_delta": "25", "reason": "compensation"})
+    client.post(url, {"ladder": ladder.pk, "player": player.pk, "rating_delta": "25", "reason": "compensation"})
 
-    assert PlayerRating.objects.get(ladder=ladder, player=alice).rating == 1525
-    change = RatingChange.objects.get(player=alice, kind="adjustment")
+    assert PlayerRating.objects.get(ladder=ladder, player=player).rating == 1525
+    change = RatingChange.objects.get(player=player, kind="adjustment")
     assert change.delta == 25 and change.engine_params["reason"] == "compensation"
 
 
-def test_deactivating_a_player_keeps_their_history(client, setup, moderator):
-    ladder, alice, bob = setup
-    report(ladder, alice, bob, reporter=moderator)
+def test_deactivating_a_player_keeps_their_history(client, ladder, player, opponent, moderator):
+    report(ladder, player, opponent, reporter=moderator)
 
     client.post(
-        reverse("admin:accounts_user_changelist"), {"action": "deactivate_accounts", "_selected_action": [alice.pk]}
+        reverse("admin:accounts_user_changelist"), {"action": "deactivate_accounts", "_selected_action": [player.pk]}
     )
 
-    assert not User.objects.get(pk=alice.pk).is_active
-    assert RatingChange.objects.filter(player=alice).count() == 1
-    assert PlayerRating.objects.filter(player=alice).exists()
+    assert not User.objects.get(pk=player.pk).is_active
+    assert RatingChange.objects.filter(player=player).count() == 1
+    assert PlayerRating.objects.filter(player=player).exists()
 
 
-def test_history_is_read_only_in_the_admin(client, setup, moderator):
-    ladder, alice, bob = setup
-    report(ladder, alice, bob, reporter=moderator)
+def test_history_is_read_only_in_the_admin(client, ladder, player, opponent, moderator):
+    report(ladder, player, opponent, reporter=moderator)
     change = RatingChange.objects.first()
 
     page = client.get(reverse("admin:ratings_ratingchange_change", args=[change.pk]))

@@ -16,33 +16,20 @@ from ladder.services import ladder_join, ladder_leave
 from ladder.services import matches as svc
 from ladder.services.matches import SideInput
 from ratings.models import RatingChange
-from tests.factories import LadderFactory, UserFactory, member
+from tests.factories import LadderFactory, member
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def chess():
-    return LadderFactory(name="Chess", slug="chess", allow_draws=False)
+pytestmark = [pytest.mark.django_db, pytest.mark.ladder(allow_draws=False)]
 
 
 @pytest.fixture
-def alice(chess):
-    return member(chess, "alice")
-
-
-@pytest.fixture
-def bob(chess):
-    return member(chess, "bob")
-
-
-@pytest.fixture
-def mallory(chess):
-    return member(chess, "mallory")
+def other_member(ladder):
+    """carol: a third member of `ladder`, in none of `player`'s matches unless a test says so."""
+    return member(ladder, "carol")
 
 
 @pytest.fixture
 def teams():
+    """Widelands: a ladder of team games and free-for-alls, which `player` joins where a test says so."""
     return LadderFactory(
         name="Widelands", slug="widelands", allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True
     )
@@ -84,114 +71,110 @@ def sides_post(*rows: tuple[str, int], total: int = 4) -> dict[str, str]:
 # Reporting -----------------------------------------------------------------------------
 
 
-def test_report_page_needs_login(client, chess):
-    response = client.get(report_url(chess))
+def test_report_page_needs_login(client, ladder):
+    response = client.get(report_url(ladder))
 
     assert response.status_code == 302
     assert response.url.startswith(reverse("accounts:login"))
 
 
-def test_report_1v1_win_waits_for_the_opponent(client, chess, alice, bob):
-    response = login(client, alice).post(report_url(chess), duel("BOB"), follow=True)
+def test_report_1v1_win_waits_for_the_opponent(client, ladder, player, opponent):
+    response = login(client, player).post(report_url(ladder), duel("BOB"), follow=True)
 
     match = Match.objects.get()
     assert response.redirect_chain[-1][0] == match.get_absolute_url()
     assert messages_of(response) == ["Reported. bob has 24 hours to confirm."]
-    assert match.status == MatchStatus.PENDING and match.reported_by == alice
+    assert match.status == MatchStatus.PENDING and match.reported_by == player
     placements = {p.player.username: p.side.placement for p in match.participants.select_related("side", "player")}
     assert placements == {"alice": 1, "bob": 2}
 
 
-def test_report_1v1_loss_with_a_played_at_time(client, chess, alice, bob):
-    login(client, alice).post(report_url(chess), duel("bob", "lost", "2026-01-02T15:30"))
+def test_report_1v1_loss_with_a_played_at_time(client, ladder, player, opponent):
+    login(client, player).post(report_url(ladder), duel("bob", "lost", "2026-01-02T15:30"))
 
     match = Match.objects.get()
     assert match.played_at == datetime(2026, 1, 2, 15, 30, tzinfo=UTC)
-    assert match.sides.get(participants__player=bob).placement == 1
+    assert match.sides.get(participants__player=opponent).placement == 1
 
 
-def test_draw_is_offered_only_where_draws_are_allowed(client, chess, alice, bob):
-    login(client, alice)
+def test_draw_is_offered_only_where_draws_are_allowed(client, ladder, player, opponent):
+    login(client, player)
 
-    assert 'value="draw"' not in client.get(report_url(chess)).text
-    response = client.post(report_url(chess), duel("bob", "draw"))
+    assert 'value="draw"' not in client.get(report_url(ladder)).text
+    response = client.post(report_url(ladder), duel("bob", "draw"))
     assert response.status_code == 400
     assert "Select a valid choice" in response.text
 
     relaxed = LadderFactory(slug="relaxed", allow_draws=True)
-    ladder_join(ladder=relaxed, player=alice)
-    ladder_join(ladder=relaxed, player=bob)
+    ladder_join(ladder=relaxed, player=player)
+    ladder_join(ladder=relaxed, player=opponent)
     assert 'value="draw"' in client.get(report_url(relaxed)).text
     client.post(report_url(relaxed), duel("bob", "draw"))
     assert list(Match.objects.get(ladder=relaxed).sides.values_list("placement", flat=True)) == [1, 1]
 
 
-def test_report_names_an_unknown_opponent(client, chess, alice):
-    response = login(client, alice).post(report_url(chess), duel("zed"))
+def test_report_names_an_unknown_opponent(client, ladder, player):
+    response = login(client, player).post(report_url(ladder), duel("zed"))
 
     assert response.status_code == 400
     assert "No player is called “zed”." in response.text
     assert not Match.objects.exists()
 
 
-def test_report_against_yourself_is_a_form_error(client, chess, alice):
-    response = login(client, alice).post(report_url(chess), duel("ALICE"))
+def test_report_against_yourself_is_a_form_error(client, ladder, player):
+    response = login(client, player).post(report_url(ladder), duel("ALICE"))
 
     assert response.context["duel"].errors["opponent"] == [NOT_YOURSELF]
 
 
-def test_report_shows_the_services_refusal(client, chess, alice):
-    UserFactory(username="stranger")
-
-    response = login(client, alice).post(report_url(chess), duel("stranger"))
+def test_report_shows_the_services_refusal(client, ladder, player, outsider):
+    response = login(client, player).post(report_url(ladder), duel("mallory"))
 
     assert response.status_code == 400
-    assert response.context["duel"].non_field_errors() == ["stranger is not a member of Chess."]
-    assert "stranger is not a member of Chess." in response.text
+    assert response.context["duel"].non_field_errors() == ["mallory is not a member of Chess."]
+    assert "mallory is not a member of Chess." in response.text
     assert not Match.objects.exists()
 
 
-def test_report_in_the_future_is_refused_with_the_services_message(client, chess, alice, bob):
+def test_report_in_the_future_is_refused_with_the_services_message(client, ladder, player, opponent):
     later = (timezone.now() + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
 
-    response = login(client, alice).post(report_url(chess), duel("bob", played_at=later))
+    response = login(client, player).post(report_url(ladder), duel("bob", played_at=later))
 
     assert response.context["duel"].non_field_errors() == [svc.PLAYED_IN_FUTURE]
 
 
-def test_non_member_is_invited_to_join(client, chess, alice):
-    outsider = UserFactory(username="visitor")
-
-    response = login(client, outsider).get(report_url(chess))
+def test_non_member_is_invited_to_join(client, ladder, player, outsider):
+    response = login(client, outsider).get(report_url(ladder))
 
     assert "Join Chess to report results" in response.text
     assert "Report 1 v 1" not in response.text
 
 
-def test_non_member_of_a_team_ladder_is_invited_to_join_too(client, teams):
-    response = login(client, UserFactory(username="visitor")).get(report_url(teams))
+def test_non_member_of_a_team_ladder_is_invited_to_join_too(client, teams, outsider):
+    response = login(client, outsider).get(report_url(teams))
 
     assert "Join Widelands to report results" in response.text
     assert "sides-TOTAL_FORMS" not in response.text
 
 
-def test_moderator_gets_only_the_sides_form_for_other_peoples_games(client, chess, alice, bob, moderator):
-    response = login(client, moderator).get(report_url(chess))
+def test_moderator_gets_only_the_sides_form_for_other_peoples_games(client, ladder, player, opponent, moderator):
+    response = login(client, moderator).get(report_url(ladder))
 
     assert "sides-TOTAL_FORMS" in response.text and "Report 1 v 1" not in response.text
-    response = client.post(report_url(chess), sides_post(("alice", 1), ("bob", 2)), follow=True)
+    response = client.post(report_url(ladder), sides_post(("alice", 1), ("bob", 2)), follow=True)
     assert messages_of(response) == ["Confirmed and rated."]
 
 
-def test_1v1_ladder_offers_no_sides_form_to_players(client, chess, alice):
-    response = login(client, alice).get(report_url(chess))
+def test_1v1_ladder_offers_no_sides_form_to_players(client, ladder, player):
+    response = login(client, player).get(report_url(ladder))
 
     assert "Report 1 v 1" in response.text
     assert "sides-TOTAL_FORMS" not in response.text
 
 
-def test_team_form_offers_four_rows_without_javascript(client, teams):
-    player = member(teams, "alice")
+def test_team_form_offers_four_rows_without_javascript(client, teams, player):
+    member(teams, player.username)
 
     response = login(client, player).get(report_url(teams))
 
@@ -202,12 +185,11 @@ def test_team_form_offers_four_rows_without_javascript(client, teams):
     assert "Report 1 v 1" in response.text
 
 
-def test_report_a_2v2_team_game(client, teams):
-    alice = member(teams, "alice")
-    for name in ("bob", "carol", "dave"):
+def test_report_a_2v2_team_game(client, teams, player, opponent):
+    for name in (player.username, opponent.username, "carol", "dave"):
         member(teams, name)
 
-    response = login(client, alice).post(
+    response = login(client, player).post(
         report_url(teams), sides_post(("alice, Carol", 1), ("bob dave", 2)), follow=True
     )
 
@@ -231,10 +213,10 @@ def test_report_a_free_for_all_with_an_added_side(client, teams):
     assert {p.player.username: p.side.placement for p in match.participants.all()}["ben"] == 1
 
 
-def test_team_form_names_every_unknown_player(client, teams):
-    alice = member(teams, "alice")
+def test_team_form_names_every_unknown_player(client, teams, player):
+    member(teams, player.username)
 
-    response = login(client, alice).post(report_url(teams), sides_post(("alice, ghost", 1), ("zed, yan", 2)))
+    response = login(client, player).post(report_url(teams), sides_post(("alice, ghost", 1), ("zed, yan", 2)))
 
     assert response.status_code == 400
     assert "No player is called “ghost”." in response.text
@@ -242,29 +224,26 @@ def test_team_form_names_every_unknown_player(client, teams):
     assert not Match.objects.exists()
 
 
-def test_team_form_with_one_side_gets_the_services_message(client, teams):
-    alice = member(teams, "alice")
+def test_team_form_with_one_side_gets_the_services_message(client, teams, player):
+    member(teams, player.username)
 
-    response = login(client, alice).post(report_url(teams), sides_post(("alice", 1)))
+    response = login(client, player).post(report_url(teams), sides_post(("alice", 1)))
 
     assert response.context["team"].non_field_errors() == [svc.TOO_FEW_SIDES]
 
 
-def test_trusted_reporter_result_is_confirmed_and_rated_at_once(client, chess, alice, bob):
-    server = UserFactory(username="gameserver", is_bot=True)
-    chess.trusted_reporters.add(server)
-
-    response = login(client, server).post(report_url(chess), sides_post(("alice", 1), ("bob", 2)), follow=True)
+def test_trusted_reporter_result_is_confirmed_and_rated_at_once(client, ladder, player, opponent, trusted):
+    response = login(client, trusted).post(report_url(ladder), sides_post(("alice", 1), ("bob", 2)), follow=True)
 
     assert messages_of(response) == ["Confirmed and rated."]
     assert Match.objects.get().status == MatchStatus.CONFIRMED
     assert "1500 → " in response.text
 
 
-def test_add_side_returns_one_row_and_bumps_the_count(client, teams):
-    alice = member(teams, "alice")
+def test_add_side_returns_one_row_and_bumps_the_count(client, teams, player):
+    member(teams, player.username)
     url = reverse("ladder:report_side", args=[teams.slug])
-    login(client, alice)
+    login(client, player)
 
     response = client.get(url, {"sides-TOTAL_FORMS": "4"}, headers={"HX-Request": "true"})
 
@@ -279,10 +258,10 @@ def test_add_side_returns_one_row_and_bumps_the_count(client, teams):
     assert client.post(url).status_code == 405
 
 
-def test_add_side_without_javascript_is_a_link_with_more_rows(client, teams):
-    alice = member(teams, "alice")
+def test_add_side_without_javascript_is_a_link_with_more_rows(client, teams, player):
+    member(teams, player.username)
 
-    response = login(client, alice).get(report_url(teams), {"sides": "6"})
+    response = login(client, player).get(report_url(teams), {"sides": "6"})
 
     assert 'name="sides-5-players"' in response.text and 'name="sides-6-players"' not in response.text
 
@@ -290,8 +269,8 @@ def test_add_side_without_javascript_is_a_link_with_more_rows(client, teams):
 # The match page, confirming and disputing --------------------------------------------
 
 
-def test_match_page_shows_sides_status_and_reporter(client, chess, alice, bob, django_assert_max_num_queries):
-    match = report(chess, alice, alice, bob)
+def test_match_page_shows_sides_status_and_reporter(client, ladder, player, opponent, django_assert_max_num_queries):
+    match = report(ladder, player, player, opponent)
 
     with django_assert_max_num_queries(5):
         response = client.get(match.get_absolute_url())
@@ -305,25 +284,27 @@ def test_match_page_shows_sides_status_and_reporter(client, chess, alice, bob, d
     assert "Confirm</button>" not in response.text  # anonymous visitors get no buttons
 
 
-def test_only_the_other_side_sees_the_answer_buttons(client, chess, alice, bob, mallory):
-    match = report(chess, alice, alice, bob)
+def test_only_the_other_side_sees_the_answer_buttons(client, ladder, player, opponent, other_member):
+    match = report(ladder, player, player, opponent)
 
-    assert "Is this right?" in login(client, bob).get(match.get_absolute_url()).text
-    assert "Is this right?" not in login(client, alice).get(match.get_absolute_url()).text
-    assert "Is this right?" not in login(client, mallory).get(match.get_absolute_url()).text
+    assert "Is this right?" in login(client, opponent).get(match.get_absolute_url()).text
+    assert "Is this right?" not in login(client, player).get(match.get_absolute_url()).text
+    assert "Is this right?" not in login(client, other_member).get(match.get_absolute_url()).text
 
 
-def test_confirming_rates_the_match_and_shows_the_changes(client, chess, alice, bob, django_assert_max_num_queries):
-    match = report(chess, alice, alice, bob)
+def test_confirming_rates_the_match_and_shows_the_changes(
+    client, ladder, player, opponent, django_assert_max_num_queries
+):
+    match = report(ladder, player, player, opponent)
 
-    response = login(client, bob).post(reverse("ladder:match_confirm", args=[match.pk]), follow=True)
+    response = login(client, opponent).post(reverse("ladder:match_confirm", args=[match.pk]), follow=True)
 
     assert response.redirect_chain[-1][0] == match.get_absolute_url()
     assert messages_of(response) == ["Confirmed and rated."]
     match.refresh_from_db()
     assert match.status == MatchStatus.CONFIRMED
-    won = RatingChange.objects.get(match=match, player=alice)
-    lost = RatingChange.objects.get(match=match, player=bob)
+    won = RatingChange.objects.get(match=match, player=player)
+    lost = RatingChange.objects.get(match=match, player=opponent)
     assert f"1500 → </span>{won.rating_after:.0f}" in response.text
     assert f'<strong class="delta up">+{won.delta:.0f}</strong>' in response.text
     assert f'<strong class="delta down">−{-lost.delta:.0f}</strong>' in response.text
@@ -331,10 +312,10 @@ def test_confirming_rates_the_match_and_shows_the_changes(client, chess, alice, 
         client.get(match.get_absolute_url())
 
 
-def test_dispute_with_a_reason(client, chess, alice, bob):
-    match = report(chess, alice, alice, bob)
+def test_dispute_with_a_reason(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
 
-    response = login(client, bob).post(
+    response = login(client, opponent).post(
         reverse("ladder:match_dispute", args=[match.pk]), {"reason": "I won that game."}, follow=True
     )
 
@@ -345,10 +326,10 @@ def test_dispute_with_a_reason(client, chess, alice, bob):
     assert "A moderator will settle it." in response.text
 
 
-def test_dispute_without_a_reason_is_accepted(client, chess, alice, bob):
-    match = report(chess, alice, alice, bob)
+def test_dispute_without_a_reason_is_accepted(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
 
-    login(client, bob).post(reverse("ladder:match_dispute", args=[match.pk]))
+    login(client, opponent).post(reverse("ladder:match_dispute", args=[match.pk]))
 
     match.refresh_from_db()
     assert match.status == MatchStatus.DISPUTED
@@ -356,11 +337,11 @@ def test_dispute_without_a_reason_is_accepted(client, chess, alice, bob):
 
 @pytest.mark.parametrize(
     ("who", "expected"),
-    [("alice", svc.OWN_REPORT), ("mallory", svc.NOT_A_PARTICIPANT)],
+    [("alice", svc.OWN_REPORT), ("carol", svc.NOT_A_PARTICIPANT)],
 )
-def test_refusals_show_the_services_message(client, chess, alice, bob, mallory, who, expected):
-    match = report(chess, alice, alice, bob)
-    user = {"alice": alice, "mallory": mallory}[who]
+def test_refusals_show_the_services_message(client, ladder, player, opponent, other_member, who, expected):
+    match = report(ladder, player, player, opponent)
+    user = {"alice": player, "carol": other_member}[who]
 
     for action in ("match_confirm", "match_dispute"):
         response = login(client, user).post(reverse(f"ladder:{action}", args=[match.pk]), follow=True)
@@ -370,34 +351,34 @@ def test_refusals_show_the_services_message(client, chess, alice, bob, mallory, 
     assert match.status == MatchStatus.PENDING
 
 
-def test_answering_twice_is_refused_with_the_status(client, chess, alice, bob):
-    match = report(chess, alice, alice, bob)
-    login(client, bob).post(reverse("ladder:match_confirm", args=[match.pk]), follow=True)
+def test_answering_twice_is_refused_with_the_status(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
+    login(client, opponent).post(reverse("ladder:match_confirm", args=[match.pk]), follow=True)
 
     response = client.post(reverse("ladder:match_confirm", args=[match.pk]), follow=True)
 
     assert messages_of(response) == ["This match is confirmed, not awaiting confirmation."]
 
 
-def test_answer_endpoints_refuse_get_anonymous_and_unknown_matches(client, chess, alice, bob):
-    match = report(chess, alice, alice, bob)
+def test_answer_endpoints_refuse_get_anonymous_and_unknown_matches(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
     for action in ("match_confirm", "match_dispute"):
         url = reverse(f"ladder:{action}", args=[match.pk])
         assert client.get(url).status_code == 405
         anonymous = client.post(url)
         assert anonymous.status_code == 302 and anonymous.url.startswith(reverse("accounts:login"))
-        assert login(client, bob).post(reverse(f"ladder:{action}", args=[match.pk + 999])).status_code == 404
+        assert login(client, opponent).post(reverse(f"ladder:{action}", args=[match.pk + 999])).status_code == 404
         client.logout()
     assert client.get(reverse("ladder:match", args=[match.pk + 999])).status_code == 404
     match.refresh_from_db()
     assert match.status == MatchStatus.PENDING
 
 
-def test_answer_redirects_only_to_local_next(client, chess, alice, bob):
-    match = report(chess, alice, alice, bob)
+def test_answer_redirects_only_to_local_next(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
     url = reverse("ladder:match_confirm", args=[match.pk])
 
-    response = login(client, bob).post(url, {"next": "https://evil.example/"})
+    response = login(client, opponent).post(url, {"next": "https://evil.example/"})
 
     assert response.url == match.get_absolute_url()
 
@@ -411,42 +392,46 @@ def test_awaiting_needs_login(client):
     assert response.status_code == 302 and response.url.startswith(reverse("accounts:login"))
 
 
-def test_awaiting_lists_only_matches_the_user_may_answer(client, chess, alice, bob, mallory):
-    mine = report(chess, alice, alice, bob)
-    report(chess, mallory, mallory, alice, played_at=timezone.now() - timedelta(hours=1))
-    answered = report(chess, mallory, bob, mallory, played_at=timezone.now() - timedelta(hours=2))
-    svc.match_dispute(match=answered, user=bob)
+def test_awaiting_lists_only_matches_the_user_may_answer(client, ladder, player, opponent, other_member):
+    mine = report(ladder, player, player, opponent)
+    report(ladder, other_member, other_member, player, played_at=timezone.now() - timedelta(hours=1))
+    answered = report(ladder, other_member, opponent, other_member, played_at=timezone.now() - timedelta(hours=2))
+    svc.match_dispute(match=answered, user=opponent)
 
-    summaries = login(client, bob).get(reverse("ladder:awaiting")).context["summaries"]
+    summaries = login(client, opponent).get(reverse("ladder:awaiting")).context["summaries"]
     assert [s.match for s in summaries] == [mine]
     assert summaries[0].answerable
-    alice_sees = login(client, alice).get(reverse("ladder:awaiting")).context["summaries"]
-    assert [s.match.reported_by.username for s in alice_sees] == ["mallory"]
+    alice_sees = login(client, player).get(reverse("ladder:awaiting")).context["summaries"]
+    assert [s.match.reported_by.username for s in alice_sees] == ["carol"]
 
 
-def test_awaiting_shows_an_empty_state_and_a_nav_link(client, alice):
-    response = login(client, alice).get(reverse("ladder:awaiting"))
+def test_awaiting_shows_an_empty_state_and_a_nav_link(client, player):
+    response = login(client, player).get(reverse("ladder:awaiting"))
 
     assert "Nothing to confirm" in response.text
     assert f'href="{reverse("ladder:awaiting")}" aria-current="page">To confirm' in response.text
 
 
-def test_awaiting_query_count_does_not_grow_with_matches(client, chess, alice, bob, django_assert_max_num_queries):
-    report(chess, alice, alice, bob)
-    login(client, bob)
+def test_awaiting_query_count_does_not_grow_with_matches(
+    client, ladder, player, opponent, django_assert_max_num_queries
+):
+    report(ladder, player, player, opponent)
+    login(client, opponent)
     with django_assert_max_num_queries(8) as few:
         client.get(reverse("ladder:awaiting"))
     for hours in range(1, 5):
-        report(chess, alice, bob, alice, played_at=timezone.now() - timedelta(hours=hours))
+        report(ladder, player, opponent, player, played_at=timezone.now() - timedelta(hours=hours))
     with django_assert_max_num_queries(len(few.captured_queries)):
         response = client.get(reverse("ladder:awaiting"))
     assert len(response.context["summaries"]) == 5
 
 
-def test_confirming_from_awaiting_with_htmx_swaps_the_card(client, chess, alice, bob):
-    match = report(chess, alice, alice, bob)
+def test_confirming_from_awaiting_with_htmx_swaps_the_card(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
 
-    response = login(client, bob).post(reverse("ladder:match_confirm", args=[match.pk]), headers={"HX-Request": "true"})
+    response = login(client, opponent).post(
+        reverse("ladder:match_confirm", args=[match.pk]), headers={"HX-Request": "true"}
+    )
 
     assert response.status_code == 200
     assert response.text.lstrip().startswith(f'<article class="card match-card" id="match-card-{match.pk}"')
@@ -455,19 +440,19 @@ def test_confirming_from_awaiting_with_htmx_swaps_the_card(client, chess, alice,
     assert not messages_of(client.get(reverse("home")))  # nothing left over for the next page
 
 
-def test_htmx_refusal_stays_in_the_card(client, chess, alice, bob):
-    match = report(chess, alice, alice, bob)
+def test_htmx_refusal_stays_in_the_card(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
 
-    response = login(client, alice).post(
+    response = login(client, player).post(
         reverse("ladder:match_confirm", args=[match.pk]), headers={"HX-Request": "true"}
     )
 
     assert svc.OWN_REPORT in response.text and 'class="message error"' in response.text
 
 
-def test_awaiting_forms_work_without_javascript(client, chess, alice, bob):
-    match = report(chess, alice, alice, bob)
-    page = login(client, bob).get(reverse("ladder:awaiting")).text
+def test_awaiting_forms_work_without_javascript(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
+    page = login(client, opponent).get(reverse("ladder:awaiting")).text
     assert f'action="{reverse("ladder:match_confirm", args=[match.pk])}"' in page
     assert 'name="next" value="/ladders/matches/awaiting/"' in page
 
@@ -490,9 +475,9 @@ def play(ladder, winner, loser, count: int, *, days_ago: int = 0) -> None:
         svc.match_confirm(match=match, user=loser)
 
 
-def test_player_page_shows_rating_chart_and_matches(client, chess, alice, bob, django_assert_max_num_queries):
-    play(chess, alice, bob, 3)
-    pending = report(chess, bob, bob, alice)
+def test_player_page_shows_rating_chart_and_matches(client, ladder, player, opponent, django_assert_max_num_queries):
+    play(ladder, player, opponent, 3)
+    pending = report(ladder, opponent, opponent, player)
 
     with django_assert_max_num_queries(10):  # 9, and the rank history from the snapshots
         response = client.get(reverse("ladder:player", args=["chess", "alice"]))
@@ -515,18 +500,20 @@ def test_player_page_shows_rating_chart_and_matches(client, chess, alice, bob, d
     assert "<script" not in wide
 
 
-def test_player_page_query_count_does_not_grow_with_history(client, chess, alice, bob, django_assert_max_num_queries):
-    play(chess, alice, bob, 2, days_ago=2)
+def test_player_page_query_count_does_not_grow_with_history(
+    client, ladder, player, opponent, django_assert_max_num_queries
+):
+    play(ladder, player, opponent, 2, days_ago=2)
     url = reverse("ladder:player", args=["chess", "alice"])
     with django_assert_max_num_queries(10) as few:
         client.get(url)
-    play(chess, bob, alice, 6)
+    play(ladder, opponent, player, 6)
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get(url)
 
 
-def test_player_page_paginates_matches(client, chess, alice, bob):
-    play(chess, alice, bob, 22)
+def test_player_page_paginates_matches(client, ladder, player, opponent):
+    play(ladder, player, opponent, 22)
 
     first = client.get(reverse("ladder:player", args=["chess", "alice"]))
     second = client.get(reverse("ladder:player", args=["chess", "alice"]), {"page": 2})
@@ -536,27 +523,27 @@ def test_player_page_paginates_matches(client, chess, alice, bob):
     assert 'data-points="22"' in second.text  # the chart is the whole history on every page
 
 
-def test_ranked_player_page_shows_the_rank(client, chess, alice, bob):
-    play(chess, alice, bob, 1)
+def test_ranked_player_page_shows_the_rank(client, ladder, player, opponent):
+    play(ladder, player, opponent, 1)
     from ratings.models import PlayerRating
 
-    PlayerRating.objects.filter(player=alice).update(rd=50, games=5, wins=5, rd_as_of=timezone.now())
+    PlayerRating.objects.filter(player=player).update(rd=50, games=5, wins=5, rd_as_of=timezone.now())
 
     response = client.get(reverse("ladder:player", args=["chess", "alice"]))
 
     assert "Rank #1" in response.text
 
 
-def test_player_page_without_games_has_an_empty_chart(client, chess, alice):
+def test_player_page_without_games_has_an_empty_chart(client, ladder, player):
     response = client.get(reverse("ladder:player", args=["chess", "alice"]))
 
     assert "No rated games yet" in response.text and "<svg" not in response.text
     assert "No matches yet" in response.text
 
 
-def test_player_who_left_keeps_a_page_with_the_history(client, chess, alice, bob):
-    play(chess, alice, bob, 2)
-    ladder_leave(ladder=chess, player=alice)
+def test_player_who_left_keeps_a_page_with_the_history(client, ladder, player, opponent):
+    play(ladder, player, opponent, 2)
+    ladder_leave(ladder=ladder, player=player)
 
     response = client.get(reverse("ladder:player", args=["chess", "alice"]))
 
@@ -564,23 +551,21 @@ def test_player_who_left_keeps_a_page_with_the_history(client, chess, alice, bob
     assert "left the ladder" in response.text and 'data-points="2"' in response.text
 
 
-def test_player_page_is_404_for_non_members_and_unknown_names(client, chess, alice):
-    UserFactory(username="visitor")
-
-    assert client.get(reverse("ladder:player", args=["chess", "visitor"])).status_code == 404
+def test_player_page_is_404_for_non_members_and_unknown_names(client, ladder, player, outsider):
+    assert client.get(reverse("ladder:player", args=["chess", "mallory"])).status_code == 404
     assert client.get(reverse("ladder:player", args=["chess", "nobody"])).status_code == 404
     assert client.get(reverse("ladder:player", args=["nope", "alice"])).status_code == 404
 
 
-def test_player_page_in_other_case_redirects(client, chess, alice):
+def test_player_page_in_other_case_redirects(client, ladder, player):
     response = client.get(reverse("ladder:player", args=["chess", "ALICE"]))
 
     assert response.status_code == 301
     assert response.url == reverse("ladder:player", args=["chess", "alice"])
 
 
-def test_profile_links_to_the_player_page_per_ladder(client, chess, alice):
-    response = client.get(alice.get_absolute_url())
+def test_profile_links_to_the_player_page_per_ladder(client, ladder, player):
+    response = client.get(player.get_absolute_url())
 
     assert f'href="{reverse("ladder:player", args=["chess", "alice"])}"' in response.text
 

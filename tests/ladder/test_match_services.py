@@ -16,22 +16,8 @@ from ladder.services.matches import SideInput
 from ratings.models import PlayerRating, RatingChange, RatingEvent, SupersededChange
 from tests.factories import LadderFactory, UserFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("report_path")]
-
-
-@pytest.fixture
-def chess():
-    return LadderFactory(name="Chess", allow_draws=False)
-
-
-@pytest.fixture
-def alice(chess):
-    return member(chess, "alice")
-
-
-@pytest.fixture
-def bob(chess):
-    return member(chess, "bob")
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("report_path"), pytest.mark.ladder(allow_draws=False)]
+TEAMS = pytest.mark.ladder(allow_draws=True, allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True)
 
 
 def one_v_one(a, b, winner=None):
@@ -49,17 +35,17 @@ def rating(ladder, user) -> PlayerRating:
     return PlayerRating.objects.get(ladder=ladder, player=user)
 
 
-def test_participant_report_waits_for_the_opponent_then_rates_once(chess, alice, bob):
-    match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+def test_participant_report_waits_for_the_opponent_then_rates_once(ladder, player, opponent):
+    match = svc.match_report(ladder=ladder, reporter=player, sides=one_v_one(player, opponent))
 
     assert match.status == MatchStatus.PENDING
-    assert rating(chess, alice).games == 0
+    assert rating(ladder, player).games == 0
 
-    svc.match_confirm(match=match, user=bob)
+    svc.match_confirm(match=match, user=opponent)
 
     match.refresh_from_db()
     assert match.status == MatchStatus.CONFIRMED and match.rated_at is not None
-    a, b = rating(chess, alice), rating(chess, bob)
+    a, b = rating(ladder, player), rating(ladder, opponent)
     assert a.rating > 1500 > b.rating
     assert (a.games, a.wins, b.losses) == (1, 1, 1)
     changes = RatingChange.objects.filter(match=match).order_by("player__username")
@@ -69,46 +55,43 @@ def test_participant_report_waits_for_the_opponent_then_rates_once(chess, alice,
     assert changes[0].engine == "tgr" and changes[0].engine_params["luck_p"] == 0.9
 
 
-def test_confirming_twice_or_own_report_is_refused(chess, alice, bob):
-    match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+def test_confirming_twice_or_own_report_is_refused(ladder, player, opponent):
+    match = svc.match_report(ladder=ladder, reporter=player, sides=one_v_one(player, opponent))
 
     with pytest.raises(ValidationError, match="You reported this result; the other side confirms it."):
-        svc.match_confirm(match=match, user=alice)
-    svc.match_confirm(match=match, user=bob)
+        svc.match_confirm(match=match, user=player)
+    svc.match_confirm(match=match, user=opponent)
     with pytest.raises(ValidationError, match="is confirmed, not awaiting confirmation"):
-        svc.match_confirm(match=match, user=bob)
+        svc.match_confirm(match=match, user=opponent)
     assert RatingEvent.objects.filter(match=match).count() == 1
 
 
-def test_dispute_stops_the_match_until_a_moderator_decides(chess, alice, bob, moderator):
-    match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+def test_dispute_stops_the_match_until_a_moderator_decides(ladder, player, opponent, moderator):
+    match = svc.match_report(ladder=ladder, reporter=player, sides=one_v_one(player, opponent))
 
-    svc.match_dispute(match=match, user=bob, reason="I won that one")
+    svc.match_dispute(match=match, user=opponent, reason="I won that one")
 
     match.refresh_from_db()
     assert match.status == MatchStatus.DISPUTED
     assert match.sides.get(index=1).dispute_reason == "I won that one"
     decision = moderation.match_correct(match=match, moderator=moderator, placements=[2, 1], reason="replay checked")
     assert decision.job is None  # never rated: rated now, nothing to replay
-    assert rating(chess, bob).rating > 1500 > rating(chess, alice).rating
+    assert rating(ladder, opponent).rating > 1500 > rating(ladder, player).rating
 
 
-def test_trusted_reporter_result_is_confirmed_at_once(chess, alice, bob):
-    server = UserFactory(username="gameserver", is_bot=True)
-    chess.trusted_reporters.add(server)
-
-    match = svc.match_report(ladder=chess, reporter=server, sides=one_v_one(alice, bob))
+def test_trusted_reporter_result_is_confirmed_at_once(ladder, player, opponent, trusted):
+    match = svc.match_report(ladder=ladder, reporter=trusted, sides=one_v_one(player, opponent))
 
     assert match.status == MatchStatus.CONFIRMED and match.confirmation == "trusted"
-    assert rating(chess, alice).games == 1
+    assert rating(ladder, player).games == 1
 
 
-def test_global_trusted_permission_also_works(chess, alice, bob):
-    server = UserFactory(username="gameserver")
+def test_global_trusted_permission_also_works(ladder, player, opponent):
+    server = UserFactory(username="licensed_server")  # trusted by permission, not by the ladder
     server.user_permissions.add(Permission.objects.get(codename="trusted_reporter"))
     server = type(server).objects.get(pk=server.pk)
 
-    assert svc.match_report(ladder=chess, reporter=server, sides=one_v_one(alice, bob)).status == "confirmed"
+    assert svc.match_report(ladder=ladder, reporter=server, sides=one_v_one(player, opponent)).status == "confirmed"
 
 
 @pytest.mark.parametrize(
@@ -140,32 +123,34 @@ def test_global_trusted_permission_also_works(chess, alice, bob):
         ),
     ],
 )
-def test_bad_reports_are_refused_and_change_nothing(chess, alice, bob, outsider, build, message):
+def test_bad_reports_are_refused_and_change_nothing(ladder, player, opponent, outsider, build, message):
     with pytest.raises(ValidationError, match=message):
-        svc.match_report(ladder=chess, **build(chess, alice, bob, outsider))
+        svc.match_report(ladder=ladder, **build(ladder, player, opponent, outsider))
 
     assert not Match.objects.exists()
 
 
-def test_reporting_the_same_match_twice_is_refused(chess, alice, bob):
+def test_reporting_the_same_match_twice_is_refused(ladder, player, opponent):
     played = timezone.now() - timedelta(minutes=30)
-    first = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob), played_at=played)
+    first = svc.match_report(ladder=ladder, reporter=player, sides=one_v_one(player, opponent), played_at=played)
 
     with pytest.raises(ValidationError, match=f"already reported \\(match {first.pk}\\)"):
-        svc.match_report(ladder=chess, reporter=bob, sides=one_v_one(alice, bob, winner=bob), played_at=played)
+        svc.match_report(
+            ladder=ladder, reporter=opponent, sides=one_v_one(player, opponent, winner=opponent), played_at=played
+        )
     assert Match.objects.count() == 1
 
 
-def test_banned_player_cannot_be_reported(chess, alice, bob):
-    bob.is_active = False
-    bob.save()
+def test_banned_player_cannot_be_reported(ladder, player, opponent):
+    opponent.is_active = False
+    opponent.save()
 
     with pytest.raises(ValidationError, match="bob's account is deactivated."):
-        svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+        svc.match_report(ladder=ladder, reporter=player, sides=one_v_one(player, opponent))
 
 
-def test_team_match_needs_each_other_side_to_confirm():
-    ladder = LadderFactory(allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True)
+@TEAMS
+def test_team_match_needs_each_other_side_to_confirm(ladder):
     a1, a2, b1, b2, c1 = (member(ladder, name) for name in ("a1", "a2", "b1", "b2", "c1"))
     match = svc.match_report(
         ladder=ladder, reporter=a1, sides=[SideInput([a1, a2], 1), SideInput([b1, b2], 2), SideInput([c1], 3)]
@@ -185,11 +170,13 @@ def test_team_match_needs_each_other_side_to_confirm():
     assert RatingChange.objects.filter(match=match).count() == 5
 
 
-def test_unanswered_results_are_confirmed_after_the_window(chess, alice, bob):
+def test_unanswered_results_are_confirmed_after_the_window(ladder, player, opponent):
     now = timezone.now()
-    old = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob), now=now - timedelta(hours=25))
+    old = svc.match_report(
+        ladder=ladder, reporter=player, sides=one_v_one(player, opponent), now=now - timedelta(hours=25)
+    )
     fresh = svc.match_report(
-        ladder=chess, reporter=alice, sides=one_v_one(alice, bob), played_at=now - timedelta(hours=2), now=now
+        ladder=ladder, reporter=player, sides=one_v_one(player, opponent), played_at=now - timedelta(hours=2), now=now
     )
 
     assert svc.match_confirm_overdue(now=now) == 1
@@ -202,21 +189,21 @@ def test_unanswered_results_are_confirmed_after_the_window(chess, alice, bob):
 
 
 def test_void_of_a_rated_match_replays_the_ladder_without_it(
-    chess, alice, bob, moderator, django_capture_on_commit_callbacks, celery_eager
+    ladder, player, opponent, moderator, django_capture_on_commit_callbacks, celery_eager
 ):
-    carol = member(chess, "carol")
-    first = svc.match_report(ladder=chess, reporter=moderator, sides=one_v_one(alice, bob))
-    svc.match_report(ladder=chess, reporter=moderator, sides=one_v_one(alice, carol))
+    carol = member(ladder, "carol")
+    first = svc.match_report(ladder=ladder, reporter=moderator, sides=one_v_one(player, opponent))
+    svc.match_report(ladder=ladder, reporter=moderator, sides=one_v_one(player, carol))
     alone = LadderFactory(name="Reference", slug="reference")
-    for user in (alice, carol):
+    for user in (player, carol):
         from ladder.services import ladder_join
 
         ladder_join(ladder=alone, player=user, now=timezone.now() - timedelta(days=1000))
     reference = svc.match_report(
         ladder=alone,
         reporter=moderator,
-        sides=one_v_one(alice, carol),
-        played_at=Match.objects.get(ladder=chess, participants__player=carol).played_at,
+        sides=one_v_one(player, carol),
+        played_at=Match.objects.get(ladder=ladder, participants__player=carol).played_at,
     )
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -224,17 +211,17 @@ def test_void_of_a_rated_match_replays_the_ladder_without_it(
 
     decision.job.refresh_from_db()
     assert decision.job.status == "done" and decision.job.kind == "void" and decision.job.match == first
-    assert rating(chess, bob).rating == 1500 and rating(chess, bob).games == 0
-    assert rating(chess, alice).games == 1
-    assert rating(chess, alice).rating == pytest.approx(rating(alone, alice).rating, abs=1e-9)
+    assert rating(ladder, opponent).rating == 1500 and rating(ladder, opponent).games == 0
+    assert rating(ladder, player).games == 1
+    assert rating(ladder, player).rating == pytest.approx(rating(alone, player).rating, abs=1e-9)
     assert reference.status == "confirmed"
     assert not RatingChange.objects.filter(match=first).exists()
     kept = SupersededChange.objects.filter(match=first)
     assert kept.count() == 2 and all(row.superseded_at is not None for row in kept)
 
 
-def test_void_needs_a_reason(chess, alice, bob, moderator):
-    match = svc.match_report(ladder=chess, reporter=alice, sides=one_v_one(alice, bob))
+def test_void_needs_a_reason(ladder, player, opponent, moderator):
+    match = svc.match_report(ladder=ladder, reporter=player, sides=one_v_one(player, opponent))
 
     with pytest.raises(ValidationError, match="Give a reason"):
         moderation.match_void(match=match, moderator=moderator, reason="  ")
@@ -242,24 +229,26 @@ def test_void_needs_a_reason(chess, alice, bob, moderator):
     assert match.status == MatchStatus.PENDING
 
 
-def test_a_game_before_a_player_joined_is_refused():
-    ladder = LadderFactory(name="Fresh")
+def test_a_game_before_a_player_joined_is_refused(ladder, player):
     from ladder.services import ladder_join
 
-    old, new = member(ladder, "veteran"), UserFactory(username="newcomer")
-    ladder_join(ladder=ladder, player=new)
+    newcomer = UserFactory(username="newcomer")
+    ladder_join(ladder=ladder, player=newcomer)
 
-    with pytest.raises(ValidationError, match="newcomer joined Fresh after the played-at time."):
+    with pytest.raises(ValidationError, match="newcomer joined Chess after the played-at time."):
         svc.match_report(
-            ladder=ladder, reporter=old, sides=one_v_one(old, new), played_at=timezone.now() - timedelta(days=2)
+            ladder=ladder,
+            reporter=player,
+            sides=one_v_one(player, newcomer),
+            played_at=timezone.now() - timedelta(days=2),
         )
 
 
-def test_a_trusted_team_report_keeps_its_layout_and_rates_every_player(moderator):
+@TEAMS
+def test_a_trusted_team_report_keeps_its_layout_and_rates_every_player(ladder, moderator):
     """Sides, placements and member order come back as reported, and the history rows match."""
     from ratings.history import match_layout
 
-    ladder = LadderFactory(allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True)
     a1, a2, b1, b2, b3, c1 = (member(ladder, name) for name in ("a1", "a2", "b1", "b2", "b3", "c1"))
     sides = [SideInput([a2, a1], 2), SideInput([b3, b1, b2], 1), SideInput([c1], 3)]
 
@@ -287,26 +276,25 @@ def test_a_trusted_team_report_keeps_its_layout_and_rates_every_player(moderator
     assert rating(ladder, b2).wins == 1 and rating(ladder, c1).losses == 1
 
 
-def test_a_participant_report_marks_the_reporters_side(chess, alice, bob):
-    match = svc.match_report(ladder=chess, reporter=bob, sides=one_v_one(alice, bob))
+def test_a_participant_report_marks_the_reporters_side(ladder, player, opponent):
+    match = svc.match_report(ladder=ladder, reporter=opponent, sides=one_v_one(player, opponent))
 
     sides = list(Match.objects.get(pk=match.pk).sides.order_by("index"))
     assert [side.answer for side in sides] == ["", "reported"]
-    assert sides[1].answered_by == bob and sides[0].answered_by is None
+    assert sides[1].answered_by == opponent and sides[0].answered_by is None
     assert not RatingEvent.objects.filter(match=match).exists()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_same_result_reported_at_once_from_several_threads_is_recorded_once(report_path):
+def test_the_same_result_reported_at_once_from_several_threads_is_recorded_once(
+    report_path, ladder, player, opponent, trusted
+):
     """Two game servers racing with one result: the rating locks serialise them, one wins."""
     import threading
 
     from django.db import connection
 
-    ladder = LadderFactory(name="Race", slug="race")
-    a, b = member(ladder, "racer_a"), member(ladder, "racer_b")
-    server = UserFactory(username="server", is_bot=True)
-    ladder.trusted_reporters.add(server)
+    a, b, server = player, opponent, trusted
     played = timezone.now() - timedelta(hours=1)
     barrier = threading.Barrier(6)
     outcomes: list[str] = []

@@ -1,4 +1,4 @@
-"""The nightly job (SPEC §7): idempotent, catches up, runs at each ladder's own midnight."""
+"""The nightly job (docs/rules.md §16): idempotent, catches up, runs at each ladder's own midnight."""
 
 from __future__ import annotations
 

@@ -14,7 +14,11 @@ from ladder.services.nightly import local_midnight
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, bulk_users
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.ladder(time_zone="Europe/Berlin"),
+    pytest.mark.usefixtures("idle_members"),
+]
 
 
 def run(*args: str) -> str:
@@ -24,45 +28,44 @@ def run(*args: str) -> str:
 
 
 @pytest.fixture
-def chess():
-    ladder = LadderFactory(name="Chess", slug="chess", time_zone="Europe/Berlin")
+def idle_members(ladder):
+    """Three members of `ladder` idle for three days, whose RDs a nightly run writes back."""
     for user in bulk_users("c", 3):
         PlayerRating.objects.create(
             ladder=ladder, player=user, rating=1500, rd=70, volatility=0.06, rd_as_of=timezone.now() - timedelta(days=3)
         )
-    return ladder
 
 
-def test_run_nightly_reports_each_step_and_does_a_midnight_once(chess):
+def test_run_nightly_reports_each_step_and_does_a_midnight_once(ladder):
     LadderFactory(name="Go", slug="go")
 
     first = run("run_nightly")
     again = run("run_nightly", "--ladder", "chess")
 
-    midnight = local_midnight(ladder=chess, at=timezone.now())
+    midnight = local_midnight(ladder=ladder, at=timezone.now())
     assert "Chess: the midnight starting" in first and "in Europe/Berlin" in first
     assert "materialising RDs" in first and "materialised 3 ratings in" in first
     assert "snapshot of 0 ranked players (0 ranked, 0 provisional)" in first  # 0 games: none ranked yet
     assert "Go: the midnight starting" in first
     assert "already done for" in again
-    assert NightlyRun.objects.get(ladder=chess).midnight == midnight
-    assert set(chess.ratings.values_list("rd_as_of", flat=True)) == {midnight}
+    assert NightlyRun.objects.get(ladder=ladder).midnight == midnight
+    assert set(ladder.ratings.values_list("rd_as_of", flat=True)) == {midnight}
 
 
-def test_run_nightly_at_a_past_instant(chess):
+def test_run_nightly_at_a_past_instant(ladder):
     out = run("run_nightly", "--ladder", "chess", "--at", "2026-03-29T12:00:00+02:00")
     assert "the midnight starting 2026-03-29 in Europe/Berlin" in out
     assert NightlyRun.objects.get().midnight == datetime(2026, 3, 28, 23, tzinfo=UTC)
 
 
-def test_run_nightly_names_bad_input(chess):
+def test_run_nightly_names_bad_input(ladder):
     with pytest.raises(CommandError, match="No ladder with the slug 'nope'"):
         run("run_nightly", "--ladder", "nope")
     with pytest.raises(CommandError, match="--at must be an ISO 8601 date-time"):
         run("run_nightly", "--at", "yesterday")
 
 
-def test_run_nightly_fails_loudly_when_a_ladder_refuses(chess):
+def test_run_nightly_fails_loudly_when_a_ladder_refuses(ladder):
     run("run_nightly", "--ladder", "chess")
     out = StringIO()
     with pytest.raises(CommandError, match="1 ladder refused the run"):
@@ -70,8 +73,8 @@ def test_run_nightly_fails_loudly_when_a_ladder_refuses(chess):
     assert "it does not go back to the earlier midnight" in out.getvalue()
 
 
-def test_snapshot_leaderboard_retakes_the_latest_snapshot_without_materialising(chess):
-    before = set(chess.ratings.values_list("rd_as_of", flat=True))
+def test_snapshot_leaderboard_retakes_the_latest_snapshot_without_materialising(ladder):
+    before = set(ladder.ratings.values_list("rd_as_of", flat=True))
 
     out = run("snapshot_leaderboard", "--ladder", "chess")
     run("snapshot_leaderboard", "--ladder", "chess")
@@ -79,11 +82,11 @@ def test_snapshot_leaderboard_retakes_the_latest_snapshot_without_materialising(
     assert (
         "Chess: ranking every member at" in out and "0 ranked players kept (0 ranked, 0 provisional, 3 members)" in out
     )
-    assert LeaderboardSnapshot.objects.filter(ladder=chess).count() == 1
-    assert set(chess.ratings.values_list("rd_as_of", flat=True)) == before
+    assert LeaderboardSnapshot.objects.filter(ladder=ladder).count() == 1
+    assert set(ladder.ratings.values_list("rd_as_of", flat=True)) == before
     assert not NightlyRun.objects.exists()
 
 
-def test_snapshot_leaderboard_refuses_the_future(chess):
+def test_snapshot_leaderboard_refuses_the_future(ladder):
     with pytest.raises(CommandError, match="must not be in the future"):
         run("snapshot_leaderboard", "--at", (timezone.now() + timedelta(days=2)).isoformat())

@@ -25,17 +25,6 @@ from tests.ladder.test_nightly import DAY, season
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def celery_eager():
-    """Run ``.delay()`` in-process, as the embedded default does (the suite has a real broker)."""
-    from config.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
-
-
 def test_a_missed_night_is_caught_up_by_the_next_hourly_run(moderator, celery_eager):
     ladder = LadderFactory()
     start = datetime(2026, 5, 1, tzinfo=UTC)
@@ -114,12 +103,6 @@ def test_tasks_acknowledge_late_and_retry_database_errors_with_backoff(task):
     assert task.acks_late
     assert DatabaseError in task.autoretry_for
     assert task.retry_backoff and task.max_retries >= 3
-
-
-@pytest.fixture
-def moderator_client(client, moderator):
-    client.force_login(moderator)
-    return client
 
 
 def test_moderators_can_change_a_schedule_in_the_admin(moderator_client):

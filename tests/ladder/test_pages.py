@@ -73,9 +73,7 @@ def test_ladder_page_shows_settings_and_friendly_empty_leaderboard(client, ladde
 
 
 def test_ladder_page_separates_ranked_from_provisional(player_client, player, opponent, ladder):
-    services.ladder_join(ladder=ladder, player=player)
-    settled = services.ladder_join(ladder=ladder, player=opponent)
-    settle(settled, rating=1600, rd=60)
+    settle(PlayerRating.objects.get(ladder=ladder, player=opponent), rating=1600, rd=60)
 
     response = player_client.get(ladder.get_absolute_url())
 
@@ -165,16 +163,13 @@ def test_leaderboard_paginates_ranked_then_unranked_with_global_ranks(client, dj
     assert [row.rating.player.username for row in board.provisional] == ["new000", "new001", "new002"]
 
 
-def test_leaderboard_query_count_does_not_grow_with_players(client, player, django_assert_max_num_queries):
-    ladder = LadderFactory()
-    services.ladder_join(ladder=ladder, player=player)
-    client.force_login(player)
+def test_leaderboard_query_count_does_not_grow_with_players(player_client, ladder, django_assert_max_num_queries):
     crowd(ladder, 5)
     with django_assert_max_num_queries(9) as few:  # two for the queue panel, one for the latest snapshot
-        client.get(ladder.get_absolute_url())
+        player_client.get(ladder.get_absolute_url())
     crowd(ladder, 40, prefix="more")
     with django_assert_max_num_queries(len(few.captured_queries)):
-        client.get(ladder.get_absolute_url())
+        player_client.get(ladder.get_absolute_url())
 
 
 def test_leaderboard_search_keeps_the_real_rank(client):
@@ -237,8 +232,7 @@ def test_hidden_provisional_players_are_left_out(client):
     assert board.provisional == [] and board.unranked_count == 1 and len(board.ranked) == 1
 
 
-def test_leaderboard_rows_link_to_the_player_pages(client):
-    ladder = LadderFactory(slug="chess")
+def test_leaderboard_rows_link_to_the_player_pages(client, ladder):
     crowd(ladder, 1)
 
     response = client.get(ladder.get_absolute_url())

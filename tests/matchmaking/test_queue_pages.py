@@ -10,15 +10,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from matchmaking.models import EntryStatus, QueueEntry
-from tests.factories import LadderFactory, member
+from tests.factories import LadderFactory
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def chess():
-    return LadderFactory(name="Chess", slug="chess")
 
 
 def logged_in(client, user):
@@ -26,10 +21,9 @@ def logged_in(client, user):
     return client
 
 
-def test_join_returns_a_polling_panel_to_htmx(client, chess):
-    alice = member(chess, "alice")
+def test_join_returns_a_polling_panel_to_htmx(client, ladder, player):
 
-    response = logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+    response = logged_in(client, player).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
 
     assert response.status_code == 200
     assert "<html" not in response.text
@@ -38,10 +32,9 @@ def test_join_returns_a_polling_panel_to_htmx(client, chess):
     assert "Opponents rated" in response.text and "1 player searching" not in response.text
 
 
-def test_poll_pairs_and_stops_polling_with_286(client, chess):
-    alice, bob = member(chess, "alice"), member(chess, "bob")
-    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
-    other = logged_in(Client(), bob)
+def test_poll_pairs_and_stops_polling_with_286(client, ladder, player, opponent):
+    logged_in(client, player).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+    other = logged_in(Client(), opponent)
 
     joined = other.post(reverse("matchmaking:join", args=["chess"]), **HTMX)
     assert joined.status_code == 286
@@ -55,9 +48,8 @@ def test_poll_pairs_and_stops_polling_with_286(client, chess):
     assert "Go to the match" in poll.text
 
 
-def test_a_waiting_poll_costs_three_queries(client, chess, django_assert_num_queries):
-    alice = member(chess, "alice")
-    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+def test_a_waiting_poll_costs_three_queries(client, ladder, django_assert_num_queries, player):
+    logged_in(client, player).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
     client.get(reverse("matchmaking:status", args=["chess"]), **HTMX)  # the searcher count is cached now
 
     # The user, the ladder with the latest search, the search for a partner (the session is cached).
@@ -67,15 +59,14 @@ def test_a_waiting_poll_costs_three_queries(client, chess, django_assert_num_que
     assert poll.status_code == 200 and "Searching for an opponent" in poll.text
 
 
-def test_poll_of_an_unknown_ladder_is_404(client, chess):
-    logged_in(client, member(chess, "alice"))
+def test_poll_of_an_unknown_ladder_is_404(client, ladder, player):
+    logged_in(client, player)
 
     assert client.get(reverse("matchmaking:status", args=["nowhere"]), **HTMX).status_code == 404
 
 
-def test_full_page_load_renders_the_same_state(client, chess):
-    alice = member(chess, "alice")
-    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]))
+def test_full_page_load_renders_the_same_state(client, ladder, player):
+    logged_in(client, player).post(reverse("matchmaking:join", args=["chess"]))
 
     page = client.get(reverse("matchmaking:status", args=["chess"]))
 
@@ -83,21 +74,19 @@ def test_full_page_load_renders_the_same_state(client, chess):
     assert "<html" in page.text and "Searching for an opponent" in page.text
 
 
-def test_cancel_leaves_at_once(client, chess):
-    alice = member(chess, "alice")
-    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+def test_cancel_leaves_at_once(client, ladder, player):
+    logged_in(client, player).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
 
     response = client.post(reverse("matchmaking:leave", args=["chess"]), **HTMX)
 
     assert response.status_code == 286
     assert "You left the queue." in response.text
-    assert QueueEntry.objects.get(player=alice).status == EntryStatus.LEFT
+    assert QueueEntry.objects.get(player=player).status == EntryStatus.LEFT
 
 
-def test_timed_out_search_is_told_kindly(client, chess):
-    alice = member(chess, "alice")
-    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
-    QueueEntry.objects.filter(player=alice).update(joined_at=timezone.now() - timedelta(minutes=6))
+def test_timed_out_search_is_told_kindly(client, ladder, player):
+    logged_in(client, player).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
+    QueueEntry.objects.filter(player=player).update(joined_at=timezone.now() - timedelta(minutes=6))
 
     response = client.get(reverse("matchmaking:status", args=["chess"]), **HTMX)
 
@@ -113,19 +102,18 @@ def test_timed_out_search_is_told_kindly(client, chess):
         ("team", "team games are reported after play"),
     ],
 )
-def test_refusals_are_shown_in_the_panel_and_on_full_pages(client, chess, setup, message):
-    user = member(chess, "alice")
-    logged_in(client, user)
+def test_refusals_are_shown_in_the_panel_and_on_full_pages(client, ladder, setup, message, player):
+    logged_in(client, player)
     if setup == "twice":
         client.post(reverse("matchmaking:join", args=["chess"]))
     elif setup == "outsider":
         from ratings.models import PlayerRating
 
-        PlayerRating.objects.filter(player=user).update(is_active=False)
+        PlayerRating.objects.filter(player=player).update(is_active=False)
     else:
-        chess.allow_one_vs_one = False
-        chess.allow_teams = True
-        chess.save()
+        ladder.allow_one_vs_one = False
+        ladder.allow_teams = True
+        ladder.save()
 
     partial = client.post(reverse("matchmaking:join", args=["chess"]), **HTMX)
     full = client.post(reverse("matchmaking:join", args=["chess"]), follow=True)
@@ -134,12 +122,11 @@ def test_refusals_are_shown_in_the_panel_and_on_full_pages(client, chess, setup,
     assert message in full.text
 
 
-def test_banned_account_cannot_search(chess):
-    user = member(chess, "alice")
-    user.is_active = False
-    user.save()
+def test_banned_account_cannot_search(ladder, player):
+    player.is_active = False
+    player.save()
     client = Client()
-    client.force_login(user)  # a session opened before the ban
+    client.force_login(player)  # a session opened before the ban
 
     response = client.post(reverse("matchmaking:join", args=["chess"]), **HTMX)
 
@@ -147,22 +134,21 @@ def test_banned_account_cannot_search(chess):
     assert not QueueEntry.objects.exists()
 
 
-def test_anonymous_get_and_csrf(chess):
-    member(chess, "alice")
+@pytest.mark.usefixtures("player")
+def test_anonymous_get_and_csrf(ladder, opponent):
     assert Client().post(reverse("matchmaking:join", args=["chess"])).status_code == 302
     assert Client().get(reverse("matchmaking:join", args=["chess"])).status_code == 405
     strict = Client(enforce_csrf_checks=True)
-    strict.force_login(member(chess, "bob"))
+    strict.force_login(opponent)
     assert strict.post(reverse("matchmaking:join", args=["chess"]), **HTMX).status_code == 403
     assert not QueueEntry.objects.exists()
 
 
-def test_paired_players_report_the_result_on_the_match_page(client, chess):
-    alice, bob = member(chess, "alice"), member(chess, "bob")
-    logged_in(client, alice).post(reverse("matchmaking:join", args=["chess"]))
-    other = logged_in(Client(), bob)
+def test_paired_players_report_the_result_on_the_match_page(client, ladder, player, opponent):
+    logged_in(client, player).post(reverse("matchmaking:join", args=["chess"]))
+    other = logged_in(Client(), opponent)
     other.post(reverse("matchmaking:join", args=["chess"]))
-    match = QueueEntry.objects.get(player=alice).match
+    match = QueueEntry.objects.get(player=player).match
     page = client.get(match.get_absolute_url())
     assert "How did it go?" in page.text
 
@@ -175,12 +161,11 @@ def test_paired_players_report_the_result_on_the_match_page(client, chess):
     assert match.status == "confirmed" and match.rated_at is not None
     from ratings.models import PlayerRating
 
-    assert PlayerRating.objects.get(player=alice).rating > 1500 > PlayerRating.objects.get(player=bob).rating
+    assert PlayerRating.objects.get(player=player).rating > 1500 > PlayerRating.objects.get(player=opponent).rating
 
 
-def test_ladder_page_shows_the_queue_panel_or_the_team_note(client, chess):
-    alice = member(chess, "alice")
-    page = logged_in(client, alice).get(chess.get_absolute_url())
+def test_ladder_page_shows_the_queue_panel_or_the_team_note(client, ladder, player):
+    page = logged_in(client, player).get(ladder.get_absolute_url())
     assert "Find a match" in page.text and 'id="queue-panel"' in page.text
 
     teams = LadderFactory(name="Teams", slug="teams", allow_one_vs_one=False, allow_teams=True)

@@ -8,37 +8,28 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from core import db
 from matchmaking import selectors, services
 from matchmaking.models import EntryStatus, QueueEntry
 from tests.factories import LadderFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reads")]
-
-
-@pytest.fixture(params=["sql", "orm"])
-def reads(request, monkeypatch):
-    if request.param == "orm":
-        monkeypatch.setattr(db, "_orm_forced", True)
-    return request.param
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sql_or_orm")]
 
 
 def values(instance):
     return {field.attname: getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields}
 
 
-def test_ladder_and_latest_entry_match_the_orm(reads, django_assert_num_queries):
-    ladder = LadderFactory(name="Chess", slug="chess", queue_widening_per_minute=0.01)
-    alice = member(ladder, "alice")
+@pytest.mark.ladder(queue_widening_per_minute=0.01)
+def test_ladder_and_latest_entry_match_the_orm(sql_or_orm, ladder, player, django_assert_num_queries):
     now = timezone.now()
-    services.queue_join(ladder=ladder, player=alice, max_rating_gap=120, now=now - timedelta(minutes=1))
-    services.queue_leave(ladder=ladder, player=alice, now=now - services.QUEUE_REJOIN_COOLDOWN)
-    services.queue_join(ladder=ladder, player=alice, now=now)
+    services.queue_join(ladder=ladder, player=player, max_rating_gap=120, now=now - timedelta(minutes=1))
+    services.queue_leave(ladder=ladder, player=player, now=now - services.QUEUE_REJOIN_COOLDOWN)
+    services.queue_join(ladder=ladder, player=player, now=now)
 
-    with django_assert_num_queries(1 if reads == "sql" else 2) as captured:
-        found, entry = selectors.ladder_and_entry(slug="chess", player=alice)
+    with django_assert_num_queries(1 if sql_or_orm == "sql" else 2) as captured:
+        found, entry = selectors.ladder_and_entry(slug="chess", player=player)
 
-    latest = QueueEntry.objects.filter(player=alice).latest("pk")
+    latest = QueueEntry.objects.filter(player=player).latest("pk")
     assert values(found) == values(ladder.__class__.objects.get(pk=ladder.pk))
     assert values(entry) == values(latest) and entry.status == EntryStatus.WAITING
     assert entry.ladder is found
@@ -46,14 +37,12 @@ def test_ladder_and_latest_entry_match_the_orm(reads, django_assert_num_queries)
     assert "'chess'" in captured.captured_queries[0]["sql"]  # logged with its parameters
 
 
-def test_ladder_without_a_search_and_unknown_ladder():
-    ladder = LadderFactory(slug="chess")
-    alice = member(ladder, "alice")
+def test_ladder_without_a_search_and_unknown_ladder(ladder, player):
     other = LadderFactory(slug="go")
-    services.queue_join(ladder=other, player=member(other, "bob"))
+    services.queue_join(ladder=other, player=member(other, "carol"))
 
-    assert selectors.ladder_and_entry(slug="chess", player=alice) == (ladder, None)
-    assert selectors.ladder_and_entry(slug="nowhere", player=alice) == (None, None)
+    assert selectors.ladder_and_entry(slug="chess", player=player) == (ladder, None)
+    assert selectors.ladder_and_entry(slug="nowhere", player=player) == (None, None)
 
 
 def prepared_panel_statements():
@@ -64,12 +53,10 @@ def prepared_panel_statements():
         return cursor.fetchone()[0]
 
 
-def test_the_panel_statement_is_prepared_on_the_connection(reads):
-    ladder = LadderFactory(slug="chess")
-    alice = member(ladder, "alice")
+def test_the_panel_statement_is_prepared_on_the_connection(sql_or_orm, ladder, player):
     before = prepared_panel_statements()
 
     for _ in range(6):  # prepared after five runs on a connection (DATABASE_PREPARED_STATEMENTS)
-        assert selectors.ladder_and_entry(slug="chess", player=alice) == (ladder, None)
+        assert selectors.ladder_and_entry(slug="chess", player=player) == (ladder, None)
 
-    assert prepared_panel_statements() == (1 if reads == "sql" else before)
+    assert prepared_panel_statements() == (1 if sql_or_orm == "sql" else before)

@@ -1,4 +1,4 @@
-"""The queue's rules (SPEC §6) on hand-built queues.
+"""The queue's rules (docs/rules.md §13) on hand-built queues.
 
 Each rule is checked on both ways of running the queue's hot statements: the
 hand-written SQL used on PostgreSQL and the ORM used on other databases (SQLite).
@@ -15,7 +15,6 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
-from core import db
 from ladder.models import Match, MatchStatus
 from ladder.services.matches import SideInput, match_report
 from matchmaking import services as q
@@ -25,25 +24,18 @@ from ratings.models import PlayerRating, RatingAdjustment
 from ratings.services import ladder_replay
 from tests.factories import LadderFactory, member
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("search")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sql_or_orm")]
 
 
-@pytest.fixture(params=["sql", "orm"])
-def search(request, monkeypatch):
-    if request.param == "orm":
-        monkeypatch.setattr(db, "_orm_forced", True)
-    return request.param
-
-
-@pytest.fixture
-def ladder():
-    return LadderFactory(name="Chess")
-
-
-def player(ladder, name, rating=1500.0, rd=60.0, now=None):
-    user = member(ladder, name)
+def rated(ladder, user, rating=1500.0, rd=60.0, now=None):
+    """``user``, a member of ``ladder``, rated ``rating`` ± ``rd`` as of ``now``."""
     PlayerRating.objects.filter(ladder=ladder, player=user).update(rating=rating, rd=rd, rd_as_of=now or timezone.now())
     return user
+
+
+def rated_member(ladder, name, rating=1500.0, rd=60.0, now=None):
+    """A new member called ``name``, rated ``rating`` ± ``rd`` as of ``now``."""
+    return rated(ladder, member(ladder, name), rating, rd, now)
 
 
 def waiting(ladder, user, now):
@@ -67,9 +59,9 @@ def join(ladder, user, now, **kwargs):
 
 def test_pairs_the_opponent_closest_to_fifty_percent(ladder):
     now = timezone.now()
-    me = player(ladder, "me", 1500)
+    me = rated_member(ladder, "me", 1500)
     for name, rating in (("far", 1700), ("near", 1530), ("other", 1420)):
-        waiting(ladder, player(ladder, name, rating), now - timedelta(seconds=5))
+        waiting(ladder, rated_member(ladder, name, rating), now - timedelta(seconds=5))
 
     entry = join(ladder, me, now)
 
@@ -85,9 +77,9 @@ def test_pairs_the_opponent_closest_to_fifty_percent(ladder):
 
 def test_nobody_outside_the_window_is_paired(ladder):
     now = timezone.now()
-    join(ladder, player(ladder, "strong", 1900), now)
+    join(ladder, rated_member(ladder, "strong", 1900), now)
 
-    entry = join(ladder, player(ladder, "weak", 1500), now)
+    entry = join(ladder, rated_member(ladder, "weak", 1500), now)
 
     assert entry.status == EntryStatus.WAITING
     assert win_probability(1500, 60, 1900, 60) < 0.15
@@ -102,8 +94,8 @@ def test_window_widens_with_waiting_time_up_to_the_bound(ladder):
     start = timezone.now()
     assert q.window_min_probability(ladder, timedelta(minutes=1)) == pytest.approx(0.10)
     assert q.window_min_probability(ladder, timedelta(minutes=30)) == 0.05
-    join(ladder, player(ladder, "strong", 1850, now=start), start)
-    weak = player(ladder, "weak", 1500, now=start)
+    join(ladder, rated_member(ladder, "strong", 1850, now=start), start)
+    weak = rated_member(ladder, "weak", 1500, now=start)
     p = win_probability(1500, 60, 1850, 60)
     assert 0.05 < p < 0.15
 
@@ -118,8 +110,8 @@ def test_rds_inflated_to_now_are_used(ladder):
     """Idle time widens RD, which flattens the curve: a pair outside the window comes inside."""
     now = timezone.now()
     long_ago = now - timedelta(days=200)
-    join(ladder, player(ladder, "rusty", 1850, rd=50, now=long_ago), now)
-    entry = join(ladder, player(ladder, "fresh", 1500, rd=50, now=long_ago), now)
+    join(ladder, rated_member(ladder, "rusty", 1850, rd=50, now=long_ago), now)
+    entry = join(ladder, rated_member(ladder, "fresh", 1500, rd=50, now=long_ago), now)
 
     assert win_probability(1500, 50, 1850, 50) < 0.15  # with the stored RDs: no pairing
     assert entry.status == EntryStatus.MATCHED  # with RD 350 now, the game is fair enough
@@ -129,7 +121,7 @@ def test_rds_grow_with_each_search_s_own_volatility_on_glicko2():
     ladder = LadderFactory(name="Go", engine="glicko2")
     now = timezone.now()
     month_ago = now - timedelta(days=30)
-    calm, wild = player(ladder, "calm", 1500, now=month_ago), player(ladder, "wild", 1500, now=month_ago)
+    calm, wild = rated_member(ladder, "calm", 1500, now=month_ago), rated_member(ladder, "wild", 1500, now=month_ago)
     PlayerRating.objects.filter(player=wild).update(volatility=0.2)
 
     calm_low, _ = q.rating_window(ladder, waiting(ladder, calm, now), now)
@@ -142,8 +134,8 @@ def test_own_rating_limit_is_respected_and_widening_never_passes_it(ladder):
     ladder.queue_widening_per_minute = 1.0
     ladder.save()
     now = timezone.now()
-    join(ladder, player(ladder, "near", 1580), now)
-    picky = player(ladder, "picky", 1500)
+    join(ladder, rated_member(ladder, "near", 1580), now)
+    picky = rated_member(ladder, "picky", 1500)
 
     entry = join(ladder, picky, now, max_rating_gap=50)
     assert entry.status == EntryStatus.WAITING
@@ -155,30 +147,31 @@ def test_searches_whose_own_limit_refuses_do_not_crowd_out_others(ladder, monkey
     monkeypatch.setattr(q, "CANDIDATES_EACH_WAY", 2)
     now = timezone.now()
     for number, rating in enumerate((1505, 1510, 1515)):
-        join(ladder, player(ladder, f"picky{number}", rating), now, max_rating_gap=1)
-    join(ladder, player(ladder, "farther", 1560), now)
+        join(ladder, rated_member(ladder, f"picky{number}", rating), now, max_rating_gap=1)
+    join(ladder, rated_member(ladder, "farther", 1560), now)
 
-    entry = join(ladder, player(ladder, "me", 1500), now)
+    entry = join(ladder, rated_member(ladder, "me", 1500), now)
 
     assert entry.status == EntryStatus.MATCHED and entry.opponent.username == "farther"
 
 
-def test_no_immediate_rematch_and_blocks(ladder):
+def test_no_immediate_rematch_and_blocks(ladder, player, opponent):
     now = timezone.now()
-    alice, bob, carol = (player(ladder, name) for name in ("alice", "bob", "carol"))
-    join(ladder, alice, now)
-    assert join(ladder, bob, now).status == EntryStatus.MATCHED
+    rated(ladder, player), rated(ladder, opponent)
+    carol = rated_member(ladder, "carol")
+    join(ladder, player, now)
+    assert join(ladder, opponent, now).status == EntryStatus.MATCHED
 
-    join(ladder, alice, now + timedelta(minutes=1))
-    assert join(ladder, bob, now + timedelta(minutes=1)).status == EntryStatus.WAITING  # cooldown
-    Block.objects.create(blocker=carol, blocked=alice)
+    join(ladder, player, now + timedelta(minutes=1))
+    assert join(ladder, opponent, now + timedelta(minutes=1)).status == EntryStatus.WAITING  # cooldown
+    Block.objects.create(blocker=carol, blocked=player)
     assert join(ladder, carol, now + timedelta(minutes=1)).opponent.username == "bob"
-    assert QueueEntry.objects.get(player=alice, status="waiting")
+    assert QueueEntry.objects.get(player=player, status="waiting")
 
 
 def test_timeout_expires_and_restarts_the_rd_clock_without_growth(ladder):
     start = timezone.now() - timedelta(days=3)
-    me = player(ladder, "lonely", 1500, rd=60, now=start)
+    me = rated_member(ladder, "lonely", 1500, rd=60, now=start)
     join(ladder, me, start + timedelta(days=2))
 
     entry = q.queue_poll(ladder=ladder, player=me, now=start + timedelta(days=2, minutes=5))
@@ -190,26 +183,25 @@ def test_timeout_expires_and_restarts_the_rd_clock_without_growth(ladder):
     assert RatingAdjustment.objects.get(player=me).kind == "queue_timeout"
 
 
-def test_a_timeout_is_history_that_a_replay_reproduces(ladder, moderator):
+def test_a_timeout_is_history_that_a_replay_reproduces(ladder, player, opponent, moderator):
     start = timezone.now() - timedelta(days=10)
-    alice, bob = member(ladder, "alice"), member(ladder, "bob")
     PlayerRating.objects.filter(ladder=ladder).update(rd_as_of=start, joined_at=start)
-    report = SideInput([alice], 1), SideInput([bob], 2)
+    report = SideInput([player], 1), SideInput([opponent], 2)
     match_report(ladder=ladder, reporter=moderator, sides=report, played_at=start, now=start)
-    join(ladder, alice, start + timedelta(days=4))
-    q.queue_poll(ladder=ladder, player=alice, now=start + timedelta(days=4, minutes=6))
-    live = PlayerRating.objects.get(ladder=ladder, player=alice)
+    join(ladder, player, start + timedelta(days=4))
+    q.queue_poll(ladder=ladder, player=player, now=start + timedelta(days=4, minutes=6))
+    live = PlayerRating.objects.get(ladder=ladder, player=player)
 
     ladder_replay(ladder=ladder)
 
-    replayed = PlayerRating.objects.get(ladder=ladder, player=alice)
+    replayed = PlayerRating.objects.get(ladder=ladder, player=player)
     assert (replayed.rating, replayed.rd, replayed.rd_as_of) == (live.rating, live.rd, live.rd_as_of)
     assert live.rd_as_of == start + timedelta(days=4, minutes=6)
 
 
 def test_stale_entries_leave_without_the_reset_and_the_sweep_expires(ladder):
     now = timezone.now()
-    quiet, patient = player(ladder, "quiet", 1000), player(ladder, "patient", 2400)
+    quiet, patient = rated_member(ladder, "quiet", 1000), rated_member(ladder, "patient", 2400)
     join(ladder, quiet, now - timedelta(seconds=40))
     join(ladder, patient, now - timedelta(minutes=6))
     QueueEntry.objects.filter(player=patient).update(last_seen_at=now)
@@ -234,7 +226,7 @@ def test_stale_entries_leave_without_the_reset_and_the_sweep_expires(ladder):
 )
 def test_join_refusals(ladder, setup, message):
     now = timezone.now()
-    user = player(ladder, "someone", 1000)
+    user = rated_member(ladder, "someone", 1000)
     if setup == "twice":
         join(ladder, user, now)
     elif setup == "banned":
@@ -253,24 +245,24 @@ def test_join_refusals(ladder, setup, message):
     assert QueueEntry.objects.filter(player=user).count() == (1 if setup == "twice" else 0)
 
 
-def test_leave_and_scheduled_match_takes_the_result(ladder):
+def test_leave_and_scheduled_match_takes_the_result(ladder, player, opponent):
     now = timezone.now()
-    alice, bob = player(ladder, "alice"), player(ladder, "bob")
-    join(ladder, alice, now)
-    q.queue_leave(ladder=ladder, player=alice, now=now)
+    rated(ladder, player), rated(ladder, opponent)
+    join(ladder, player, now)
+    q.queue_leave(ladder=ladder, player=player, now=now)
     with pytest.raises(ValidationError, match="You are not searching"):
-        q.queue_leave(ladder=ladder, player=alice, now=now)
-    assert join(ladder, bob, now).status == EntryStatus.WAITING
+        q.queue_leave(ladder=ladder, player=player, now=now)
+    assert join(ladder, opponent, now).status == EntryStatus.WAITING
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("search", ["sql"], indirect=True)  # the claim is the same on both
+@pytest.mark.parametrize("sql_or_orm", ["sql"], indirect=True)  # the claim is the same on both
 def test_concurrent_joins_never_pair_anyone_twice():
     """200 players join one ladder from 8 threads at once."""
     ladder = LadderFactory(name="Rush", rematch_cooldown_minutes=0)
     rng = random.Random(5)
     now = timezone.now()
-    users = [player(ladder, f"r{n:03d}", rng.uniform(1300, 1700), rng.uniform(40, 120), now) for n in range(200)]
+    users = [rated_member(ladder, f"r{n:03d}", rng.uniform(1300, 1700), rng.uniform(40, 120), now) for n in range(200)]
     chunks = [users[i::8] for i in range(8)]
     errors: list[BaseException] = []
     barrier = threading.Barrier(8)

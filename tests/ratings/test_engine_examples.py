@@ -1,4 +1,4 @@
-"""Worked examples from SPEC.md, Glickman's papers and seed 003, at their printed precision."""
+"""Worked examples of docs/rules.md, from Glickman's papers, the Timed Glicko post and the Widelands proposal."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ GLICKMAN_OPPONENTS = [(RatingState(1400, 30), 1.0), (RatingState(1550, 100), 0.0
 
 
 def test_spec_albert_beats_ben_with_plain_glicko():
-    """SPEC §3: Albert 1500/200 beats Ben 1500/50 with P_luck = 1: 1586 and 1494."""
+    """docs/rules.md §3: Albert 1500/200 beats Ben 1500/50 with P_luck = 1: 1586 and 1494."""
     engine = get_engine("tgr", Params(luck_p=1.0))
 
     result = engine.rate([[RatingState(1500, 200)], [RatingState(1500, 50)]], [1, 2], at=0.0)
@@ -28,7 +28,7 @@ def test_spec_albert_beats_ben_with_plain_glicko():
 
 
 def test_tgr_luck_weighting_scales_the_glicko_change():
-    """SPEC §3: equal ratings give P = ½, XD = ½, MERIT = 1 − (1 − P)·½·2; the move scales by 2·MERIT − 1."""
+    """docs/rules.md §4: equals give P = ½, XD = ½, MERIT = 1 − (1 − P)·½·2; moves scale by 2·MERIT − 1."""
     game = ([RatingState(1500, 200)], [RatingState(1500, 50)])
     plain = get_engine("tgr", Params(luck_p=1.0)).rate(game, [1, 2], 0.0)
     lucky = get_engine("tgr", Params(luck_p=0.9)).rate(game, [1, 2], 0.0)
@@ -40,7 +40,7 @@ def test_tgr_luck_weighting_scales_the_glicko_change():
 
 
 def test_tgr_uses_both_players_pre_game_values():
-    """SPEC §3 mends the seed: player 2's update must not see player 1's new rating."""
+    """docs/rules.md §3 mends the Timed Glicko post: player 2's update must not see player 1's new rating."""
     engine = get_engine("tgr")
     a, b = RatingState(1620, 90), RatingState(1480, 210)
 
@@ -99,7 +99,7 @@ def test_glicko2_engine_reproduces_glickmans_example_after_one_idle_period():
 
 
 def test_elo_k_factor():
-    """Seed 004: E = 1/(1 + 10^((rb − ra)/400)), r' = r + K(s − E)."""
+    """docs/rules.md §7: E = 1/(1 + 10^((rb − ra)/400)), r' = r + K(s − E)."""
     result = get_engine("elo", Params(k=32)).rate([[RatingState(1600, 350)], [RatingState(1400, 350)]], [2, 1], 0.0)
 
     expected = 1 / (1 + 10 ** ((1400 - 1600) / 400))
@@ -114,8 +114,8 @@ def test_draw_moves_the_stronger_player_down():
     assert result.sides[0][0].delta < 0 < result.sides[1][0].delta
 
 
-def test_seed_003_team_composites():
-    """Seed 003 §4 and §6: equal → same; +200 → +127.3; 1700/50 + 1300/150 → 1596 / 47.5."""
+def test_widelands_team_composites():
+    """docs/rules.md §8 (Widelands): equal → same; +200 → +127.3; 1700/50 + 1300/150 → 1596 / 47.5."""
     assert composite([1432.0, 1432.0], [80, 80])[0] == pytest.approx(1432.0)
     assert composite([1000.0, 1200.0], [50, 50])[0] - 1000 == pytest.approx(127.3, abs=0.05)
     rating, rd = composite([1700.0, 1300.0], [50, 150])
@@ -123,15 +123,15 @@ def test_seed_003_team_composites():
     assert round(rd, 1) == 47.5
 
 
-def test_seed_003_a_far_weaker_partner_costs_about_120_points():
-    """Seed 003 §4c and §8: half the power is 120.412 below; beyond ~895 points a partner stops mattering."""
+def test_widelands_a_far_weaker_partner_costs_about_120_points():
+    """docs/rules.md §8 (Widelands): half the power is 120.412 below; beyond ~895 points a partner stops mattering."""
     assert composite([1800.0, -10_000.0], [50, 50])[0] == pytest.approx(1800 - 120.412, abs=0.001)
     assert composite([1800.0, 1800 - 895.44], [50, 50])[0] == pytest.approx(1800 - 119.412, abs=0.01)
     assert round(composite([1800.0, 900.0], [50, 50])[0]) in (1680, 1681)
 
 
 def test_uneven_teams_pad_the_smaller_team_with_null_players():
-    """SPEC §5: 1 v 2 pads the lone player with one null player (R0 = 1, RD = initial RD)."""
+    """docs/rules.md §8: 1 v 2 pads the lone player with one null player (R0 = 1, RD = initial RD)."""
     engine = get_engine("tgr")
     alone = RatingState(1900, 60)
     pair = [RatingState(1700, 60), RatingState(1700, 60)]
@@ -156,7 +156,7 @@ def test_team_members_move_by_their_own_rd_or_share_the_composite_change():
 
 
 def test_free_for_all_is_one_rating_period_per_side():
-    """SPEC §5: each pair of sides is one game; each side's games form one Glicko period."""
+    """docs/rules.md §9: each pair of sides is one game; each side's games form one Glicko period."""
     plain = Params(luck_p=1.0)
     players = [RatingState(1600, 80), RatingState(1500, 120), RatingState(1400, 200)]
 
@@ -170,7 +170,7 @@ def test_free_for_all_is_one_rating_period_per_side():
 
 
 def test_spec_win_probability_and_its_inverse():
-    """SPEC §2, and the rating gap at which P reaches a bound (the queue's 15%–85%)."""
+    """docs/rules.md §2, and the rating gap at which P reaches a bound (the queue's 15%–85%)."""
     p = win_probability(1700, 80, 1500, 120)
     big_g = 1 / math.sqrt(1 + 3 * (math.log(10) / 400) ** 2 * (80**2 + 120**2) / math.pi**2)
     assert p == pytest.approx(1 / (1 + 10 ** (-big_g * 200 / 400)))
@@ -181,7 +181,7 @@ def test_spec_win_probability_and_its_inverse():
 
 
 def test_display_scales():
-    """SPEC §8: GXE 50% and TR 12,500 at 1500; conservative r − 2·RD; provisional above the threshold."""
+    """docs/rules.md §10: GXE 50% and TR 12,500 at 1500; conservative r − 2·RD; provisional above the threshold."""
     assert display(1500, 350) == (50.0, 12_500.0, 800.0, True)
     shown = display(1600, 80)
     exponent = (
@@ -197,7 +197,7 @@ def test_display_scales():
 
 
 def test_provisional_after_18_75_idle_days():
-    """SPEC §1: with SC = 20, a player at RD 50 turns provisional after 18.75 idle days."""
+    """docs/rules.md §12: with SC = 20, a player at RD 50 turns provisional after 18.75 idle days."""
     engine = get_engine("tgr")
     state = RatingState(1500, 50, rd_as_of=0.0)
 

@@ -150,7 +150,7 @@ def test_null_players_change_a_composite_only_through_the_head_count(members, ex
 
     The power term is ``ln(1 + k·β^(R0 − Rmax))/ln β``: under 0.01 points once the strongest
     member is above ~2,100 (for up to 7 nulls), and about 5 points for a lone 600 player,
-    which is the "affected range" seed 003 §8a accepts.
+    which is the "affected range" the Widelands proposal accepts (docs/rules.md §8).
     """
     assume(len(members) + extra <= 8)
     team_ratings = [r for r, _ in members]
@@ -205,7 +205,7 @@ def test_the_one_v_one_shortcut_equals_the_general_path(name, a, b, outcome):
 
 @given(name=st.sampled_from(ENGINE_NAMES), a=states(), b=states(), split=st.floats(0.0, 1.0))
 def test_materialising_an_rd_never_changes_a_later_game(name, a, b, split):
-    """SPEC §1: writing RD(t) back at any instant before the game changes nothing."""
+    """docs/rules.md §1: writing RD(t) back at any instant before the game changes nothing."""
     engine = get_engine(name)
     at = 0.0
     midnight = a.rd_as_of + (at - a.rd_as_of) * split

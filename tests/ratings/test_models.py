@@ -6,15 +6,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from ladder.services import ladder_join
 from ratings.models import PlayerRating
-from tests.factories import LadderFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def test_player_at_rd_50_turns_provisional_after_18_75_idle_days(player, ladder):
-    rating = ladder_join(ladder=ladder, player=player)
+    rating = PlayerRating.objects.get(ladder=ladder, player=player)
     start = timezone.now()
     PlayerRating.objects.filter(pk=rating.pk).update(rd=50, rd_as_of=start)
     rating.refresh_from_db()
@@ -24,9 +22,9 @@ def test_player_at_rd_50_turns_provisional_after_18_75_idle_days(player, ladder)
     assert rating.is_provisional_at(start + timedelta(days=18.76))
 
 
-def test_rd_follows_the_ladders_engine_and_constants(player):
-    ladder = LadderFactory(engine="glicko1", glicko_c=30.0, rating_period_days=2.0)
-    rating = ladder_join(ladder=ladder, player=player)
+@pytest.mark.ladder(engine="glicko1", glicko_c=30.0, rating_period_days=2.0)
+def test_rd_follows_the_ladders_engine_and_constants(player, ladder):
+    rating = PlayerRating.objects.get(ladder=ladder, player=player)
     start = rating.rd_as_of
     PlayerRating.objects.filter(pk=rating.pk).update(rd=60)
     rating.refresh_from_db()
@@ -36,7 +34,7 @@ def test_rd_follows_the_ladders_engine_and_constants(player):
 
 
 def test_display_values_use_the_current_rd(player, ladder):
-    rating = ladder_join(ladder=ladder, player=player)
+    rating = PlayerRating.objects.get(ladder=ladder, player=player)
     PlayerRating.objects.filter(pk=rating.pk).update(rating=1600, rd=80)
     rating.refresh_from_db()
 

@@ -1,4 +1,4 @@
-"""Materialising RDs in PostgreSQL gives exactly the engines' ``rd_at`` (SPEC §1), and a
+"""Materialising RDs in PostgreSQL gives exactly the engines' ``rd_at`` (docs/rules.md §1), and a
 replay's ``NightlyTimeline`` gives exactly what a series of nightly runs wrote."""
 
 from __future__ import annotations

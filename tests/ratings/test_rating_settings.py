@@ -151,19 +151,18 @@ def test_a_replay_from_an_event_after_a_direct_edit_keeps_every_rating(moderator
     assert differences(live, standings(ladder)) == []
 
 
-def test_the_ladder_form_keeps_rating_settings_read_only_once_games_are_rated(client, moderator):
+def test_the_ladder_form_keeps_rating_settings_read_only_once_games_are_rated(moderator_client, moderator):
     ladder = LadderFactory()
-    client.force_login(moderator)
     url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
-    assert "luck_p" in client.get(url).context["adminform"].form.fields  # no rated games yet
+    assert "luck_p" in moderator_client.get(url).context["adminform"].form.fields  # no rated games yet
 
     Season([ladder], moderator, seed="form").play(days=2)
-    page = client.get(url)
+    page = moderator_client.get(url)
     form = page.context["adminform"].form
     data = {name: value for name, value in form.initial.items() if value is not False and value is not None}
     data["luck_p"] = "0.85"
     data["description"] = "Edited."
-    response = client.post(url, data)
+    response = moderator_client.post(url, data)
 
     assert "luck_p" not in form.fields and "engine" not in form.fields and "initial_rating" not in form.fields
     assert reverse("admin:ladder_ladder_rating_settings", args=[ladder.pk]) in page.text
@@ -173,7 +172,7 @@ def test_the_ladder_form_keeps_rating_settings_read_only_once_games_are_rated(cl
     assert ladder.luck_p == 0.9
 
 
-def test_the_preview_writes_nothing(client, moderator):
+def test_the_preview_writes_nothing(moderator_client, moderator):
     ladder = LadderFactory()
     Season([ladder], moderator, seed="preview").play(days=10)
 
@@ -192,8 +191,7 @@ def test_the_preview_writes_nothing(client, moderator):
 
     before = everything()
     preview = rating_settings_preview(ladder=ladder, values={"luck_p": 0.85})
-    client.force_login(moderator)
-    page = client.post(
+    page = moderator_client.post(
         reverse("admin:ladder_ladder_rating_settings", args=[ladder.pk]),
         {**_form_data(ladder), "luck_p": "0.85", "mode": "rerate", "_preview": "Preview"},
     )
@@ -317,17 +315,16 @@ def test_a_change_needs_a_reason_and_a_difference(moderator):
     assert not RatingSettingsChange.objects.exists()
 
 
-def test_the_admin_page_applies_a_change_with_a_reason_and_logs_it(client, moderator):
+def test_the_admin_page_applies_a_change_with_a_reason_and_logs_it(moderator_client, moderator):
     from django.contrib.admin.models import LogEntry
 
     ladder = LadderFactory()
     Season([ladder], moderator, seed="admin").play(days=3)
-    client.force_login(moderator)
     url = reverse("admin:ladder_ladder_rating_settings", args=[ladder.pk])
     data = {**_form_data(ladder), "elo_k": "24", "mode": "from_now_on", "_apply": "Apply"}
 
-    without_reason = client.post(url, data)
-    applied = client.post(url, {**data, "reason": "calmer Elo"})
+    without_reason = moderator_client.post(url, data)
+    applied = moderator_client.post(url, {**data, "reason": "calmer Elo"})
 
     assert without_reason.status_code == 200
     assert "Give a reason to apply the change" in without_reason.text
@@ -335,5 +332,5 @@ def test_the_admin_page_applies_a_change_with_a_reason_and_logs_it(client, moder
     change = RatingSettingsChange.objects.get(ladder=ladder)
     assert change.new_values["elo_k"] == 24 and change.reason == "calmer Elo" and change.changed_by == moderator
     assert "calmer Elo" in LogEntry.objects.get(object_id=str(ladder.pk)).get_change_message()
-    listing = client.get(reverse("admin:ratings_ratingsettingschange_changelist"))
+    listing = moderator_client.get(reverse("admin:ratings_ratingsettingschange_changelist"))
     assert listing.status_code == 200 and "calmer Elo" in listing.text

@@ -1,4 +1,4 @@
-"""History is the truth (SPEC §9): replaying a ladder reproduces the live ratings exactly."""
+"""History is the truth (docs/rules.md §17): replaying a ladder reproduces the live ratings exactly."""
 
 from __future__ import annotations
 

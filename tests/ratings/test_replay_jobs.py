@@ -301,24 +301,23 @@ def test_the_match_page_says_when_re_rating_failed(client, league, moderator, dj
 
 @pytest.mark.django_db
 def test_moderators_follow_jobs_in_the_admin_and_run_a_failed_one_again(
-    client, league, moderator, django_capture_on_commit_callbacks, celery_eager
+    moderator_client, league, moderator, django_capture_on_commit_callbacks, celery_eager
 ):
     ladder, _, matches = league
     with django_capture_on_commit_callbacks():
         job = moderation.match_void(match=matches[8], moderator=moderator, reason="wrong opponent").job
     ReplayJob.objects.filter(pk=job.pk).update(status="failed", error="RuntimeError: x", events_done=5, events_total=20)
-    client.force_login(moderator)
 
-    listing = client.get(reverse("admin:ratings_replayjob_changelist"))
+    listing = moderator_client.get(reverse("admin:ratings_replayjob_changelist"))
     assert listing.status_code == 200
     assert '<progress max="100" value="25"' in listing.text and "25% (5 of 20 events)" in listing.text
-    detail = client.get(reverse("admin:ratings_replayjob_change", args=[job.pk]))
+    detail = moderator_client.get(reverse("admin:ratings_replayjob_change", args=[job.pk]))
     assert detail.status_code == 200 and "RuntimeError: x" in detail.text
-    match_page = client.get(reverse("admin:ladder_match_change", args=[matches[8].pk]))
+    match_page = moderator_client.get(reverse("admin:ladder_match_change", args=[matches[8].pk]))
     assert f"replay job {job.pk}</a> (failed)" in match_page.text
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(
+        response = moderator_client.post(
             reverse("admin:ratings_replayjob_changelist"),
             {"action": "run_again", "_selected_action": [job.pk]},
             follow=True,
@@ -328,18 +327,20 @@ def test_moderators_follow_jobs_in_the_admin_and_run_a_failed_one_again(
     job.refresh_from_db()
     assert job.status == "done"
     assert_equals_a_full_replay(ladder)
-    assert client.post(reverse("admin:ratings_replayjob_delete", args=[job.pk]), {"post": "yes"}).status_code == 403
+    assert (
+        moderator_client.post(reverse("admin:ratings_replayjob_delete", args=[job.pk]), {"post": "yes"}).status_code
+        == 403
+    )
 
 
 @pytest.mark.django_db
 def test_the_ladder_admin_queues_a_replay_of_the_whole_history(
-    client, league, moderator, django_capture_on_commit_callbacks
+    moderator_client, league, moderator, django_capture_on_commit_callbacks
 ):
     ladder, _, _ = league
-    client.force_login(moderator)
 
     with django_capture_on_commit_callbacks() as callbacks:
-        response = client.post(
+        response = moderator_client.post(
             reverse("admin:ladder_ladder_changelist"),
             {"action": "replay_ratings", "_selected_action": [ladder.pk]},
             follow=True,

@@ -1,4 +1,4 @@
-"""Replays stay exact when nightly runs wrote RDs back between the events (SPEC §1, §6, §9).
+"""Replays stay exact when nightly runs wrote RDs back between the events (docs/rules.md §1, §13, §17).
 
 Materialising never changes an RD at a later instant, but two rules read the stored RD:
 the queue's clock reset keeps it as stored, and a result confirmed after a midnight that

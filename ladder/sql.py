@@ -1,16 +1,21 @@
-"""A reported match in two statements on PostgreSQL: lock the players, then record (and rate) it.
+"""Every hand-written statement of the ladder app, and the small functions that run them.
 
-``match_report`` is the hot path of game servers and bots, which report thousands of
-results an hour. Through the ORM a trusted report is nine statements and as much Python
-building them; here it is one ``SELECT … FOR UPDATE`` of the players' ratings (with the
-reporter's per-ladder trust) and one statement of data-modifying CTEs that checks for a
-duplicate and, if there is none, inserts the match, its sides, its participants, and for a
-report confirmed at once the rating event, its history rows and the new ratings.
+They run on PostgreSQL only: ``core.db.on_postgresql()`` says so, and otherwise the
+service runs its ORM twin; the tests run both (``core.db.orm_twins()``).
+
+A reported match takes two statements: lock the players, then record (and rate) it.
+``match_report`` (``ladder.services.matches``) is the hot path of game servers and bots,
+which report thousands of results an hour. Through the ORM a trusted report is nine
+statements and as much Python building them; here it is one ``SELECT … FOR UPDATE`` of
+the players' ratings (with the reporter's per-ladder trust) and one statement of
+data-modifying CTEs that checks for a duplicate and, if there is none, inserts the match,
+its sides, its participants, and for a report confirmed at once the rating event, its
+history rows (``ratings.history.match_changes``) and the new ratings.
 
 The duplicate check runs in the second statement, after the locks are held, so it sees
 every report committed before ours (READ COMMITTED takes a snapshot per statement): two
 identical reports racing each other serialise on the rating rows and the second one finds
-the first. ``match_report`` keeps the ORM path for other databases; the tests run both.
+the first.
 """
 
 from __future__ import annotations
@@ -19,14 +24,16 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
 
 from core import db
 from ladder.models import Ladder, Match, MatchSide, Participant
-from ratings.history import Standing
+from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS, Standing
 from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange, RatingEvent
 from ratings.services import RatedMatch
+from ratings.sql import CHANGE_TYPES, STANDING_TYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,26 +46,30 @@ class LockedMember:
     is_active: bool
 
 
+_TRUSTED = Ladder.trusted_reporters.through._meta.db_table
+_RATING = PlayerRating._meta.db_table
+
+# The players' rating rows, locked in primary-key order, and whether the reporter is on
+# the ladder's trusted-reporter list (every row repeats it).
+LOCK_MEMBERS_SQL = (
+    f"SELECT r.id, r.player_id, {', '.join(f'r.{field}' for field in STANDING_FIELDS)}, r.joined_at, r.is_active, "
+    f"EXISTS (SELECT 1 FROM {_TRUSTED} t WHERE t.ladder_id = %s AND t.user_id = %s) "
+    f"FROM {_RATING} r WHERE r.ladder_id = %s AND r.player_id = ANY(%s) "
+    "ORDER BY r.id FOR UPDATE OF r"
+)
+# The same list alone, when none of the players is a member.
+TRUSTED_SQL = f"SELECT EXISTS (SELECT 1 FROM {_TRUSTED} WHERE ladder_id = %s AND user_id = %s)"
+
+
 def lock_members(ladder: Ladder, player_ids: Sequence[int], reporter_id: int) -> tuple[dict[int, LockedMember], bool]:
     """Lock the players' rating rows (primary-key order) and read whether the reporter is on
     the ladder's trusted-reporter list, in one statement."""
-    trusted_table = Ladder.trusted_reporters.through._meta.db_table
     with db.prepared_cursor() as cursor:
-        cursor.execute(
-            "SELECT r.id, r.player_id, r.rating, r.rd, r.volatility, r.rd_as_of, r.games, r.wins, r.losses, "
-            "r.draws, r.last_played_at, r.joined_at, r.is_active, "
-            f"EXISTS (SELECT 1 FROM {trusted_table} t WHERE t.ladder_id = %s AND t.user_id = %s) "
-            f"FROM {PlayerRating._meta.db_table} r WHERE r.ladder_id = %s AND r.player_id = ANY(%s) "
-            "ORDER BY r.id FOR UPDATE OF r",
-            [ladder.pk, reporter_id, ladder.pk, list(player_ids)],
-        )
+        cursor.execute(LOCK_MEMBERS_SQL, [ladder.pk, reporter_id, ladder.pk, list(player_ids)])
         rows = cursor.fetchall()
     if not rows:
         with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT EXISTS (SELECT 1 FROM {trusted_table} WHERE ladder_id = %s AND user_id = %s)",
-                [ladder.pk, reporter_id],
-            )
+            cursor.execute(TRUSTED_SQL, [ladder.pk, reporter_id])
             return {}, cursor.fetchone()[0]
     members = {
         player: LockedMember(pk, Standing(*standing), joined_at, is_active)
@@ -80,8 +91,9 @@ _SIDE = MatchSide._meta.db_table
 _PARTICIPANT = Participant._meta.db_table
 _EVENT = RatingEvent._meta.db_table
 _CHANGE = RatingChange._meta.db_table
-_RATING = PlayerRating._meta.db_table
 
+# The report: insert the match, its sides and participants unless a live match of the
+# same players is within the duplicate window (checked after the players are locked).
 _RECORD = f"""
 WITH duplicate AS (
     SELECT m.id FROM {_MATCH} m
@@ -117,36 +129,26 @@ WITH duplicate AS (
 SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate)
 """
 
+# A report confirmed at once also inserts the rating event and its history rows and
+# updates the ratings, in the same statement.
 _RATE = f""", new_event AS (
     INSERT INTO {_EVENT} (ladder_id, kind, match_id, adjustment_id, is_active, at, created_at)
     SELECT %(ladder)s, '{EventKind.MATCH.value}', new_match.id, NULL, true, %(played_at)s, %(now)s FROM new_match
     RETURNING id
 ), new_changes AS (
-    INSERT INTO {_CHANGE} (event_id, ladder_id, player_id, match_id, kind, rating_before, rd_before,
-                           volatility_before, rd_as_of_before, rd_at_event, rating_after, rd_after,
-                           volatility_after, rd_as_of_after, expected, score, delta, engine, engine_params,
-                           created_at)
-    SELECT new_event.id, %(ladder)s, c.player, new_match.id, '{ChangeKind.MATCH.value}', c.rating_before,
-           c.rd_before, c.volatility_before, c.rd_as_of_before, c.rd_at_event, c.rating_after, c.rd_after,
-           c.volatility_after, c.rd_as_of_after, c.expected, c.score, c.delta, %(engine)s,
-           %(engine_params)s::jsonb, %(now)s
-    FROM new_event, new_match, unnest(
-        %(c_player)s::bigint[], %(c_rating_before)s::float8[], %(c_rd_before)s::float8[],
-        %(c_volatility_before)s::float8[], %(c_rd_as_of_before)s::timestamptz[], %(c_rd_at_event)s::float8[],
-        %(c_rating_after)s::float8[], %(c_rd_after)s::float8[], %(c_volatility_after)s::float8[],
-        %(c_rd_as_of_after)s::timestamptz[], %(c_expected)s::float8[], %(c_score)s::float8[], %(c_delta)s::float8[]
-    ) WITH ORDINALITY AS c(player, rating_before, rd_before, volatility_before, rd_as_of_before, rd_at_event,
-                           rating_after, rd_after, volatility_after, rd_as_of_after, expected, score, delta, n)
+    INSERT INTO {_CHANGE} (event_id, ladder_id, match_id, kind, engine, engine_params, created_at,
+                           {", ".join(CHANGE_COLUMNS)})
+    SELECT new_event.id, %(ladder)s, new_match.id, '{ChangeKind.MATCH.value}', %(engine)s, %(engine_params)s::jsonb,
+           %(now)s, {", ".join(f"c.{column}" for column in CHANGE_COLUMNS)}
+    FROM new_event, new_match, unnest({", ".join(f"%(c_{column})s::{kind}[]" for column, kind in CHANGE_TYPES.items())})
+         WITH ORDINALITY AS c({", ".join(CHANGE_COLUMNS)}, n)
     ORDER BY c.n
     RETURNING id
 ), rated AS (
     UPDATE {_RATING} AS r
-    SET rating = v.rating, rd = v.rd, volatility = v.volatility, rd_as_of = v.rd_as_of, games = v.games,
-        wins = v.wins, losses = v.losses, draws = v.draws, last_played_at = v.last_played_at
-    FROM unnest(%(r_id)s::bigint[], %(r_rating)s::float8[], %(r_rd)s::float8[], %(r_volatility)s::float8[],
-                %(r_rd_as_of)s::timestamptz[], %(r_games)s::int[], %(r_wins)s::int[], %(r_losses)s::int[],
-                %(r_draws)s::int[], %(r_last_played_at)s::timestamptz[])
-         AS v(id, rating, rd, volatility, rd_as_of, games, wins, losses, draws, last_played_at)
+    SET {", ".join(f"{field} = v.{field}" for field in STANDING_FIELDS)}
+    FROM unnest(%(r_id)s::bigint[], {", ".join(f"%(r_{field})s::{kind}[]" for field, kind in STANDING_TYPES.items())})
+         AS v(id, {", ".join(STANDING_FIELDS)})
     WHERE r.id = v.id AND EXISTS (SELECT 1 FROM new_match)
     RETURNING r.id
 )"""
@@ -176,7 +178,7 @@ def record_match(
     ratings are written in the same statement.
     """
     players = [player for side in layout for player in side]
-    params: dict[str, object] = {
+    params: dict[str, Any] = {
         "ladder": ladder.pk,
         "low": duplicate_window[0],
         "high": duplicate_window[1],
@@ -196,57 +198,22 @@ def record_match(
         "player": players,
     }
     if rated is not None:
-        params.update(_rating_params(rated, layout, members))
+        params.update(_rating_params(rated, members))
     with db.prepared_cursor() as cursor:
         cursor.execute(RECORD_SQL if rated is None else RECORD_AND_RATE_SQL, params)
         match_id, duplicate_id = cursor.fetchone()
     return match_id, duplicate_id
 
 
-def _rating_params(rated: RatedMatch, layout: Sequence[Sequence[int]], members: dict[int, LockedMember]) -> dict:
-    columns: dict[str, list[object]] = {
-        name: []
-        for name in (
-            "c_player",
-            "c_rating_before",
-            "c_rd_before",
-            "c_volatility_before",
-            "c_rd_as_of_before",
-            "c_rd_at_event",
-            "c_rating_after",
-            "c_rd_after",
-            "c_volatility_after",
-            "c_rd_as_of_after",
-            "c_expected",
-            "c_score",
-            "c_delta",
-        )
+def _rating_params(rated: RatedMatch, members: dict[int, LockedMember]) -> dict[str, Any]:
+    """The history rows as one array per column (``c_`` and the column), the new ratings likewise (``r_``)."""
+    params: dict[str, Any] = {
+        f"c_{name}": list(values) for name, values in zip(CHANGE_COLUMNS, zip(*rated.changes, strict=True), strict=True)
     }
-    for side_players, side_results in zip(layout, rated.result.sides, strict=True):
-        for player, outcome in zip(side_players, side_results, strict=True):
-            old, new = rated.standings[player], rated.after[player]
-            for name, value in (
-                ("c_player", player),
-                ("c_rating_before", old.rating),
-                ("c_rd_before", old.rd),
-                ("c_volatility_before", old.volatility),
-                ("c_rd_as_of_before", old.rd_as_of),
-                ("c_rd_at_event", outcome.rd_at_game),
-                ("c_rating_after", new.rating),
-                ("c_rd_after", new.rd),
-                ("c_volatility_after", new.volatility),
-                ("c_rd_as_of_after", new.rd_as_of),
-                ("c_expected", outcome.expected),
-                ("c_score", outcome.score),
-                ("c_delta", outcome.delta),
-            ):
-                columns[name].append(value)
     after = list(rated.after.items())
-    columns["r_id"] = [members[player].id for player, _ in after]
-    for field in ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at"):
-        columns[f"r_{field}"] = [getattr(standing, field) for _, standing in after]
-    return {
-        **columns,
-        "engine": str(rated.settings["engine"]),
-        "engine_params": json.dumps(rated.settings),
-    }
+    params["r_id"] = [members[player].id for player, _ in after]
+    for field in STANDING_FIELDS:
+        params[f"r_{field}"] = [getattr(standing, field) for _, standing in after]
+    params["engine"] = str(rated.settings["engine"])
+    params["engine_params"] = json.dumps(rated.settings)
+    return params

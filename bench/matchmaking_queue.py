@@ -43,38 +43,12 @@ the polls (reads). Each row is also printed as a ratio to its reference ("× ref
 rate, or 1,000 ÷ its median ms for single calls), so runs on other machines compare.
 
 Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_pg.py).
-Run: ``.venv/bin/python bench/queue.py [--waiting 10000] [--joins 500] [--workers 2 4]``.
+Run: ``.venv/bin/python bench/matchmaking_queue.py [--waiting 10000] [--joins 500] [--workers 2 4]``.
 
 Targets: ``queue_join`` median ≤ 5 ms; ≥ 500 polls per second.
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# This file's name is that of the standard library's ``queue``, which psycopg imports, and
-# Python puts the folder of the script it runs first on ``sys.path``.
-if __name__ == "__main__":
-    # Run as the benchmark: move this folder after the standard library.
-    sys.path.remove(str(Path(__file__).resolve().parent))
-    sys.path.append(str(Path(__file__).resolve().parent))
-else:
-    # Found by ``import queue`` in another script of this folder (report.py, replay.py): load the
-    # standard library's module and put it in this one's place (``import`` returns what
-    # ``sys.modules`` holds once this file has run; the rest of it only defines things).
-    import importlib.machinery
-    import importlib.util
-
-    _here = Path(__file__).resolve().parent
-    _spec = importlib.machinery.PathFinder.find_spec(
-        "queue", [entry for entry in sys.path if Path(entry or ".").resolve() != _here]
-    )
-    if _spec is None or _spec.loader is None:
-        raise ImportError("the standard library's queue module was not found")
-    _library_queue = importlib.util.module_from_spec(_spec)
-    sys.modules[__name__] = _library_queue
-    _spec.loader.exec_module(_library_queue)
 
 import argparse
 import cProfile
@@ -89,12 +63,14 @@ import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 
 import _pg
 import _reference
@@ -688,9 +664,11 @@ def gunicorn(workers: int) -> Iterator[tuple[int, int]]:
             try:
                 get(port, "/", {})
                 break
-            except OSError:
+            except (OSError, http.client.HTTPException) as error:  # refused, reset, timed out, cut short
                 if time.monotonic() > deadline:
-                    raise SystemExit("error: gunicorn did not answer within 60 s") from None
+                    raise SystemExit(
+                        f"error: gunicorn did not answer within 60 s (last: {type(error).__name__})"
+                    ) from None
                 time.sleep(0.2)
         _pg.log(f"gunicorn with {workers} workers on 127.0.0.1:{port} (pid {process.pid})")
         yield port, process.pid

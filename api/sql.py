@@ -1,0 +1,64 @@
+"""The API's hand-written statements: PostgreSQL runs them, other databases their ORM twins.
+
+Each statement runs on a hot path of a report or of every authenticated request, through
+``core.db.prepared_cursor`` (prepared once per connection). The module that runs one also
+holds its ORM twin, behind ``core.db.on_postgresql()``:
+
+- ``LIVE_TOKEN``: ``api.authentication.live_token``, the token, its user and their permissions;
+- ``LADDER_BY_SLUG`` and ``USERS_BY_USERNAME``: ``api.lookups``, a report's ladder and players;
+- ``IDEMPOTENCY_CLAIM`` and ``IDEMPOTENCY_SETTLE``: ``api.idempotency``, a report's key.
+
+A row becomes a model instance with ``core.db.instance`` and the ``*_FIELDS`` names below,
+in the order the statement selects the columns.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
+
+from accounts.models import User
+from api.models import ApiToken, IdempotencyKey
+from core import db
+from ladder.models import Ladder
+
+TOKEN_FIELDS, _TOKEN_COLUMNS = db.column_list(ApiToken, "t")
+USER_FIELDS, _USER_COLUMNS = db.column_list(User, "u")
+LADDER_FIELDS, _LADDER_COLUMNS = db.column_list(Ladder, "l")
+
+_UserPermission = User.user_permissions.through
+_UserGroup = User.groups.through
+
+# The live token of an active user with this hash: the token's columns, the user's, then
+# the user's permissions (their own and their groups') as "app_label.codename".
+LIVE_TOKEN = f"""
+    SELECT {_TOKEN_COLUMNS}, {_USER_COLUMNS},
+        ARRAY(
+            SELECT ct.app_label || '.' || p.codename
+            FROM {Permission._meta.db_table} p JOIN {ContentType._meta.db_table} ct ON ct.id = p.content_type_id
+            WHERE p.id IN (
+                SELECT up.permission_id FROM {_UserPermission._meta.db_table} up WHERE up.user_id = u.id
+                UNION ALL
+                SELECT gp.permission_id
+                FROM {Group.permissions.through._meta.db_table} gp
+                JOIN {_UserGroup._meta.db_table} ug ON ug.group_id = gp.group_id
+                WHERE ug.user_id = u.id
+            )
+        )
+    FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id
+    WHERE t.key_hash = %s AND t.revoked_at IS NULL AND u.is_active
+"""
+
+LADDER_BY_SLUG = f"SELECT {_LADDER_COLUMNS} FROM {Ladder._meta.db_table} l WHERE l.slug = %s"
+# lower(username) is what the case-insensitive unique index covers.
+USERS_BY_USERNAME = f"SELECT {_USER_COLUMNS} FROM {User._meta.db_table} u WHERE lower(u.username) = ANY(%s)"
+
+_KEYS = IdempotencyKey._meta.db_table
+# The key's row with no response yet; no row back when the user has used the key already.
+IDEMPOTENCY_CLAIM = f"""
+    INSERT INTO {_KEYS} (user_id, key, request_hash, response_status, response_body, created_at)
+    VALUES (%s, %s, %s, 0, '{{}}'::jsonb, now())
+    ON CONFLICT (user_id, key) DO NOTHING
+    RETURNING id
+"""
+IDEMPOTENCY_SETTLE = f"UPDATE {_KEYS} SET response_status = %s, response_body = %s::jsonb WHERE id = %s"

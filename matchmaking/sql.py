@@ -1,0 +1,104 @@
+"""The queue's hand-written statements: PostgreSQL runs them, other databases their ORM twins.
+
+A searching player's page polls every 2 seconds, and each poll may run a pairing search,
+so these run many times a second; all but ``JOIN`` go through ``core.db.prepared_cursor``.
+The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql()``:
+
+- ``JOIN``: ``services._entry_create``, a new search or the reused open one;
+- ``candidates``: ``services._candidates``, the nearest waiting searches each way;
+- ``claim``: ``services._claim``, the searches still waiting, locked with ``SKIP LOCKED``;
+- ``PAIR``: ``services._pair``, both searches matched in one statement;
+- ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search.
+
+Statements built from the models' columns are built once, when first asked for.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from ladder.models import Ladder, Match, Participant
+from matchmaking.models import Block, EntryStatus, QueueEntry
+from ratings.models import PlayerRating
+
+_ENTRIES = QueueEntry._meta.db_table
+_WAITING = EntryStatus.WAITING.value
+
+# The player's open entry in a ladder (the constraint ``queue_one_open_per_player``), which
+# a new search reuses unless it is waiting or cooling down. The rating is copied from the
+# player's membership; no row back when nothing was written (not a member, already
+# searching, or cooling down: a second query tells them apart).
+_OPEN = f"NOT (status = '{EntryStatus.MATCHED.value}')"
+JOIN = (
+    f"INSERT INTO {_ENTRIES} AS e (ladder_id, player_id, status, rating, rd, volatility,"
+    " rd_as_of, max_rating_gap, joined_at, last_seen_at)"
+    " SELECT ladder_id, player_id, %(waiting)s, rating, rd, volatility, rd_as_of, %(gap)s, %(now)s, %(now)s"
+    f" FROM {PlayerRating._meta.db_table} WHERE ladder_id = %(ladder)s AND player_id = %(player)s AND is_active"
+    f" ON CONFLICT (ladder_id, player_id) WHERE {_OPEN} DO UPDATE SET status = EXCLUDED.status,"
+    " rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, rd_as_of = EXCLUDED.rd_as_of,"
+    " max_rating_gap = EXCLUDED.max_rating_gap, joined_at = EXCLUDED.joined_at,"
+    " last_seen_at = EXCLUDED.last_seen_at, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
+    " win_probability = NULL, rejoin_after = NULL"
+    " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
+    " RETURNING id, rating, rd, volatility, rd_as_of"
+)
+
+# Both searches of a pairing matched, each with the other's player and its own win chance.
+PAIR = (
+    f"UPDATE {_ENTRIES} SET status = %(matched)s, match_id = %(match)s,"
+    " ended_at = %(now)s, opponent_id = CASE id WHEN %(me)s THEN %(their_player)s ELSE %(my_player)s END,"
+    " win_probability = CASE id WHEN %(me)s THEN %(p)s ELSE %(q)s END WHERE id IN (%(me)s, %(other)s)"
+)
+
+
+@cache
+def candidates(*, cooldown: bool) -> str:
+    """Both index-ordered range reads and the exclusions (blocks, and recent opponents when
+    the ladder has a rematch ``cooldown``), one statement; rows as ``services.Candidate``."""
+    blocks, matches, participants = Block._meta.db_table, Match._meta.db_table, Participant._meta.db_table
+    excluded = (
+        f"SELECT blocked_id FROM {blocks} WHERE blocker_id = %(player)s"
+        f" UNION ALL SELECT blocker_id FROM {blocks} WHERE blocked_id = %(player)s"
+    )
+    if cooldown:
+        excluded += (
+            f" UNION ALL SELECT theirs.player_id FROM {participants} AS mine"
+            f" JOIN {matches} AS m ON m.id = mine.match_id"
+            f" JOIN {participants} AS theirs ON theirs.match_id = mine.match_id"
+            " WHERE mine.player_id = %(player)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
+        )
+    waiting = (
+        "SELECT id, player_id, rating, rd, volatility, EXTRACT(EPOCH FROM rd_as_of)::float8,"
+        " EXTRACT(EPOCH FROM joined_at)::float8, max_rating_gap"
+        f" FROM {_ENTRIES} WHERE ladder_id = %(ladder)s AND status = '{_WAITING}'"
+        " AND player_id <> %(player)s AND player_id NOT IN (SELECT player_id FROM excluded)"
+        " AND (max_rating_gap IS NULL OR max_rating_gap >= ABS(rating - %(rating)s))"
+    )
+    return (
+        f"WITH excluded (player_id) AS ({excluded})"
+        f" SELECT * FROM ({waiting} AND rating >= %(low)s AND rating <= %(rating)s"
+        " ORDER BY rating DESC LIMIT %(each_way)s) AS below"
+        f" UNION ALL SELECT * FROM ({waiting} AND rating > %(rating)s AND rating <= %(high)s"
+        " ORDER BY rating LIMIT %(each_way)s) AS above"
+    )
+
+
+@cache
+def claim(count: int) -> str:
+    """The ids of those of ``count`` searches that still wait, locked; a search another
+    pairing holds is skipped (``SKIP LOCKED``), never waited for."""
+    placeholders = ", ".join(["%s"] * count)
+    return f"SELECT id FROM {_ENTRIES} WHERE id IN ({placeholders}) AND status = '{_WAITING}' FOR UPDATE SKIP LOCKED"
+
+
+@cache
+def ladder_and_entry() -> tuple[str, list[str], list[str]]:
+    """Every column of the ladder at a slug, then every column of the player's latest search
+    in it (or NULLs); with the ladder's and the search's attribute names, in that order."""
+    ladder_fields, entry_fields = Ladder._meta.concrete_fields, QueueEntry._meta.concrete_fields
+    columns = [f"l.{field.column}" for field in ladder_fields] + [f"e.{field.column}" for field in entry_fields]
+    sql = (
+        f"SELECT {', '.join(columns)} FROM {Ladder._meta.db_table} AS l LEFT JOIN {_ENTRIES} AS e ON e.id = "
+        f"(SELECT MAX(id) FROM {_ENTRIES} WHERE ladder_id = l.id AND player_id = %s) WHERE l.slug = %s"
+    )
+    return sql, [field.attname for field in ladder_fields], [field.attname for field in entry_fields]
