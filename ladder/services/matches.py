@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import db
-from ladder import sql
+from ladder import permissions, sql
 from ladder.models import (
     MAX_PLAYERS_PER_MATCH,
     Confirmation,
@@ -451,14 +451,26 @@ def _side_of(match: Match, user: User) -> MatchSide:
     return participant.side
 
 
+# The message of each refusal of ``permissions.answer_refusal``, the one rule of who may answer.
+_ANSWER_REFUSALS = {
+    permissions.NOT_PENDING: NOT_PENDING,
+    permissions.NOT_PARTICIPANT: NOT_A_PARTICIPANT,
+    permissions.OWN_REPORT: OWN_REPORT,
+    permissions.ALREADY_ANSWERED: ALREADY_ANSWERED,
+}
+
+
 def _answerable(match: Match, user: User) -> MatchSide:
-    if match.status != MatchStatus.PENDING:
-        raise ValidationError(NOT_PENDING, code="not_pending", params={"status": match.get_status_display().lower()})
-    side = _side_of(match, user)
-    if side.answer == SideAnswer.REPORTED:
-        raise ValidationError(OWN_REPORT, code="own_report")
-    if side.answer:
-        raise ValidationError(ALREADY_ANSWERED, code="already_answered")
+    """``user``'s side of ``match`` if it may confirm or dispute it now; else the refusal, as a ValidationError."""
+    side = None
+    if match.status == MatchStatus.PENDING:  # a finished match is refused without looking the user up
+        participant = match.participants.filter(player=user).select_related("side").first()
+        side = participant.side if participant is not None else None
+    code = permissions.answer_refusal(match, side)
+    if code is not None:
+        params = {"status": match.get_status_display().lower()} if code == permissions.NOT_PENDING else None
+        raise ValidationError(_ANSWER_REFUSALS[code], code=code, params=params)
+    assert side is not None  # answer_refusal refuses a user of no side
     return side
 
 
