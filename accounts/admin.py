@@ -94,7 +94,7 @@ class UserAdmin(DjangoUserAdmin):
     show_full_result_count = False  # one count(*) of every account per page is enough
     fieldsets = (
         (None, {"fields": ("username", "password")}),
-        ("Profile", {"fields": ("email", "about", "is_bot")}),
+        ("Profile", {"fields": ("email", "email_verified", "about", "is_bot")}),
         (
             "Access",
             {
@@ -138,7 +138,8 @@ class UserAdmin(DjangoUserAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
         """Only superusers hand out powers or change e-mail addresses; moderators edit ``PLAYER_FIELDS``."""
-        readonly = ("last_login", "date_joined")
+        # The verified address is set only by following the link mailed to it.
+        readonly = ("last_login", "date_joined", "email_verified")
         if request.user.is_superuser:
             return readonly
         editable = PLAYER_FIELDS + (("is_active",) if request.user.has_perm(BAN_PERMISSION) else ())

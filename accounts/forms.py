@@ -1,15 +1,22 @@
 from __future__ import annotations
 
-from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from typing import Any
+from urllib.parse import urlsplit
 
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+
+from accounts.mail import password_reset_mail_send
 from accounts.models import User
 from accounts.validators import USERNAME_TAKEN, USERNAME_TOO_LONG
 
 
 class SignUpForm(UserCreationForm):
     email = forms.EmailField(
-        required=False, help_text="Optional. Only moderators see it; it is never shown on your profile."
+        required=False,
+        help_text="Optional. We send it a link to check it is yours; then it can get a new password if you forget "
+        "yours. Only moderators see it; it is never shown on your profile.",
     )
 
     class Meta:
@@ -29,4 +36,30 @@ class AccountSettingsForm(forms.ModelForm):
         model = User
         fields = ("email", "about")
         widgets = {"about": forms.Textarea(attrs={"rows": 4})}
-        help_texts = {"email": "Only moderators see it; it is never shown on your profile."}
+        help_texts = {
+            "email": "Where a new password and, once you allow them, notifications are sent. A new address gets "
+            "a link to check it is yours. Only moderators see it; it is never shown on your profile."
+        }
+
+
+class PasswordResetMailForm(PasswordResetForm):
+    """Django's password reset, its mail sent through ``core.mail`` (a Celery task, our templates).
+
+    Django finds the accounts: active, with a password, whose address is the one typed in
+    any case. It runs in a Celery task (``accounts.tasks``), never in the request.
+    """
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        password_reset_mail_send(user=context["user"], uidb64=context["uid"], token=context["token"])
+
+    def send_reset_mails(self) -> None:
+        """Mail a link to every account the typed address matches (none, one, or a few)."""
+        self.save(domain_override=urlsplit(settings.SITE_URL).netloc)

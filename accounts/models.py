@@ -49,6 +49,12 @@ class User(AbstractUser):
         },
     )
     about = models.TextField("about", blank=True, max_length=500, help_text="A few words shown on your public profile.")
+    email_verified = models.CharField(
+        "verified address",
+        max_length=254,
+        blank=True,
+        help_text="The address whose link was followed. The email is verified while it is this address.",
+    )
     is_bot = models.BooleanField(
         "bot account",
         default=False,
@@ -72,6 +78,8 @@ class User(AbstractUser):
                 violation_error_message=USERNAME_TAKEN_ANY_CASE,
             )
         ]
+        # Password resets look accounts up by address, whatever its case (``email__iexact``).
+        indexes = [models.Index(Lower("email"), name="accounts_user_email_ci")]
 
     def __str__(self) -> str:
         return self.username
@@ -79,6 +87,17 @@ class User(AbstractUser):
     def get_absolute_url(self) -> str:
         return reverse("accounts:profile", kwargs={"username": self.username})
 
+    @property
+    def has_verified_email(self) -> bool:
+        """Whether mail may go to ``email``: its owner followed a link sent to that very address.
 
-# On this field only: every ``username__iexact``, also across relations, uses the index.
+        Changing the address unverifies it by itself (``email_verified`` still names the old
+        one); only a password reset is ever sent to an address not verified.
+        """
+        return bool(self.email) and self.email.casefold() == self.email_verified.casefold()
+
+
+# On these fields only: every ``username__iexact`` and ``email__iexact``, also across
+# relations, uses the index on ``lower()``.
 User._meta.get_field("username").register_lookup(UsernameIExact)
+User._meta.get_field("email").register_lookup(UsernameIExact)

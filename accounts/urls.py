@@ -16,5 +16,23 @@ urlpatterns = [
     ),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("accounts/settings/", views.account_settings, name="settings"),
+    path("accounts/settings/verify-email/", views.verification_resend, name="verification_resend"),
+    path("accounts/verify-email/<str:token>/", views.verify_email, name="verify_email"),
+    path("accounts/password-reset/", views.PasswordResetRequestView.as_view(), name="password_reset"),
+    path(
+        "accounts/password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/password-reset/<uidb64>/<token>/",
+        views.PasswordResetSetView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/password-reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
     path("players/<str:username>/", views.profile, name="profile"),
 ]

@@ -2,13 +2,28 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.forms import Form
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse_lazy
+from django.views.decorators.http import require_POST
 
-from accounts.forms import AccountSettingsForm, SignUpForm
+from accounts.forms import AccountSettingsForm, PasswordResetMailForm, SignUpForm
+from accounts.mail import (
+    password_reset_allowed,
+    password_reset_enqueue,
+    verification_mail_send,
+    verification_resend_wait,
+)
 from accounts.models import User
-from accounts.throttling import signup_refused_message, signup_take, signup_wait
+from accounts.throttling import signup_refused_message, signup_take, signup_wait, wait_words
+from accounts.verification import VERIFY_LINK_DAYS, VerificationError, email_verify
+
+VERIFY_SENT = "We sent a link to {email}. Follow it within {days} days to confirm the address is yours."
+VERIFY_RESEND_REFUSED = "You asked for several links in a short time. Try again in {wait}."
+VERIFY_NOTHING_TO_SEND = "There is no address to check: add one above first."
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -23,6 +38,8 @@ def signup(request: HttpRequest) -> HttpResponse:
             user = form.save()
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {user.username}! Pick a ladder below and join it to start playing.")
+            if verification_mail_send(user=user):
+                messages.info(request, VERIFY_SENT.format(email=user.email, days=VERIFY_LINK_DAYS))
             return redirect("home")
     if wait:
         # A form shown (GET) says so at once; a form sent is refused with 429.
@@ -47,9 +64,84 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
 @login_required
 def account_settings(request: HttpRequest) -> HttpResponse:
-    form = AccountSettingsForm(request.POST or None, instance=request.user)
+    user = request.user
+    assert isinstance(user, User)
+    address = _address_status(user)  # before the form writes what was typed onto the user
+    form = AccountSettingsForm(request.POST or None, instance=user)
     if request.method == "POST" and form.is_valid():
-        form.save()
+        user = form.save()
         messages.success(request, "Your settings are saved.")
+        # A new address is unverified by itself (User.email_verified names the old one).
+        if "email" in form.changed_data and verification_mail_send(user=user):
+            messages.info(request, VERIFY_SENT.format(email=user.email, days=VERIFY_LINK_DAYS))
         return redirect("accounts:settings")
-    return render(request, "accounts/settings.html", {"form": form})
+    return render(request, "accounts/settings.html", {"form": form, "address": address})
+
+
+def _address_status(user: User) -> dict[str, object]:
+    """The saved address and whether it is verified, for the settings page's "Email address"."""
+    return {"email": user.email, "verified": user.has_verified_email, "days": VERIFY_LINK_DAYS}
+
+
+@login_required
+@require_POST
+def verification_resend(request: HttpRequest) -> HttpResponse:
+    """ "Send the link again": a new link to the account's unverified address, a few an hour."""
+    user = request.user
+    assert isinstance(user, User)
+    if not user.email or user.has_verified_email:
+        messages.info(request, VERIFY_NOTHING_TO_SEND if not user.email else "Your address is verified already.")
+        return redirect("accounts:settings")
+    if wait := verification_resend_wait(user=user):
+        context = {
+            "form": AccountSettingsForm(instance=user),
+            "address": _address_status(user),
+            "resend_refused": VERIFY_RESEND_REFUSED.format(wait=wait_words(wait)),
+        }
+        response = render(request, "accounts/settings.html", context, status=429)
+        response["Retry-After"] = str(wait)
+        return response
+    verification_mail_send(user=user)
+    messages.info(request, VERIFY_SENT.format(email=user.email, days=VERIFY_LINK_DAYS))
+    return redirect("accounts:settings")
+
+
+def verify_email(request: HttpRequest, token: str) -> HttpResponse:
+    """The page a verification link opens: no login needed, the signed link is the proof."""
+    try:
+        user = email_verify(token=token)
+    except VerificationError as exc:
+        return render(request, "registration/email_verify_failed.html", {"reason": str(exc)}, status=400)
+    return render(request, "registration/email_verified.html", {"verified": user})
+
+
+class PasswordResetRequestView(auth_views.PasswordResetView):
+    """ "Forgot your password?": the same answer whatever was typed, and nothing looked up here."""
+
+    form_class = PasswordResetMailForm
+    success_url = reverse_lazy("accounts:password_reset_done")
+
+    def form_valid(self, form: Form) -> HttpResponse:
+        email = form.cleaned_data["email"]
+        # Over a limit (per address or per client) the answer is the same "if an account
+        # has this address, we sent it a link" page, and nothing is sent. A refusal would
+        # tell the asker that someone asked for this address before, and the page would
+        # no longer be the same for every address.
+        if password_reset_allowed(request=self.request, email=email):
+            password_reset_enqueue(email=email)
+        return HttpResponseRedirect(self.get_success_url())
+
+
+class PasswordResetSetView(auth_views.PasswordResetConfirmView):
+    """A new password from the mailed link. The link went to the account's address, so
+    following it verifies that address too (the token is bound to it: a changed address
+    voids the link)."""
+
+    success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def form_valid(self, form: Form) -> HttpResponse:
+        response = super().form_valid(form)
+        user = self.user
+        if user is not None and user.email and not user.has_verified_email:
+            User.objects.filter(pk=user.pk, email=user.email).update(email_verified=user.email)
+        return response

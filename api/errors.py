@@ -35,6 +35,7 @@ SERVICE_STATUS: dict[str, int] = {
     "already_void": status.HTTP_409_CONFLICT,
     "not_pending": status.HTTP_409_CONFLICT,
     "not_searching": status.HTTP_409_CONFLICT,
+    "not_joined": status.HTTP_409_CONFLICT,
     "cannot_confirm": status.HTTP_409_CONFLICT,
     # A new search within seconds of leaving one: retrying after Retry-After succeeds.
     "queue_cooldown": status.HTTP_429_TOO_MANY_REQUESTS,

@@ -6,11 +6,12 @@ silently ignored value.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rest_framework import serializers
 
 from ladder.models import MAX_PLAYERS_PER_MATCH, MatchStatus
+from notifications.models import Kind as NotificationKind
 
 UNKNOWN_FIELD = "Unknown field."
 
@@ -379,3 +380,52 @@ class ErrorDetailOut(serializers.Serializer):
 
 class ErrorOut(serializers.Serializer):
     error = ErrorDetailOut()
+
+
+class NotificationFilterIn(StrictSerializer):
+    kind = serializers.ChoiceField(choices=NotificationKind.choices, required=False, help_text="Only this kind.")
+    unread = serializers.BooleanField(required=False, help_text="Only unread ones.")
+    page = serializers.IntegerField(min_value=1, required=False)
+    page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
+
+
+class NotificationOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=NotificationKind.choices)
+    title = serializers.CharField()
+    text = serializers.CharField(help_text="One or two sentences, as on the site.")
+    url = serializers.URLField(help_text="The page it is about: the match, the ladder or the notifications page.")
+    ladder = serializers.SlugField(allow_null=True)
+    match = serializers.IntegerField(allow_null=True)
+    details = serializers.DictField(help_text="The event's details as recorded then (names, deadline, rating change).")
+    created_at = serializers.DateTimeField()
+    read_at = serializers.DateTimeField(allow_null=True)
+
+
+NOTIFICATION_IDS_OR_ALL = "Give either ids or all, not both."
+NOTIFICATION_NOTHING = "Give ids (a list of notification ids) or all: true."
+
+
+class NotificationReadIn(StrictSerializer):
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), min_length=1, max_length=200, required=False
+    )
+    all = serializers.BooleanField(required=False, help_text="true marks every notification read.")
+
+    # What validate() enforces, for the schema (api.schema): exactly one of ids and all, and all only as true.
+    schema_rules: ClassVar[dict[str, Any]] = {
+        "oneOf": [{"required": ["ids"]}, {"required": ["all"]}],
+        "not": {"required": ["all"], "properties": {"all": {"enum": [False]}}},
+    }
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "ids" in attrs and "all" in attrs:
+            raise serializers.ValidationError({"all": [NOTIFICATION_IDS_OR_ALL]})
+        if "ids" not in attrs and not attrs.get("all"):
+            raise serializers.ValidationError({"ids": [NOTIFICATION_NOTHING]})
+        return attrs
+
+
+class NotificationReadOut(serializers.Serializer):
+    marked = serializers.IntegerField(help_text="How many became read.")
+    unread = serializers.IntegerField(help_text="How many are still unread.")

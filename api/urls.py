@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView
 
-from api.views import jobs, ladders, matches, players
+from api.views import jobs, ladders, matches, notifications, players
 
 app_name = "api"
 
@@ -55,5 +55,7 @@ urlpatterns = [
     path("matches/<int:pk>/dispute/", matches.MatchDisputeView.as_view(), name="match_dispute"),
     path("matches/<int:pk>/void/", matches.MatchVoidView.as_view(), name="match_void"),
     path("matches/<int:pk>/correct/", matches.MatchCorrectView.as_view(), name="match_correct"),
+    path("notifications/", notifications.NotificationListView.as_view(), name="notifications"),
+    path("notifications/read/", notifications.NotificationReadView.as_view(), name="notifications_read"),
     path("replay-jobs/<int:pk>/", jobs.ReplayJobDetailView.as_view(), name="replay_job"),
 ]

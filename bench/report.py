@@ -19,18 +19,24 @@ Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_p
 Run: ``.venv/bin/python bench/report.py [--players 200] [--matches 2000]``.
 
 Target: ≥ 300 trusted reports per second.
+
+Notifications: ``--rounds`` pairs of rounds of trusted reports, alternately with the
+notifications (the players' "match rated" rows, inserted by the report's own statement,
+and the webhook check) and without them (``ladder.services.notices`` patched to tell
+nobody), so both run on the same machine in the same minutes. Target: with ≥ 90% of without.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import pstats
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -41,6 +47,7 @@ import _reference
 from _phases import Phases, QueryLog, home_of, project_functions
 
 TARGET_PER_SECOND = 300.0
+TARGET_WITH_NOTIFICATIONS = 0.90  # trusted reports with notifications, as a share of the rate without
 STEP = timedelta(minutes=11)  # more than the 10-minute duplicate window
 
 
@@ -219,6 +226,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=200, help="matches of each path with queries counted")
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rounds", type=int, default=4, help="alternating rounds with and without notifications")
     parser.add_argument("--show-sql", action="store_true", help="print every statement of one trusted report")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile N more trusted reports")
     args = parser.parse_args()
@@ -229,6 +237,30 @@ def main() -> None:
             bench(args, url)
         finally:
             _pg.close_django()
+
+
+@contextlib.contextmanager
+def notifications_off() -> Iterator[None]:
+    """The report path as before notifications: nobody in the batch, no webhook check."""
+    from ladder.services import notices
+
+    rated_batch, emit_rated = notices.rated_batch, notices.emit_rated
+    notices.rated_batch = lambda **kwargs: notices.Batch(notices.Kind.RATED, {})  # type: ignore[assignment]
+    notices.emit_rated = lambda **kwargs: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        notices.rated_batch, notices.emit_rated = rated_batch, emit_rated
+
+
+def with_and_without(run: Callable[[int], int], count: int, rounds: int) -> tuple[float, float]:
+    """Trusted reports per second with and without notifications, alternating ``rounds`` times."""
+    seconds = {"with": 0.0, "without": 0.0}
+    for _ in range(rounds):
+        seconds["with"] += timed(run, count)
+        with notifications_off():
+            seconds["without"] += timed(run, count)
+    return rounds * count / seconds["with"], rounds * count / seconds["without"]
 
 
 def bench(args: argparse.Namespace, url: str) -> None:
@@ -242,6 +274,7 @@ def bench(args: argparse.Namespace, url: str) -> None:
     trusted(args.warmup)
     trusted_seconds = timed(trusted, args.matches)
     trusted_queries, trusted_sample = counted(trusted, args.sample, show_sql=args.show_sql)
+    with_rate, without_rate = with_and_without(trusted, args.matches // (2 * args.rounds) or 1, args.rounds)
 
     split = {"report": 0.0, "confirm": 0.0}
     two_step = two_step_runner(ladder, users, rng, clock, split)
@@ -270,6 +303,13 @@ def bench(args: argparse.Namespace, url: str) -> None:
         )
     for label, seconds in (("  of which match_report", report_seconds), ("  of which match_confirm", confirm_seconds)):
         print(f"{label:<46} {'':>8} {'':>10} {'':>7} {1000 * seconds / args.two_step:>9.2f}")
+    share = with_rate / without_rate
+    verdict = f"≥{TARGET_WITH_NOTIFICATIONS:.0%} {'ok' if share >= TARGET_WITH_NOTIFICATIONS else 'MISSED'}"
+    print(
+        f"\ntrusted reports, {args.rounds} alternating rounds: with notifications {with_rate:,.0f}/s "
+        f"({reference.ratio(with_rate)}), without {without_rate:,.0f}/s ({reference.ratio(without_rate)}): "
+        f"{share:.0%} (target {verdict})"
+    )
 
     print_queries("trusted report", trusted_queries, args.sample, trusted_sample)
     print_queries("participant report + confirm", two_step_queries, args.sample, two_step_sample)

@@ -15,7 +15,17 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import (
+    email_settings,
+    env_bool,
+    env_float,
+    env_from_address,
+    env_int,
+    env_list,
+    env_rate,
+    env_site_url,
+    env_str,
+)
 from core.tasks import RETRY_BACKOFF_MAX
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -48,11 +58,14 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "core",  # no models: listed so Celery's autodiscovery finds core/tasks.py (mail)
     "accounts",
     "ladder",
     "ratings",
+    "notifications",
     "matchmaking",
     "api",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -90,6 +103,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "core.context_processors.site",
+                "ladder.header.counts_context",
             ],
         },
     },
@@ -213,6 +227,32 @@ if SIGNUP_RATE is not None and (
 ):
     raise ImproperlyConfigured(f"SIGNUP_RATE must look like 5/hour; got {SIGNUP_RATE!r}")
 
+# Mail (core/mail.py) goes out from Celery tasks, never in a request. EMAIL_URL says how
+# (config/env.py's email_settings): smtp://user:password@host:587/?tls=1 (STARTTLS),
+# smtps://user:password@host:465 (TLS), console:// (printed in the terminal) or dummy://
+# (dropped). SITE_URL starts the links in mails and webhooks.
+_email = email_settings(env_str("EMAIL_URL", "console://"))
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_HOST = _email["EMAIL_HOST"]
+EMAIL_PORT = _email["EMAIL_PORT"]
+EMAIL_HOST_USER = _email["EMAIL_HOST_USER"]
+EMAIL_HOST_PASSWORD = _email["EMAIL_HOST_PASSWORD"]
+EMAIL_USE_TLS = _email["EMAIL_USE_TLS"]
+EMAIL_USE_SSL = _email["EMAIL_USE_SSL"]
+EMAIL_TIMEOUT = _email["EMAIL_TIMEOUT"]
+DEFAULT_FROM_EMAIL = env_from_address("DEFAULT_FROM_EMAIL", f"{SITE_NAME} <ladder@localhost>")
+SERVER_EMAIL = env_from_address("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
+SITE_URL = env_site_url("SITE_URL", "http://127.0.0.1:8000")
+# Webhooks go to the public internet only; on, they may reach loopback and private networks
+# (a community's bot on the same host). Off by default, so a webhook cannot probe the
+# server's own network.
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", False)
+# Password-reset mails per address asked for and per client ("N/second|minute|hour|day";
+# empty turns a limit off), and verification links sent again per account.
+PASSWORD_RESET_RATE = env_rate("PASSWORD_RESET_RATE", "3/hour")
+PASSWORD_RESET_CLIENT_RATE = env_rate("PASSWORD_RESET_CLIENT_RATE", "10/hour")
+EMAIL_VERIFY_RESEND_RATE = env_rate("EMAIL_VERIFY_RESEND_RATE", "3/hour")
+
 # The admin's "Change rating settings" preview re-rates a ladder's whole history in the
 # request (about 40,000 events a second); ladders with more events get no preview.
 RATING_SETTINGS_PREVIEW_MAX_EVENTS = env_int("RATING_SETTINGS_PREVIEW_MAX_EVENTS", 200_000)
@@ -252,7 +292,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ApiRateThrottle"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["api.parsers.BoundedJSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, with who may call each operation and what a strict body refuses (api/schema.py).
+    "DEFAULT_SCHEMA_CLASS": "api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "URL_FORMAT_OVERRIDE": None,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
@@ -297,7 +338,7 @@ STORAGES = {
 }
 
 # Celery: Redis when CELERY_BROKER_URL is set; otherwise tasks run eagerly in-process.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "memory://")
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "memory://localhost/")  # a host, or kombu warns it assumed one
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not env_str("CELERY_BROKER_URL"))
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"

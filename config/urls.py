@@ -6,6 +6,7 @@ from django.urls import include, path
 from api import docs as api_docs
 from api import web as api_web
 from api.errors import site_not_found, site_server_error
+from ladder import header as ladder_header
 from ladder import views as ladder_views
 
 urlpatterns = [
@@ -13,6 +14,8 @@ urlpatterns = [
     path("ladders/", include("ladder.urls")),
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),
+    path("notifications/bell/", ladder_header.bell, name="header_counts"),
+    path("notifications/", include("notifications.urls")),
     path("accounts/tokens/", api_web.tokens, name="api_tokens"),
     path("accounts/tokens/<int:pk>/revoke/", api_web.revoke, name="api_token_revoke"),
     path("api/v1/", include("api.urls")),

@@ -19,9 +19,9 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser
 
 from accounts.models import User
+from accounts.roles import MODERATE
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, SideAnswer
 
-MODERATE = "ladder.change_match"
 TRUSTED_EVERYWHERE = "ladder.trusted_reporter"
 
 # Why a player may not confirm or dispute a match, as the services' error codes.

@@ -24,12 +24,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import connection
 
+from accounts.models import User
 from core import db
 from ladder.models import Ladder, Match, MatchSide, Participant
+from notifications.models import EmailStatus, Notification
 from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS, Standing
 from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange, RatingEvent
 from ratings.services import RatedMatch
@@ -78,6 +80,15 @@ def lock_members(ladder: Ladder, player_ids: Sequence[int], reporter_id: int) ->
     return members, rows[0][-1]
 
 
+class Notices(Protocol):
+    """A match event's notifications (``ladder.services.notices.Batch``): the kind, each recipient's data."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def data(self) -> dict[int, dict[str, Any]]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class SideRow:
     placement: int
@@ -91,6 +102,8 @@ _SIDE = MatchSide._meta.db_table
 _PARTICIPANT = Participant._meta.db_table
 _EVENT = RatingEvent._meta.db_table
 _CHANGE = RatingChange._meta.db_table
+_NOTIFICATION = Notification._meta.db_table
+_USER = User._meta.db_table
 
 # The report: insert the match, its sides and participants unless a live match of the
 # same players is within the duplicate window (checked after the players are locked).
@@ -125,8 +138,19 @@ WITH duplicate AS (
     JOIN new_sides ON new_sides.index = p.side
     ORDER BY p.n
     RETURNING id
-){{rating}}
-SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate)
+){{rating}}, new_notices AS (
+    INSERT INTO {_NOTIFICATION} (recipient_id, kind, key, ladder_id, match_id, data, created_at, email_status)
+    SELECT n.recipient, %(n_kind)s, 'match:' || new_match.id, %(ladder)s, new_match.id, n.data, %(now)s,
+           CASE WHEN u.is_active AND u.email <> '' AND lower(u.email) = lower(u.email_verified)
+                THEN '{EmailStatus.PENDING.value}' ELSE '{EmailStatus.NONE.value}' END
+    FROM new_match
+    CROSS JOIN unnest(%(n_recipient)s::bigint[], %(n_data)s::jsonb[]) AS n(recipient, data)
+    JOIN {_USER} u ON u.id = n.recipient
+    ON CONFLICT DO NOTHING
+    RETURNING email_status
+)
+SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate),
+       (SELECT count(*) FROM new_notices WHERE email_status = '{EmailStatus.PENDING.value}')
 """
 
 # A report confirmed at once also inserts the rating event and its history rows and
@@ -170,12 +194,15 @@ def record_match(
     sides: Sequence[SideRow],
     rated: RatedMatch | None,
     members: dict[int, LockedMember],
-) -> tuple[int | None, int | None]:
+    notices: Notices,
+) -> tuple[int | None, int | None, int]:
     """Insert the match unless a live match of the same players is within the window.
 
-    Returns ``(new match id, None)``, or ``(None, duplicate's id)`` with nothing written.
-    With ``rated``, the match is confirmed and its rating event, history rows and new
-    ratings are written in the same statement.
+    Returns ``(new match id, None, mails)``, or ``(None, duplicate's id, 0)`` with nothing
+    written. With ``rated``, the match is confirmed and its rating event, history rows and
+    new ratings are written in the same statement. ``notices`` are its notifications,
+    inserted by the statement too (once per recipient); ``mails`` counts those that wait
+    for a mail (the recipient's address is verified).
     """
     players = [player for side in layout for player in side]
     params: dict[str, Any] = {
@@ -199,10 +226,13 @@ def record_match(
     }
     if rated is not None:
         params.update(_rating_params(rated, members))
+    params["n_kind"] = notices.kind
+    params["n_recipient"] = list(notices.data)
+    params["n_data"] = [json.dumps(data) for data in notices.data.values()]
     with db.prepared_cursor() as cursor:
         cursor.execute(RECORD_SQL if rated is None else RECORD_AND_RATE_SQL, params)
-        match_id, duplicate_id = cursor.fetchone()
-    return match_id, duplicate_id
+        match_id, duplicate_id, mails = cursor.fetchone()
+    return match_id, duplicate_id, mails
 
 
 def _rating_params(rated: RatedMatch, members: dict[int, LockedMember]) -> dict[str, Any]:

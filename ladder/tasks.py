@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from core.tasks import RETRY
 from ladder.models import Ladder
-from ladder.services.matches import match_confirm_overdue
+from ladder.services.matches import match_confirm_overdue, match_remind_unanswered
 from ladder.services.nightly import ladder_nightly, nightly_due
 
 logger = logging.getLogger(__name__)
@@ -24,9 +24,11 @@ logger = logging.getLogger(__name__)
 
 @shared_task(**RETRY)
 def confirm_overdue_matches_task() -> int:
-    """Confirm and rate results nobody answered within their ladder's window."""
+    """Every 5 minutes: remind those who have yet to answer a result that confirms itself
+    within two hours, then confirm and rate the results nobody answered in time."""
+    reminded = match_remind_unanswered()
     count = match_confirm_overdue()
-    logger.info("confirmed %s overdue matches", count)
+    logger.info("reminded %s players, confirmed %s overdue matches", reminded, count)
     return count
 
 

@@ -30,6 +30,8 @@ from core import db
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
 from matchmaking import sql
 from matchmaking.models import Block, EntryStatus, QueueEntry
+from notifications.models import Kind
+from notifications.services import notify
 from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
 from ratings.models import PlayerRating
 from ratings.services import rating_reset_clock
@@ -278,6 +280,14 @@ def _expire(pk: int, now: datetime) -> int:
         entry.ended_at = now
         entry.save(update_fields=["status", "ended_at"])
         rating_reset_clock(ladder=entry.ladder, player_id=entry.player_id, now=now)
+        notify(
+            Kind.SEARCH_EXPIRED,
+            [entry.player_id],
+            key=f"search:{entry.pk}",
+            ladder_id=entry.ladder_id,
+            data={"ladder": entry.ladder.name, "ladder_slug": entry.ladder.slug},
+            now=now,
+        )
         return 1
 
 
@@ -425,4 +435,24 @@ def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datet
         setattr(me, name, value)
     me.opponent_id = other.player_id
     me.win_probability = p
+    _tell_paired(ladder, match, (me.player_id, other.player_id), p, now)
     return match
+
+
+def _tell_paired(ladder: Ladder, match: Match, players: tuple[int, int], p: float, now: datetime) -> None:
+    """Tell both players whom they play (the page shows it too, but they may have left the tab)."""
+    names = dict(User.objects.filter(pk__in=players).values_list("pk", "username"))
+    first, second = players
+    notify(
+        Kind.PAIRED,
+        players,
+        key=f"match:{match.pk}",
+        ladder_id=ladder.pk,
+        match_id=match.pk,
+        data={"ladder": ladder.name, "ladder_slug": ladder.slug},
+        data_for={
+            first: {"opponents": [names.get(second, "")], "win_probability": round(p, 4)},
+            second: {"opponents": [names.get(first, "")], "win_probability": round(1.0 - p, 4)},
+        },
+        now=now,
+    )

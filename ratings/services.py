@@ -18,6 +18,8 @@ from django.utils import timezone
 from accounts.models import User
 from core import db
 from ladder.models import Ladder, Match, MatchStatus
+from notifications.models import Kind
+from notifications.services import notify
 from ratings import sql
 from ratings.engines import GameResult
 from ratings.history import (
@@ -217,7 +219,28 @@ def rating_adjust(
             **change_values(adjustment_change(player_id, old, new, rd_now)),
         ).save()
         _store(rows, {player_id: new})
+        if kind == AdjustmentKind.MANUAL:
+            _tell_adjusted(adjustment, "adjust", adjustment.reason, new.rating - old.rating, now)
     return adjustment
+
+
+def _tell_adjusted(adjustment: RatingAdjustment, action: str, reason: str, delta: float | None, now: datetime) -> None:
+    """Tell the player a moderator adjusted their rating (or withdrew an adjustment), and why."""
+    ladder = adjustment.ladder
+    notify(
+        Kind.DECISION,
+        [adjustment.player_id],
+        key=f"adjustment:{adjustment.pk}:{action}",
+        ladder_id=ladder.pk,
+        data={
+            "ladder": ladder.name,
+            "ladder_slug": ladder.slug,
+            "action": action,
+            "reason": reason,
+            **({"delta": round(delta, 2)} if delta is not None else {}),
+        },
+        now=now,
+    )
 
 
 def adjustment_check(*, ladder: Ladder, rating: float | None, rating_delta: float, new_rd: float | None) -> None:
@@ -260,6 +283,8 @@ def adjustment_withdraw(*, adjustment: RatingAdjustment, moderator: User, reason
             raise ValidationError(ADJUSTMENT_WITHDRAWN, code="already_withdrawn")
         event.is_active = False
         event.save(update_fields=["is_active"])
+        if adjustment.kind == AdjustmentKind.MANUAL:
+            _tell_adjusted(adjustment, "withdraw", reason.strip(), None, timezone.now())
         return replay_job_request(
             ladder=adjustment.ladder,
             kind=ReplayJobKind.WITHDRAW,

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from email.message import EmailMessage
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -222,3 +224,72 @@ def report_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(db, "_orm_forced", request.param == "ORM")
     return request.param
+
+
+class Inbox:
+    """What the test SMTP server received: ``messages`` (parsed), ``recipients`` (each one's envelope).
+
+    A test makes the server refuse recipients by putting replies in ``refusals``.
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self.messages: list[EmailMessage] = []
+        self.recipients: list[list[str]] = []
+        self.refusals: list[str] = []  # replies ("451 try later") to the next RCPT TO commands, one each
+        self._arrived = threading.Condition()
+
+    async def handle_RCPT(
+        self, server: object, session: object, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        if self.refusals:
+            return self.refusals.pop(0)
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: object, session: object, envelope: Any) -> str:  # aiosmtpd's handler hook
+        import email
+        import email.policy
+
+        message = email.message_from_bytes(envelope.original_content or envelope.content, policy=email.policy.default)
+        with self._arrived:
+            self.messages.append(message)  # policy.default parses to EmailMessage
+            self.recipients.append(list(envelope.rcpt_tos))
+            self._arrived.notify_all()
+        return "250 Message accepted for delivery"
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> list[EmailMessage]:
+        """The first ``count`` mails, waiting up to ``timeout`` seconds for them to arrive."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: len(self.messages) >= count, timeout):
+                raise AssertionError(f"expected {count} mails within {timeout} s; {len(self.messages)} arrived")
+            return self.messages[:count]
+
+
+@pytest.fixture
+def smtp_server(settings, celery_eager) -> Iterator[Inbox]:
+    """smtp_server: a real SMTP server (aiosmtpd) on loopback, which the site's mail goes to.
+
+    Celery runs eagerly, so a mail queued on commit is sent when the commit's callbacks run:
+    in a test inside a transaction, wrap the request in
+    ``django_capture_on_commit_callbacks(execute=True)``. Yields the ``Inbox``.
+    """
+    import logging
+    import socket
+
+    from aiosmtpd.controller import Controller
+
+    with socket.socket() as probe:  # aiosmtpd checks the server by connecting, so it needs a real port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd logs every SMTP command
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    yield inbox
+    controller.stop()

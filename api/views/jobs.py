@@ -7,11 +7,12 @@ from typing import Any
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.permissions import MODERATORS_ONLY
+from api.permissions import MODERATORS_ONLY, TokenScope
 from api.serializers import ReplayJobOut
 from api.views.base import errors
 from ladder.permissions import is_moderator
@@ -42,6 +43,8 @@ def job_url(job: ReplayJob) -> str:
 
 
 class ReplayJobDetailView(APIView):
+    permission_classes = [TokenScope, IsAuthenticated]  # 401 with WWW-Authenticate without credentials
+
     @extend_schema(
         operation_id="replay_jobs_retrieve",
         responses={200: ReplayJobOut, **errors(401, 403)},
@@ -49,8 +52,6 @@ class ReplayJobDetailView(APIView):
         "few seconds) after a void or correction answered 202 until the status is done or failed.",
     )
     def get(self, request: Request, pk: int) -> Response:
-        if not request.user.is_authenticated:
-            self.permission_denied(request)  # 401 with WWW-Authenticate
         job = get_object_or_404(ReplayJob.objects.select_related("ladder", "requested_by"), pk=pk)
         if job.requested_by_id != request.user.pk and not is_moderator(request.user):
             self.permission_denied(request, message=MODERATORS_ONLY, code="not_moderator")

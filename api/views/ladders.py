@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +28,7 @@ from api import presenters
 from api.errors import ApiError
 from api.models import ApiToken
 from api.pagination import ApiPagination
+from api.permissions import TokenScope
 from api.serializers import (
     EmptyIn,
     LadderDetailOut,
@@ -252,7 +254,7 @@ class MembershipView(APIView):
     @extend_schema(operation_id="ladders_join", request=EmptyIn, responses={201: MembershipOut, **errors(403, 409)})
     def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
-        parse(EmptyIn, request.data or {})
+        parse(EmptyIn, request.data)
         rating = membership.ladder_join(ladder=ladder, player=request.user)
         return Response(_membership(ladder, rating), status=status.HTTP_201_CREATED)
 
@@ -310,6 +312,8 @@ class QueueView(APIView):
     A poll through a read-only token only reads: it neither keeps the search alive nor pairs it.
     """
 
+    permission_classes = [TokenScope, IsAuthenticated]  # a poll too: the search is yours
+
     @extend_schema(
         operation_id="queue_poll",
         responses={200: QueueOut, **errors(403)},
@@ -319,7 +323,7 @@ class QueueView(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         ladder = _ladder(slug)
-        if not isinstance(request.user, User):  # not signed in
+        if not isinstance(request.user, User):  # IsAuthenticated refused it already; this tells mypy
             self.permission_denied(request)
         if isinstance(request.auth, ApiToken) and request.auth.read_only:
             entry = queue_services.current_entry(ladder=ladder, player=request.user)
@@ -336,7 +340,7 @@ class QueueView(APIView):
     )
     def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
-        params = parse(QueueJoinIn, request.data or {})
+        params = parse(QueueJoinIn, request.data)
         entry = queue_services.queue_join(
             ladder=ladder, player=request.user, max_rating_gap=params.get("max_rating_gap")
         )

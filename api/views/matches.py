@@ -187,7 +187,7 @@ class MatchConfirmView(APIView):
     @extend_schema(operation_id="matches_confirm", request=EmptyIn, responses={200: MatchOut, **errors(403, 409)})
     def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
-        parse(EmptyIn, request.data or {})
+        parse(EmptyIn, request.data)
         return _action_response(match_services.match_confirm(match=match, user=request.user))
 
 
@@ -195,7 +195,7 @@ class MatchDisputeView(APIView):
     @extend_schema(operation_id="matches_dispute", request=DisputeIn, responses={200: MatchOut, **errors(403, 409)})
     def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
-        params = parse(DisputeIn, request.data or {})
+        params = parse(DisputeIn, request.data)
         return _action_response(match_services.match_dispute(match=match, user=request.user, reason=params["reason"]))
 
 

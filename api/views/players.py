@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,8 +14,9 @@ from accounts.models import User
 from api import presenters
 from api.models import ApiToken
 from api.pagination import ApiPagination
+from api.permissions import TokenScope
 from api.serializers import HistoryFilterIn, MatchFilterIn, MatchOut, MeOut, PlayerOut, RatingChangeOut
-from api.views.base import errors, paginated, query
+from api.views.base import AuthenticatedRequest, errors, paginated, query
 from api.views.matches import match_list_response
 from ladder.models import Ladder
 from ladder.permissions import is_moderator
@@ -26,10 +28,10 @@ def _player(username: str) -> User:
 
 
 class MeView(APIView):
+    permission_classes = [TokenScope, IsAuthenticated]
+
     @extend_schema(operation_id="me", responses={200: MeOut, **errors(403)})
-    def get(self, request: Request) -> Response:
-        if not request.user.is_authenticated:
-            self.permission_denied(request)
+    def get(self, request: AuthenticatedRequest) -> Response:
         token = request.auth if isinstance(request.auth, ApiToken) else None
         return Response(
             {

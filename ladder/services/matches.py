@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from accounts.models import User
@@ -31,10 +32,12 @@ from ladder.models import (
     SideAnswer,
 )
 from ladder.permissions import is_moderator, is_trusted_everywhere, is_trusted_reporter
-from ladder.services import fair_play
+from ladder.services import fair_play, notices
 from ladder.sql import LockedMember
+from notifications.models import Kind, Notification
+from notifications.services import forget_counts, mail_soon
 from ratings.history import change_values
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import ChangeKind, PlayerRating, RatingChange
 from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
 
 FUTURE_TOLERANCE = timedelta(minutes=1)
@@ -281,14 +284,39 @@ def match_report_with_rows(
             for match_side, side in zip(match_sides, sides, strict=True)
             for player in side.players
         )
+        lineup = notices.Lineup(
+            [[(p.pk, p.username) for p in side.players] for side in sides], [side.placement for side in sides]
+        )
         if trusted:
+            before = notices.watch_ranks(ladder, now)
             rating_apply_locked(
                 match=match,
                 layout=[[player.pk for player in side.players] for side in sides],
                 placements=[side.placement for side in sides],
                 rows={player.pk: rows[player.pk] for player in players},
             )
+            notices.tell_rated(
+                match_id=match.pk, ladder=ladder, lineup=lineup, changes=_changes_of(match.pk), now=now, before=before
+            )
+        else:
+            notices.tell_reported(
+                match_id=match.pk,
+                ladder=ladder,
+                lineup=lineup,
+                reporter=reporter.username,
+                answered=[] if reporter_side is None else [reporter_side],
+                now=now,
+            )
         return ReportedMatch(match)
+
+
+def _changes_of(match_id: int) -> dict[int, tuple[float, float]]:
+    """Each player's rating change in ``match_id``'s rating: id → (change, rating after)."""
+    rows = RatingChange.objects.filter(match_id=match_id, kind=ChangeKind.MATCH).order_by("-event_id")
+    changes: dict[int, tuple[float, float]] = {}
+    for player, before, after in rows.values_list("player_id", "rating_before", "rating_after"):
+        changes.setdefault(player, (after - before, after))
+    return changes
 
 
 def _reporter_side(sides: Sequence[SideInput], reporter: User) -> int | None:
@@ -315,6 +343,7 @@ def _report_in_two_statements(
         how = (Confirmation.MODERATOR if moderator else Confirmation.TRUSTED) if trusted else ""
         reporter_side = _reporter_side(sides, reporter)
         rated = None
+        before = notices.watch_ranks(ladder, now) if trusted else None
         if trusted:
             rated = rating_compute(
                 ladder=ladder,
@@ -324,7 +353,20 @@ def _report_in_two_statements(
                 standings={player: member.standing for player, member in members.items()},
             )
         status = MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING
-        match_id, duplicate_id = sql.record_match(
+        lineup = notices.Lineup(
+            [[(p.pk, p.username) for p in side.players] for side in sides], [side.placement for side in sides]
+        )
+        changes = {}
+        if rated is not None:
+            values = [change_values(row) for row in rated.changes]
+            changes = {v["player_id"]: (v["rating_after"] - v["rating_before"], v["rating_after"]) for v in values}
+            batch = notices.rated_batch(ladder=ladder, lineup=lineup, changes=changes)
+        else:
+            answered = [] if reporter_side is None else [reporter_side]
+            batch = notices.reported_batch(
+                ladder=ladder, lineup=lineup, reporter=reporter.username, answered=answered, now=now
+            )
+        match_id, duplicate_id, mails = sql.record_match(
             ladder=ladder,
             status=status,
             played_at=played_at,
@@ -344,11 +386,17 @@ def _report_in_two_statements(
             ],
             rated=rated,
             members=members,
+            notices=batch,
         )
         if match_id is None:  # nothing written: ``duplicate_id`` is the live match of the same players
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate_id})
         if hold is not None:
             Match.objects.filter(pk=match_id).update(held_for_review=True, review_evidence=hold.evidence)
+        forget_counts(batch.data)
+        if mails:
+            mail_soon()
+        if rated is not None:
+            notices.emit_rated(match_id=match_id, ladder=ladder, lineup=lineup, changes=changes, now=now, before=before)
     match = Match(
         pk=match_id,
         ladder=ladder,
@@ -429,15 +477,34 @@ def match_report_result(
         match.save(update_fields=["status", "reported_by", "reported_at"])
         if trusted:
             _confirm(match, Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED, now)
+        else:
+            notices.tell_reported(
+                match_id=match.pk,
+                ladder=ladder,
+                lineup=notices.lineup_of(match),
+                reporter=reporter.username,
+                answered=[] if reporter_side is None else [reporter_side.index],
+                now=now,
+            )
         return match
 
 
 def _confirm(match: Match, how: Confirmation, now: datetime) -> None:
+    """Confirm and rate ``match`` (locked), and tell its players and the webhooks."""
     match.status = MatchStatus.CONFIRMED
     match.confirmation = how
     match.confirmed_at = now
     match.save(update_fields=["status", "confirmation", "confirmed_at"])
-    rating_apply_match(match=match, now=now)
+    before = notices.watch_ranks(match.ladder, now)
+    if rating_apply_match(match=match, now=now) is not None:
+        notices.tell_rated(
+            match_id=match.pk,
+            ladder=match.ladder,
+            lineup=notices.lineup_of(match),
+            changes=_changes_of(match.pk),
+            now=now,
+            before=before,
+        )
 
 
 def _locked(match: Match) -> Match:
@@ -486,6 +553,7 @@ def match_confirm(*, match: Match, user: User, now: datetime | None = None) -> M
         side.save(update_fields=["answer", "answered_by", "answered_at"])
         if not match.sides.filter(answer="").exists():
             _confirm(match, Confirmation.PARTICIPANT, now)
+        forget_counts(match.participants.filter(side=side).values_list("player_id", flat=True))
         return match
 
 
@@ -506,6 +574,14 @@ def _dispute(match: Match, side: MatchSide, user: User, reason: str, now: dateti
     side.save(update_fields=["answer", "answered_by", "answered_at", "dispute_reason"])
     match.status = MatchStatus.DISPUTED
     match.save(update_fields=["status"])
+    notices.tell_disputed(
+        match=match,
+        lineup=notices.lineup_of(match),
+        side_index=side.index,
+        by=user.username,
+        reason=side.dispute_reason,
+        now=now,
+    )
 
 
 def match_dispute_all_from(
@@ -573,3 +649,36 @@ def match_confirm_overdue(*, now: datetime | None = None) -> int:
                 _confirm(match, Confirmation.AUTOMATIC, now)
                 confirmed += 1
     return confirmed
+
+
+def match_remind_unanswered(*, now: datetime | None = None) -> int:
+    """Remind the players who have yet to answer a result about two hours before it confirms
+    itself (``notices.REMINDER_BEFORE``); each match once. Returns how many were reminded.
+
+    A ladder whose window is that short or shorter gets no reminder: the first notification
+    gave the deadline already.
+    """
+    now = now or timezone.now()
+    candidates = []
+    reminded = Notification.objects.filter(match_id=OuterRef("pk"), kind=Kind.CONFIRM_REMINDER)
+    for ladder in Ladder.objects.filter(matches__status=MatchStatus.PENDING).distinct():
+        hours = timedelta(hours=ladder.confirmation_hours)
+        if hours <= notices.REMINDER_BEFORE:
+            continue
+        due = (
+            Match.objects.filter(
+                ladder=ladder,
+                status=MatchStatus.PENDING,
+                held_for_review=False,
+                reported_at__lte=now - hours + notices.REMINDER_BEFORE,
+                reported_at__gt=now - hours,
+            )
+            .exclude(Exists(reminded))
+            .select_related("ladder", "reported_by")
+            .order_by("reported_at", "pk")
+        )
+        for match in due:
+            waiting = list(match.sides.filter(answer="").values_list("index", flat=True))
+            candidates.append((match, notices.lineup_of(match), waiting))
+    with transaction.atomic():
+        return notices.remind_due(now=now, candidates=candidates)

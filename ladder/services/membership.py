@@ -57,7 +57,8 @@ def ladder_leave(*, ladder: Ladder, player: User, now: datetime | None = None) -
     with transaction.atomic():
         membership = PlayerRating.objects.select_for_update().filter(ladder=ladder, player=player).first()
         if membership is None or not membership.is_active:
-            raise ValidationError(NOT_MEMBER, code="not_member", params={"ladder": ladder.name})
+            # A state conflict (the API's 409), like leaving a search that is not running.
+            raise ValidationError(NOT_MEMBER, code="not_joined", params={"ladder": ladder.name})
         membership.is_active = False
         membership.left_at = now
         membership.save(update_fields=["is_active", "left_at"])

@@ -27,6 +27,7 @@ from ladder.services.matches import (
     _confirm,
     _locked,
 )
+from ladder.services.notices import lineup_of, tell_decision
 from ratings.models import RatingEvent, ReplayJob, ReplayJobKind
 from ratings.services import replay_job_request
 
@@ -49,6 +50,7 @@ def match_moderate_confirm(*, match: Match, moderator: User, now: datetime | Non
                 CANNOT_CONFIRM, code="cannot_confirm", params={"status": match.get_status_display().lower()}
             )
         _confirm(match, Confirmation.MODERATOR, now)
+        tell_decision(match=match, lineup=lineup_of(match), action="confirm", reason="", now=now)
         return match
 
 
@@ -79,6 +81,7 @@ def match_void(*, match: Match, moderator: User, reason: str, now: datetime | No
                 requested_by=moderator,
                 reason=reason,
             )
+        tell_decision(match=match, lineup=lineup_of(match), action="void", reason=reason.strip(), now=now)
         return Decision(match, job)
 
 
@@ -116,6 +119,7 @@ def match_correct(
             )
         elif match.status != MatchStatus.CONFIRMED:
             _confirm(match, Confirmation.MODERATOR, now)
+        tell_decision(match=match, lineup=lineup_of(match), action="correct", reason=reason.strip(), now=now)
         return Decision(match, job)
 
 

@@ -301,7 +301,8 @@ def test_join_and_leave(client_for, outsider, ladder):
     again = client.post(url, {}, format="json")
     assert again.status_code == 409 and error_of(again)["code"] == "already_member"
     assert client.delete(url).json()["is_member"] is False
-    assert error_of(client.delete(url))["code"] == "not_member"
+    again = client.delete(url)
+    assert again.status_code == 409 and error_of(again)["code"] == "not_joined"
 
 
 def test_win_probability_now(api, ladder, player, opponent):

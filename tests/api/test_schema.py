@@ -1,8 +1,15 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.validation import validate_schema
+from rest_framework import serializers
+
+from api import serializers as api_serializers
+from api.errors import SERVICE_STATUS
+from api.serializers import StrictSerializer
+from ladder.models import MAX_PLAYERS_PER_MATCH
 
 pytestmark = pytest.mark.django_db
 
@@ -38,3 +45,166 @@ def test_docs_are_served_from_the_site(client):
         assert page.status_code == 200
         assert b"cdn" not in page.content.lower() and b"unpkg" not in page.content.lower()
         assert b"/static/drf_spectacular_sidecar/" in page.content
+
+
+# What the schema promises (docs/api.md, "What the schema promises") --------------------------
+
+
+@pytest.fixture
+def schema(api) -> dict:
+    return api.get("/api/v1/schema/").json()
+
+
+def _operations(schema: dict):
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            yield path, method, operation
+
+
+def _strict_inputs() -> list[type[StrictSerializer]]:
+    return [
+        value
+        for value in vars(api_serializers).values()
+        if isinstance(value, type) and issubclass(value, StrictSerializer) and value is not StrictSerializer
+    ]
+
+
+def test_every_request_body_refuses_unknown_fields(schema):
+    components = schema["components"]["schemas"]
+    bodies = [name for name in components if name.endswith("Request")]
+    assert {"ReportInRequest", "SideInRequest", "NotificationReadInRequest", "CorrectInRequest"} <= set(bodies)
+    for name in bodies:
+        assert components[name]["additionalProperties"] is False, name
+        assert "description" not in components[name], name  # not StrictSerializer's docstring
+    for path, method, operation in _operations(schema):
+        if "requestBody" in operation:
+            ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+            assert ref.removeprefix("#/components/schemas/") in bodies, (path, method)
+
+
+def test_lists_show_their_limits(schema):
+    components = schema["components"]["schemas"]
+    ids = components["NotificationReadInRequest"]["properties"]["ids"]
+    assert (ids["minItems"], ids["maxItems"]) == (1, 200)
+    sides = components["ReportInRequest"]["properties"]["sides"]
+    assert (sides["minItems"], sides["maxItems"]) == (2, MAX_PLAYERS_PER_MATCH)
+    players = components["SideInRequest"]["properties"]["players"]
+    assert (players["minItems"], players["maxItems"]) == (1, MAX_PLAYERS_PER_MATCH)
+    assert players["items"]["maxLength"] == 30
+
+
+def _limits(field) -> dict[str, object]:
+    """The JSON Schema keywords of the limits a serializer field enforces."""
+    pairs = {
+        "maxLength": getattr(field, "max_length", None) if isinstance(field, serializers.CharField) else None,
+        "minimum": getattr(field, "min_value", None),
+        "maximum": getattr(field, "max_value", None),
+        "minItems": getattr(field, "min_length", None) if not isinstance(field, serializers.CharField) else None,
+        "maxItems": getattr(field, "max_length", None) if not isinstance(field, serializers.CharField) else None,
+    }
+    return {keyword: limit for keyword, limit in pairs.items() if limit is not None}
+
+
+def test_every_limit_a_serializer_enforces_is_in_the_schema(schema):
+    """Bodies by their components, query serializers by the parameters they explode into."""
+    components = schema["components"]["schemas"]
+    parameters = {
+        (path, parameter["name"]): parameter["schema"]
+        for path, _, operation in _operations(schema)
+        for parameter in operation.get("parameters", [])
+        if parameter["in"] == "query"
+    }
+    checked = 0
+    for serializer_class in _strict_inputs():
+        component = components.get(f"{serializer_class.__name__}Request")
+        for name, field in serializer_class().fields.items():
+            if component is not None:
+                places = [component["properties"][name]]
+            else:
+                places = [found for (_, param), found in parameters.items() if param == name]
+            for place in places:
+                for keyword, limit in _limits(field).items():
+                    assert place.get(keyword) == limit, (serializer_class.__name__, name, keyword)
+                    checked += 1
+    assert checked > 40
+
+
+AUTH_REQUIRED_READS = {"me", "notifications_list", "queue_poll", "replay_jobs_retrieve"}
+
+
+def test_public_reads_declare_optional_auth_and_everything_else_requires_it(schema):
+    token_only = [{"tokenAuth": []}, {"cookieAuth": []}]
+    for path, method, operation in _operations(schema):
+        public = method == "get" and operation["operationId"] not in AUTH_REQUIRED_READS
+        assert operation["security"] == ([{}, *token_only] if public else token_only), (path, method)
+
+
+def test_the_declared_auth_is_what_an_anonymous_client_gets(schema, api, ladder, player):
+    """Each operation called without credentials: 401 exactly where the schema requires them."""
+    values = {"slug": ladder.slug, "username": player.username, "id": "1", "date": "2026-01-01"}
+    for path, method, operation in _operations(schema):
+        url = path
+        for name, value in values.items():
+            url = url.replace("{" + name + "}", value)
+        response = getattr(api, method)(url, {}, format="json") if method != "get" else api.get(url)
+        required = {} not in operation["security"]
+        assert (response.status_code == 401) == required, (path, method, response.status_code)
+
+
+def test_an_empty_optional_query_parameter_counts_as_not_given(schema, api, ladder):
+    for path, _, operation in _operations(schema):
+        for parameter in operation.get("parameters", []):
+            if parameter["in"] == "query":
+                optional = not parameter.get("required", False)
+                assert parameter.get("allowEmptyValue", False) is optional, (path, parameter)
+    assert api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/", {"bots": "", "page": ""}).status_code == 200
+
+
+def test_a_body_the_api_refuses_empty_is_required(schema, client_for, player):
+    read = schema["paths"]["/api/v1/notifications/read/"]["post"]
+    assert read["requestBody"]["required"] is True
+    assert client_for(player).post("/api/v1/notifications/read/").status_code == 400
+    assert "required" not in schema["paths"]["/api/v1/matches/{id}/dispute/"]["post"]["requestBody"]
+
+
+# Every 409 an operation can answer, by its service error code (api.errors.SERVICE_STATUS).
+CONFLICTS = {
+    "ladders_join": {"already_member"},
+    "ladders_leave": {"not_joined"},
+    "queue_join": {"already_searching"},
+    "queue_leave": {"not_searching"},
+    "matches_report": {"duplicate", "idempotency_key_reused"},
+    "matches_result": {"already_reported"},
+    "matches_confirm": {"not_pending", "already_answered"},
+    "matches_dispute": {"not_pending", "already_answered"},
+    "matches_void": {"already_void"},
+    "matches_correct": {"already_void"},
+}
+SITE_ONLY_CONFLICTS = {"cannot_confirm"}  # a moderator's confirmation on the match page; no API operation
+
+
+def test_every_conflict_an_operation_can_give_is_declared_and_documented(schema):
+    declared = {operation["operationId"] for _, _, operation in _operations(schema) if "409" in operation["responses"]}
+    assert declared == set(CONFLICTS)
+    conflict_codes = {code for code, status in SERVICE_STATUS.items() if status == 409}
+    assert set().union(*CONFLICTS.values()) == (conflict_codes - SITE_ONLY_CONFLICTS) | {"idempotency_key_reused"}
+    docs = (settings.BASE_DIR / "docs" / "api.md").read_text()
+    for code in set().union(*CONFLICTS.values()):
+        assert f"`{code}`" in docs, code
+
+
+def test_leaving_twice_is_a_conflict(client_for, player, ladder):
+    client = client_for(player)
+    url = f"/api/v1/ladders/{ladder.slug}/membership/"
+    assert client.delete(url).status_code == 200
+    again = client.delete(url)
+    assert again.status_code == 409 and again.json()["error"]["code"] == "not_joined"
+
+
+def test_a_body_that_is_not_an_object_is_refused(client_for, player, opponent, ladder):
+    """The schema says the body is an object; ``null``, ``[]`` or ``0`` once read as an empty one (201)."""
+    client = client_for(player)
+    for url in (f"/api/v1/ladders/{ladder.slug}/queue/", f"/api/v1/ladders/{ladder.slug}/membership/"):
+        for body in ("null", "[]", "0", "false"):
+            response = client.post(url, body, content_type="application/json")
+            assert response.status_code == 400, (url, body, response.content)

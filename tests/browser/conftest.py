@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,16 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+# axe-core, pinned in package-lock.json and installed by `make test` (npm ci).
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# The WCAG 2.1 A and AA rules: the level the site promises.
+AXE_OPTIONS = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
+# Pages that are not the site's own: the API docs are Swagger UI and Redoc as their projects
+# ship them, and moderation is Django's admin, whose stylesheet draws its dark theme's links
+# below 4.5:1 (the project's few admin templates only extend the admin's).
+AXE_SKIPS = ("/api/docs/", "/admin/")
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 
@@ -54,6 +64,7 @@ def new_page(browser, live_server):
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(10_000)
+        check_after_loads(page)
         return page
 
     yield make
@@ -68,6 +79,91 @@ def screenshot():
     def take(page, name: str) -> Path:
         path = ARTIFACTS / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
+        axe_check(page)  # what a screenshot keeps is a state a person sees: it must pass axe too
         return path
 
     return take
+
+
+def check_after_loads(page) -> None:
+    """Run ``axe_check`` after every ``goto``, ``reload`` and ``go_back`` of ``page``, so each
+    page a test opens is checked without a line in the test."""
+    for name in ("goto", "reload", "go_back"):
+        load = getattr(page, name)
+
+        def checked(*args, _load=load, **kwargs):
+            response = _load(*args, **kwargs)
+            if response is not None and response.ok:
+                axe_check(page)
+            return response
+
+        setattr(page, name, checked)
+
+
+def axe_check(page) -> None:
+    """Fail unless axe-core finds no WCAG 2.1 A/AA violation on the page as it is now, in the
+    light and the dark colour scheme.
+
+    axe is injected with ``page.evaluate``, which the page's Content-Security-Policy does not
+    govern (a ``<script>`` tag with the file inline would be refused: the policy allows no
+    inline script). A state already checked on this page (same address, scheme, size and
+    HTML) is not checked again. A page with an ``axe_found`` list gets the violations added
+    to it instead of failing at once.
+    """
+    state = page.evaluate(STATE)
+    if state["type"] != "text/html" or any(state["path"].startswith(skip) for skip in AXE_SKIPS):
+        return
+    checked = page.__dict__.setdefault("_axe_checked", set())
+    if page.evaluate("typeof window.axe") == "undefined":
+        if not AXE.exists():
+            pytest.fail(f"Browser tests need axe-core at {AXE}: run `npm ci` (make test does).")
+        page.evaluate(AXE.read_text(encoding="utf-8") + "\n;void 0")
+    scheme = "dark" if state["dark"] else "light"
+    problems: list[str] = []
+    for each in (scheme, "light" if scheme == "dark" else "dark"):
+        if each != scheme:
+            page.emulate_media(color_scheme=each)
+        key = (state["path"], each, state["width"], hashlib.sha1(state["html"].encode()).hexdigest())
+        if key in checked:
+            continue
+        violations = page.evaluate(RUN_AXE, AXE_OPTIONS)
+        checked.add(key)
+        if violations:
+            problems.append(describe(violations, f"{state['path']} ({each}, {state['width']}px wide)"))
+    page.emulate_media(color_scheme=scheme)
+    found = getattr(page, "axe_found", None)
+    if found is not None:  # a sweep over many pages reports them all at its end
+        found.extend(problems)
+    elif problems:
+        pytest.fail("\n\n".join(problems), pytrace=False)
+
+
+# htmx polling (the queue panel) must not swap the page while axe reads it: requests wait.
+RUN_AXE = """async options => {
+  const hold = event => event.preventDefault();
+  document.addEventListener("htmx:beforeRequest", hold);
+  try { return (await axe.run(document, options)).violations; }
+  finally { document.removeEventListener("htmx:beforeRequest", hold); }
+}"""
+
+STATE = """() => ({
+  type: document.contentType,
+  path: location.pathname + location.search,
+  dark: matchMedia("(prefers-color-scheme: dark)").matches,
+  width: innerWidth,
+  html: document.documentElement.outerHTML,
+})"""
+
+
+def describe(violations: list[dict], where: str) -> str:
+    """axe's violations as lines a person reads: rule, impact, what to do, where."""
+    lines = [f"axe-core: {len(violations)} accessibility violation(s) on {where}:"]
+    for violation in violations:
+        lines.append(f"- {violation['id']} ({violation['impact']}): {violation['help']}  <{violation['helpUrl']}>")
+        for node in violation["nodes"][:6]:
+            target = " ".join(" >>> ".join(part) if isinstance(part, list) else part for part in node["target"])
+            detail = " ".join((node.get("failureSummary") or "").split()).removeprefix("Fix any of the following: ")
+            lines.append(f"    {target}: {detail[:240]}")
+        if len(violation["nodes"]) > 6:
+            lines.append(f"    … and {len(violation['nodes']) - 6} more")
+    return "\n".join(lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PHONE
+from tests.browser.conftest import DESKTOP, PHONE, axe_check
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,6 +42,7 @@ def test_two_players_find_each_other_and_cancel_stops_polling(new_page, screensh
     expect(player_page.get_by_text("Searching for an opponent")).to_be_visible()
     player_page.get_by_role("button", name="Cancel").click()
     expect(player_page.get_by_text("You left the queue.")).to_be_visible()
+    axe_check(player_page)
     requests: list[str] = []
     player_page.on("request", lambda request: requests.append(request.url))
     player_page.wait_for_timeout(4_500)

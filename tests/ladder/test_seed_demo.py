@@ -5,7 +5,8 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from accounts.models import User
-from ladder.models import Ladder, LeaderboardSnapshot, Match, NightlyRun, SnapshotEntry
+from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchStatus, NightlyRun, Participant, SnapshotEntry
+from notifications.models import EmailStatus, Kind, Notification
 from ratings.models import PlayerRating
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +18,8 @@ def state() -> tuple:
     ratings = sorted(PlayerRating.objects.values_list("player__username", "ladder__slug", "rating", "rd", "rd_as_of"))
     matches = sorted(Match.objects.values_list("pk", "status", "played_at"))
     nights = sorted(NightlyRun.objects.values_list("ladder__slug", "midnight"))
-    return users, ladders, ratings, matches, nights
+    notices = sorted(Notification.objects.values_list("recipient__username", "kind", "key", "read_at"))
+    return users, ladders, ratings, matches, nights, notices
 
 
 def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
@@ -54,6 +56,36 @@ def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
             >= 44
         )
     assert SnapshotEntry.objects.filter(snapshot__ladder__slug="pokemon-singles", player__username="ash").count() > 5
+    assert_serena_has_notifications_of_several_kinds_some_read()
+
+
+def assert_serena_has_notifications_of_several_kinds_some_read() -> None:
+    serena = Notification.objects.filter(recipient__username="serena")
+    unread = set(serena.filter(read_at__isnull=True).values_list("kind", flat=True))
+    read = set(serena.filter(read_at__isnull=False).values_list("kind", flat=True))
+    assert {Kind.DECISION, Kind.RATED} <= unread
+    assert {Kind.RESULT_AWAITING, Kind.CONFIRM_REMINDER, Kind.RATED} <= read
+    # The moderator heard of her dispute; the voided match was never rated, and nothing waits for her.
+    assert Notification.objects.filter(recipient__username="moderator", kind=Kind.DISPUTED).count() == 1
+    [voided] = Match.objects.filter(status=MatchStatus.VOID)
+    assert {p.player.username for p in voided.participants.select_related("player")} == {"serena", "clemont"}
+    assert voided.rated_at is None
+    assert not Match.objects.filter(participants__player__username="serena", status=MatchStatus.PENDING).exists()
+    # The README's tour: ash's two results to confirm are new; serena and lillie never met in Pokémon Singles.
+    assert Notification.objects.filter(recipient__username="ash", kind=Kind.RESULT_AWAITING, read_at=None).count() == 2
+    played = {
+        name: set(
+            Participant.objects.filter(player__username=name, match__ladder__slug="pokemon-singles").values_list(
+                "match_id", flat=True
+            )
+        )
+        for name in ("serena", "lillie")
+    }
+    assert not played["serena"] & played["lillie"]
+    # The tour's players get their notifications by mail from now on; the seeded season mailed nobody.
+    assert all(User.objects.get(username=name).has_verified_email for name in ("serena", "lillie", "ash"))
+    assert not User.objects.get(username="misty").has_verified_email
+    assert not Notification.objects.exclude(email_status=EmailStatus.NONE).exists()
 
 
 def test_seed_demo_refuses_production_without_force(settings):

@@ -12,18 +12,24 @@ from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
 from ladder import services
 from ladder.models import Ladder, Match, TeamUpdate
-from ladder.services.matches import SideInput, match_report
+from ladder.services.matches import SideInput, match_dispute, match_remind_unanswered, match_report
+from ladder.services.moderation import match_void
 from ladder.services.nightly import ladder_nightly, local_midnights
+from notifications.models import Kind, Notification
+from notifications.services import mark_read
 from ratings.models import PlayerRating
 
 ADMIN = ("admin", "admin-demo-pass")
 MODERATOR = ("moderator", "moderator-demo-pass")
 PLAYER_PASSWORD = "player-demo-pass"
+# Their notifications are mailed too (make run prints the mails): the README tour's players and the moderator.
+MAILED = ("serena", "lillie", "ash", MODERATOR[0])
 PLAYER_NAMES = [
     "ash",
     "misty",
@@ -116,6 +122,8 @@ HISTORY_DAYS = 45
 SINGLES_MATCHES = 900
 REGULARS = 24
 TEAM_GAMES = 90
+# Notifications older than this are read, as a player who visits now and then has; newer ones are new.
+READ_BEFORE = timedelta(days=3)
 
 
 class Command(BaseCommand):
@@ -166,12 +174,23 @@ class Command(BaseCommand):
                 created["matches"] += self._singles(ladders[0], players, moderator, start)
             if not Match.objects.filter(ladder=ladders[1]).exists():
                 created["matches"] += self._teams(ladders[1], players[:TEAM_LADDER_MEMBERS], moderator, start)
+            serena = next(p for p in players if p.username == "serena")
+            disputed = False
+            if not Notification.objects.filter(recipient=serena, kind=Kind.DECISION).exists():
+                created["matches"] += self._dispute(ladders[0], players, moderator)
+                disputed = True
+            # The tour's players and the moderator have verified addresses, so what they are
+            # told from now on is also mailed (printed in make run's terminal). Verified only
+            # now: the season above mailed nobody.
+            User.objects.filter(username__in=MAILED, email_verified="").update(email_verified=F("email"))
         self.stdout.write(
             self.style.SUCCESS(
                 "Demo data ready: created {users} users, {ladders} ladders, {memberships} memberships, "
                 "{matches} matches.".format(**created)
             )
         )
+        if disputed:
+            self.stdout.write("  serena: a result clemont reported, disputed and voided (see her notifications)")
         self.stdout.write(
             f"  admin: {ADMIN[0]} / {ADMIN[1]}\n"
             f"  moderator: {MODERATOR[0]} / {MODERATOR[1]}\n"
@@ -206,6 +225,44 @@ class Command(BaseCommand):
                 now=now - timedelta(hours=offset),
             )
         return SINGLES_MATCHES + 2
+
+    def _dispute(self, ladder: Ladder, players: list[User], moderator: User) -> int:
+        """Notifications for serena to look at (the README's tour plays as her), made by the real services.
+
+        clemont reports a win over serena; she is reminded two hours before it would confirm
+        itself, disputes it an hour before, and the moderator voids it. Nothing is rated, so the tour's ratings
+        hold. Notifications older than ``READ_BEFORE`` (the season's "rated" ones) are marked read.
+        """
+        by_name = {p.username: p for p in players}
+        serena, clemont = by_name["serena"], by_name["clemont"]
+        now = timezone.now()
+        window = timedelta(hours=ladder.confirmation_hours)
+        reported = now - window - timedelta(hours=4)
+        match = match_report(
+            ladder=ladder,
+            reporter=clemont,
+            sides=[SideInput([clemont], 1), SideInput([serena], 2)],
+            played_at=reported - timedelta(minutes=20),
+            now=reported,
+        )
+        match_remind_unanswered(now=reported + window - timedelta(hours=1, minutes=50))
+        disputed = reported + window - timedelta(hours=1)
+        mark_read(
+            serena,
+            ids=Notification.objects.filter(recipient=serena, match=match).values_list("pk", flat=True),
+            now=disputed,
+        )
+        match_dispute(match=match, user=serena, reason="I won: clemont's last Pokémon fainted first.", now=disputed)
+        match_void(
+            match=match,
+            moderator=moderator,
+            reason="Both players sent screenshots: the game never finished.",
+            now=now - timedelta(hours=2),
+        )
+        Notification.objects.filter(created_at__lt=now - READ_BEFORE, read_at__isnull=True).update(
+            read_at=F("created_at") + timedelta(hours=2)
+        )
+        return 1
 
     def _teams(self, ladder: Ladder, players: list[User], moderator: User, start: Any) -> int:
         """Widelands games in every format: 1 v 1, 2 v 2, 2 v 3, 1 v 7 and free-for-alls."""

@@ -1,0 +1,106 @@
+"""The OpenAPI schema, true to what the API does.
+
+The rules below are stated here once, for every operation:
+
+- A ``StrictSerializer`` body refuses fields it does not declare (a 400 naming them), so its
+  schema says ``additionalProperties: false``; a list of nested bodies (``sides``) shows its
+  ``minItems``/``maxItems``; a rule across fields (``NotificationReadIn``: ids or all) is in
+  the serializer's ``schema_rules``, next to the ``validate`` that enforces it.
+- No string the API reads may hold a NUL character (a 400: ``core.bad_input`` for the query,
+  DRF's ``CharField`` for a body), so every free-text string says so with a pattern.
+- A body is required when an empty one is refused (``NotificationReadIn``), asked of the
+  serializer itself.
+- An optional query parameter given empty (``?kind=``) counts as not given, as DRF reads
+  query strings like HTML forms: ``allowEmptyValue``.
+- An operation anyone may call without signing in lists ``{}`` (no credentials) first among
+  its security requirements; the others need a token or a session. Who may call is read from
+  the view's permission classes, asked about an anonymous request of the operation's method,
+  so the schema follows the permissions instead of a list kept by hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.test import RequestFactory
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import is_serializer
+from drf_spectacular.utils import Direction
+from rest_framework import serializers
+from rest_framework.request import Request
+
+NO_NUL = "^[^\\x00]*$"
+
+
+class StrictSerializerScheme(OpenApiSerializerExtension):
+    """``api.serializers.StrictSerializer`` and its subclasses, nested ones included."""
+
+    target_class = "api.serializers.StrictSerializer"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: SpectacularAutoSchema, direction: Direction) -> dict[str, Any]:
+        serializer = self.target
+        schema: dict[str, Any] = auto_schema._map_serializer(serializer, direction, bypass_extensions=True)
+        if direction == "request":
+            schema["additionalProperties"] = False
+        if type(serializer).__doc__ is None:  # not StrictSerializer's own docstring, inherited
+            schema.pop("description", None)
+        properties = schema.get("properties", {})
+        for name, field in serializer.fields.items():
+            if name not in properties:
+                continue
+            if isinstance(field, serializers.ListSerializer):
+                _list_limits(properties[name], field)
+            _no_nul(properties[name])
+        schema.update(getattr(type(serializer), "schema_rules", {}))
+        return schema
+
+
+def _list_limits(schema: dict[str, Any], field: serializers.ListSerializer) -> None:
+    """``SideIn(many=True, min_length=2, …)``: DRF enforces the limits, drf-spectacular does not show them."""
+    # DRF sets both in ListSerializer.__init__; the stubs do not declare them.
+    for attribute, keyword in (("min_length", "minItems"), ("max_length", "maxItems")):
+        limit = getattr(field, attribute, None)
+        if limit is not None:
+            schema[keyword] = limit
+
+
+def _no_nul(schema: dict[str, Any]) -> None:
+    """A free-text string (no pattern, format or choices of its own) refuses NUL, a list's strings too."""
+    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        _no_nul(schema["items"])
+    elif schema.get("type") == "string" and not {"pattern", "format", "enum"} & set(schema):
+        schema["pattern"] = NO_NUL
+
+
+class AutoSchema(SpectacularAutoSchema):
+    def get_auth(self) -> list[dict[str, Any]]:
+        auths: list[dict[str, Any]] = super().get_auth()
+        if auths and {} not in auths and self._anyone_may_call():
+            return [{}, *auths]
+        return auths
+
+    def _anyone_may_call(self) -> bool:
+        """Whether every permission class of the view lets a request without credentials through."""
+        request = Request(RequestFactory().generic(self.method, self.path))  # no authenticators: anonymous
+        return all(permission.has_permission(request, self.view) for permission in self.view.get_permissions())
+
+    def _get_request_body(self, direction: str = "request") -> dict[str, Any] | None:
+        """Required when the API refuses an empty body (``{}``, which is what no body reads as)."""
+        body: dict[str, Any] | None = super()._get_request_body(direction)
+        if body is None or body.get("required"):
+            return body
+        serializer = self.get_request_serializer()
+        if is_serializer(serializer):
+            serializer_class = serializer if isinstance(serializer, type) else type(serializer)
+            if not serializer_class(data={}).is_valid():
+                body["required"] = True
+        return body
+
+    def _get_parameters(self) -> list[dict[str, Any]]:
+        parameters: list[dict[str, Any]] = super()._get_parameters()
+        for parameter in parameters:
+            if parameter["in"] == "query" and not parameter.get("required"):
+                parameter["allowEmptyValue"] = True
+        return parameters

@@ -1,0 +1,121 @@
+"""What the site tells a player or moderator: one row per recipient per event.
+
+The service that makes the event writes the rows in its own transaction, so a
+notification exists exactly when its event does: a rolled-back report leaves none, and
+``(recipient, kind, key)`` is unique, so a retried or racing event cannot tell anyone
+twice. Replays recompute ratings without calling those services, so they notify nobody.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Kind(models.TextChoices):
+    """What happened. The set stays open: a later feature adds its kinds here."""
+
+    PAIRED = "paired", "Paired by the queue"
+    RESULT_AWAITING = "result_awaiting", "A result awaits your answer"
+    CONFIRM_REMINDER = "confirm_reminder", "A result confirms itself soon"
+    RATED = "rated", "Match confirmed and rated"
+    DISPUTED = "disputed", "A result was disputed"
+    DECISION = "decision", "A moderator's decision"
+    SEARCH_EXPIRED = "search_expired", "Your search expired"
+    WEBHOOK_PAUSED = "webhook_paused", "A webhook was paused"
+
+
+class EmailStatus(models.TextChoices):
+    """Where the notification's mail is. Only a recipient with a verified address gets
+    ``pending``; the mail task then sends it, keeps it for the digest, or skips it."""
+
+    NONE = "none", "no mail (no verified address)"
+    PENDING = "pending", "to send"
+    DIGEST = "digest", "in the next daily digest"
+    SENT = "sent", "sent"
+    SKIPPED = "skipped", "not wanted"
+
+
+class Notification(models.Model):
+    # Indexed by the unique constraint and the indexes below, which all start with it.
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications", db_index=False
+    )
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    # What the event is about, unique per recipient and kind: "match:12", "search:7", "adjustment:3".
+    key = models.CharField(max_length=64)
+    # A report inserts these rows in its own statement (``ladder.sql``): no foreign-key
+    # triggers on the ladder and the match, which that statement has just written or read
+    # (Django still deletes a ladder's or match's notifications with it).
+    ladder = models.ForeignKey(
+        "ladder.Ladder",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
+    )
+    match = models.ForeignKey(
+        "ladder.Match", null=True, blank=True, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    # What the text needs, as it was when the event happened (names, deadline, rating change).
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField()
+    read_at = models.DateTimeField(null=True, blank=True)
+    email_status = models.CharField(max_length=8, choices=EmailStatus.choices, default=EmailStatus.NONE)
+    emailed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["recipient", "kind", "key"], name="notification_once_per_event"),
+        ]
+        indexes = [
+            # The page and the API: a recipient's newest first; the bell: their unread ones.
+            models.Index(fields=["recipient", "-created_at", "-id"], name="notification_recipient_new"),
+            models.Index(fields=["recipient"], condition=Q(read_at__isnull=True), name="notification_unread"),
+            # The mail task's queue: only rows that still need a mail.
+            models.Index(
+                fields=["email_status", "id"],
+                condition=Q(email_status__in=["pending", "digest"]),
+                name="notification_mail_queue",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} for {self.recipient_id} ({self.key})"
+
+
+class EmailMode(models.TextChoices):
+    OFF = "off", "Off"
+    INSTANT = "instant", "At once"
+    DIGEST = "digest", "Daily digest"
+
+
+# What a player gets by mail until they choose: what needs them at once, the rest daily.
+DEFAULT_EMAIL_MODES: dict[str, str] = {
+    Kind.PAIRED: EmailMode.OFF,  # they are on the site, searching
+    Kind.RESULT_AWAITING: EmailMode.INSTANT,
+    Kind.CONFIRM_REMINDER: EmailMode.INSTANT,
+    Kind.RATED: EmailMode.DIGEST,
+    Kind.DISPUTED: EmailMode.INSTANT,
+    Kind.DECISION: EmailMode.INSTANT,
+    Kind.SEARCH_EXPIRED: EmailMode.OFF,
+    Kind.WEBHOOK_PAUSED: EmailMode.INSTANT,
+}
+
+
+class EmailPreference(models.Model):
+    """A player's choice of mail for one kind; without a row, ``DEFAULT_EMAIL_MODES`` holds."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="email_preferences")
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    mode = models.CharField(max_length=8, choices=EmailMode.choices)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "kind"], name="email_preference_once_per_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.kind} {self.mode}"

@@ -1,0 +1,165 @@
+"""The words of each notification: a title, one sentence and a link, from its ``data``.
+
+``data`` holds what the text needs as it was at the event (names, the deadline, the rating
+change), so a list of notifications is drawn without reading the matches again. The page,
+the API and the mails all take their words from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.urls import NoReverseMatch, reverse
+from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
+
+from notifications.models import Kind, Notification
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    title: str
+    body: str
+    url: str  # a path on this site
+
+
+def _when(value: Any) -> str:
+    moment = parse_datetime(value) if isinstance(value, str) else value
+    if not isinstance(moment, datetime):
+        return "soon"
+    return date_format(localtime(moment), "j M Y, H:i T")
+
+
+def _signed(value: Any) -> str:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return ""
+    return f"{number:+.0f}"
+
+
+def _names(value: Any) -> str:
+    names = [str(name) for name in value] if isinstance(value, list) else []
+    if not names:
+        return "your opponent"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _paired(d: dict[str, Any]) -> tuple[str, str]:
+    return (
+        f"Paired in {d.get('ladder', 'the ladder')}",
+        f"You play {_names(d.get('opponents'))}. Play the game, then report the result on the match page.",
+    )
+
+
+def _awaiting(d: dict[str, Any]) -> tuple[str, str]:
+    return (
+        "A result awaits your answer",
+        f"{d.get('reporter', 'Your opponent')} reported {d.get('result', 'a result')} "
+        f"in {d.get('ladder', 'a ladder')}. "
+        f"Confirm or dispute it by {_when(d.get('deadline'))}; after that it confirms itself.",
+    )
+
+
+def _reminder(d: dict[str, Any]) -> tuple[str, str]:
+    return (
+        "A result confirms itself soon",
+        f"The result {d.get('reporter', 'your opponent')} reported in {d.get('ladder', 'a ladder')} "
+        f"confirms itself at {_when(d.get('deadline'))} unless you dispute it.",
+    )
+
+
+def _rated(d: dict[str, Any]) -> tuple[str, str]:
+    change = _signed(d.get("delta"))
+    rating = d.get("rating")
+    after = f" Your rating is now {float(rating):.0f} ({change})." if rating is not None and change else ""
+    return (
+        f"Match rated in {d.get('ladder', 'the ladder')}",
+        f"Your {d.get('result', 'match')} against {_names(d.get('opponents'))} is confirmed and rated.{after}",
+    )
+
+
+def _disputed(d: dict[str, Any]) -> tuple[str, str]:
+    reason = d.get("reason") or "no reason given"
+    return (
+        f"Result disputed in {d.get('ladder', 'the ladder')}",
+        f"{d.get('by', 'A player')} disputed the result ({reason}). A moderator will decide.",
+    )
+
+
+_DECISIONS = {
+    "void": "voided the match",
+    "correct": "corrected the result",
+    "confirm": "confirmed the result",
+    "adjust": "adjusted your rating",
+    "withdraw": "withdrew an adjustment of your rating",
+}
+
+
+def _sentence(reason: Any) -> str:
+    """A moderator's reason as the end of a sentence: one full stop, not two ("finished..")."""
+    text = str(reason or "").strip() or "none given"
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _decision(d: dict[str, Any]) -> tuple[str, str]:
+    action = _DECISIONS.get(str(d.get("action")), "made a decision")
+    change = _signed(d.get("delta"))
+    by = f" by {change}" if change and d.get("action") == "adjust" else ""
+    return (
+        f"A moderator {action}",
+        f"In {d.get('ladder', 'the ladder')}, a moderator {action}{by}. Reason: {_sentence(d.get('reason'))}",
+    )
+
+
+def _expired(d: dict[str, Any]) -> tuple[str, str]:
+    return (
+        "Your search expired",
+        f"No opponent was found in {d.get('ladder', 'the ladder')} before your search expired. Searching counts "
+        "as activity, so your rating did not grow less certain. Search again any time.",
+    )
+
+
+def _webhook_paused(d: dict[str, Any]) -> tuple[str, str]:
+    return (
+        f"Webhook “{d.get('webhook', '')}” paused",
+        f"It failed {d.get('failures', 10)} times in a row ({d.get('reason', 'no answer')}). "
+        "Fix its URL and resume it in the admin.",
+    )
+
+
+WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
+    Kind.PAIRED: _paired,
+    Kind.RESULT_AWAITING: _awaiting,
+    Kind.CONFIRM_REMINDER: _reminder,
+    Kind.RATED: _rated,
+    Kind.DISPUTED: _disputed,
+    Kind.DECISION: _decision,
+    Kind.SEARCH_EXPIRED: _expired,
+    Kind.WEBHOOK_PAUSED: _webhook_paused,
+}
+
+
+def _url(notification: Notification) -> str:
+    data = notification.data or {}
+    try:
+        if notification.kind == Kind.WEBHOOK_PAUSED and data.get("webhook_id"):
+            return reverse("admin:webhooks_webhook_change", args=[data["webhook_id"]])
+        if notification.match_id:
+            return reverse("ladder:match", args=[notification.match_id])
+        if data.get("ladder_slug"):
+            return reverse("ladder:detail", args=[data["ladder_slug"]])
+    except NoReverseMatch:
+        pass
+    return reverse("notifications:list")
+
+
+def describe(notification: Notification) -> Text:
+    words = WORDS.get(notification.kind)
+    data = dict(notification.data or {})
+    title, body = words(data) if words else (notification.get_kind_display(), "")
+    return Text(title, body, _url(notification))
