@@ -15,8 +15,10 @@ Other databases run the ORM versions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.db import connection
@@ -66,6 +68,55 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
     # Django wraps the driver's own cursor here; django-stubs types the argument as the wrapper.
     cursor = connection.make_cursor(raw)  # type: ignore[arg-type]
     with cursor:
+        yield cursor
+
+
+_NAMED = re.compile(r"%\((\w+)\)s")
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A long hand-written statement, kept in PostgreSQL's own ``$1`` form as well.
+
+    psycopg turns ``%(name)s`` placeholders into ``$n`` on every execution, and caches the
+    result only for statements up to 4,096 bytes: longer ones (a report rated in one
+    statement) were parsed anew each time, half a millisecond of Python. ``numbered`` is
+    that conversion, done once; ``run_statement`` sends it through psycopg's raw cursor,
+    which takes it as it is.
+    """
+
+    named: str  # with %(name)s placeholders (the form the query log shows)
+    numbered: str  # with $1, $2, … in the order of ``names``
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, sql: str) -> Statement:
+        if "%%" in sql:
+            raise ValueError("a statement for run_statement cannot hold a literal %")
+        names = tuple(dict.fromkeys(_NAMED.findall(sql)))
+        number = {name: index for index, name in enumerate(names, start=1)}
+        return cls(sql, _NAMED.sub(lambda found: f"${number[found.group(1)]}", sql), names)
+
+
+@contextmanager
+def run_statement(statement: Statement, params: Mapping[str, Any]) -> Iterator[CursorWrapper]:
+    """Execute ``statement`` with ``params`` as ``prepared_cursor`` would, and yield the cursor
+    for its rows; the ``$n`` form goes through psycopg's raw cursor, unparsed."""
+    import psycopg
+
+    if connection.queries_logged:
+        with connection.cursor() as cursor:
+            cursor.execute(statement.named, params)
+            yield cursor
+        return
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    with connection.wrap_database_errors:
+        raw = psycopg.RawCursor(connection.connection)
+    cursor = connection.make_cursor(raw)  # type: ignore[arg-type]
+    with cursor:
+        cursor.execute(statement.numbered, [params[name] for name in statement.names])
         yield cursor
 
 

@@ -179,6 +179,9 @@ _RATE = f""", new_event AS (
 
 RECORD_SQL = _RECORD.replace("{rating}", "")
 RECORD_AND_RATE_SQL = _RECORD.replace("{rating}", _RATE)
+# Over psycopg's 4,096 bytes, so converted to PostgreSQL's $n placeholders once (``core.db.Statement``).
+RECORD = db.Statement.of(RECORD_SQL)
+RECORD_AND_RATE = db.Statement.of(RECORD_AND_RATE_SQL)
 
 
 def record_match(
@@ -229,8 +232,7 @@ def record_match(
     params["n_kind"] = notices.kind
     params["n_recipient"] = list(notices.data)
     params["n_data"] = [json.dumps(data) for data in notices.data.values()]
-    with db.prepared_cursor() as cursor:
-        cursor.execute(RECORD_SQL if rated is None else RECORD_AND_RATE_SQL, params)
+    with db.run_statement(RECORD if rated is None else RECORD_AND_RATE, params) as cursor:
         match_id, duplicate_id, mails = cursor.fetchone()
     return match_id, duplicate_id, mails
 

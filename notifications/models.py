@@ -38,16 +38,22 @@ class EmailStatus(models.TextChoices):
 
 
 class Notification(models.Model):
-    # Indexed by the unique constraint and the indexes below, which all start with it.
+    # Indexed by the unique constraint and the indexes below, which all start with it. No
+    # foreign-key trigger: a report inserts these rows in its own statement, which has just
+    # read the recipients' accounts (accounts are deactivated, never deleted; Django still
+    # deletes a deleted account's notifications with it).
     recipient = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications", db_index=False
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        db_index=False,
+        db_constraint=False,
     )
     kind = models.CharField(max_length=32, choices=Kind.choices)
     # What the event is about, unique per recipient and kind: "match:12", "search:7", "adjustment:3".
     key = models.CharField(max_length=64)
-    # A report inserts these rows in its own statement (``ladder.sql``): no foreign-key
-    # triggers on the ladder and the match, which that statement has just written or read
-    # (Django still deletes a ladder's or match's notifications with it).
+    # Likewise no trigger on the ladder and the match, which that statement has just
+    # written or read (Django still deletes a ladder's or match's notifications with it).
     ladder = models.ForeignKey(
         "ladder.Ladder",
         null=True,
