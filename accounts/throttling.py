@@ -122,10 +122,7 @@ def login_lock(request: HttpRequest, credentials: dict[str, Any] | None = None) 
     (axes' ``AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT``), so the wait after the
     refused attempt is always the whole cool-off.
     """
-    handler = AxesProxyHandler.get_implementation()
-    if not isinstance(handler, LoginAttemptHandler):
-        raise ImproperlyConfigured("AXES_HANDLER must be accounts.throttling.LoginAttemptHandler")
-    _, address = handler.failure_counts(request, credentials)
+    _, address = _handler().failure_counts(request, credentials)
     address_wide = address >= settings.LOGIN_ADDRESS_FAILURE_LIMIT
     cool_off = get_cool_off(request)
     return LoginLock(
@@ -133,6 +130,31 @@ def login_lock(request: HttpRequest, credentials: dict[str, Any] | None = None) 
         limit=settings.LOGIN_ADDRESS_FAILURE_LIMIT if address_wide else get_failure_limit(request, credentials),
         retry_after=int(cool_off.total_seconds()) if cool_off else 0,
     )
+
+
+def login_warning(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str | None:
+    """What one more failed login would lock, if it would: shown on the login form after a failure.
+
+    Axes has counted the failure by the time the form is drawn again, so one short of a
+    limit means the next failure meets it. The address's limit is named first: it locks
+    every account, the pair's only this one.
+    """
+    AxesProxyHandler.update_request(request)
+    pair, address = _handler().failure_counts(request, credentials)
+    cool_off = get_cool_off(request)
+    wait = wait_words(int(cool_off.total_seconds()) if cool_off else 0)
+    if address == settings.LOGIN_ADDRESS_FAILURE_LIMIT - 1:
+        return f"One more failed attempt locks this address for {wait}, for every account."
+    if pair == get_failure_limit(request, credentials) - 1:
+        return f"One more failed attempt locks this account for this address for {wait}."
+    return None
+
+
+def _handler() -> LoginAttemptHandler:
+    handler = AxesProxyHandler.get_implementation()
+    if not isinstance(handler, LoginAttemptHandler):
+        raise ImproperlyConfigured("AXES_HANDLER must be accounts.throttling.LoginAttemptHandler")
+    return handler
 
 
 def lockout_response(

@@ -18,12 +18,22 @@ from accounts.mail import (
     verification_resend_wait,
 )
 from accounts.models import User
-from accounts.throttling import signup_refused_message, signup_take, signup_wait, wait_words
+from accounts.throttling import login_warning, signup_refused_message, signup_take, signup_wait, wait_words
 from accounts.verification import VERIFY_LINK_DAYS, VerificationError, email_verify
 
 VERIFY_SENT = "We sent a link to {email}. Follow it within {days} days to confirm the address is yours."
 VERIFY_RESEND_REFUSED = "You asked for several links in a short time. Try again in {wait}."
 VERIFY_NOTHING_TO_SEND = "There is no address to check: add one above first."
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login, which warns when one more failure would lock the account or the address."""
+
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form: Form) -> HttpResponse:
+        warning = login_warning(self.request, {"username": form.data.get("username", "")})
+        return self.render_to_response(self.get_context_data(form=form, lockout_warning=warning))
 
 
 def signup(request: HttpRequest) -> HttpResponse:

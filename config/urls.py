@@ -8,9 +8,11 @@ from api import web as api_web
 from api.errors import site_not_found, site_server_error
 from ladder import header as ladder_header
 from ladder import views as ladder_views
+from ladder import views_help as ladder_views_help
 
 urlpatterns = [
     path("", ladder_views.home, name="home"),
+    path("help/", ladder_views_help.help_page, name="help"),
     path("ladders/", include("ladder.urls")),
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),

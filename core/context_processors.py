@@ -5,4 +5,6 @@ from django.http import HttpRequest
 
 
 def site(request: HttpRequest) -> dict[str, str]:
-    return {"site_name": settings.SITE_NAME}
+    # Not "site_name": Django's LoginView and LogoutView put the request's host under that
+    # name in their own context, which overrides a context processor's.
+    return {"brand_name": settings.SITE_NAME}

@@ -19,6 +19,7 @@ from django.utils.html import format_html, format_html_join
 from accounts.http import AuthenticatedHttpRequest
 from ladder import admin_periodic  # noqa: F401 (narrows the periodic tasks admin for moderators)
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
+from ladder.selectors.matches import side_outcome
 from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
 from ladder.services.nightly import ladder_nightly, local_midnight
 from ladder.services.rating_settings import RATING_SETTING_FIELDS, ladder_has_rated_events
@@ -307,10 +308,32 @@ class ParticipantInline(admin.TabularInline):
 
 class SideInline(admin.TabularInline):
     model = MatchSide
-    fields = ("index", "placement", "answer", "answered_by", "answered_at", "dispute_reason")
+    fields = ("side", "players", "result", "answer", "answered_by", "answered_at", "dispute_reason")
     readonly_fields = fields
     extra = 0
     can_delete = False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MatchSide]:
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("match", "answered_by")
+            .prefetch_related("participants__player", "match__sides")
+        )
+
+    @admin.display(description="side")
+    def side(self, obj: MatchSide) -> str:
+        return str(obj.index + 1)
+
+    @admin.display(description="players")
+    def players(self, obj: MatchSide) -> str:
+        return ", ".join(p.player.username for p in obj.participants.all())
+
+    @admin.display(description="result")
+    def result(self, obj: MatchSide) -> str:
+        """Won, lost, drew or a place ("2nd"): a placement is a result, not a rank on the ladder."""
+        placements = [side.placement for side in obj.match.sides.all()]
+        return side_outcome(obj.placement, placements) or "not reported yet"
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
@@ -369,10 +392,25 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.display(description="sides")
     def players(self, obj: Match) -> str:
+        placements = [side.placement for side in obj.sides.all()]
         return " vs ".join(
-            f"{', '.join(p.player.username for p in side.participants.all())} (#{side.placement})"
+            f"{', '.join(p.player.username for p in side.participants.all())}"
+            + (f" ({outcome.lower()})" if (outcome := side_outcome(side.placement, placements)) else "")
             for side in obj.sides.all()
         )
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """Every field is read-only (decisions are the actions'), so the page offers no Save."""
+        context = {
+            **(extra_context or {}),
+            "show_save": False,
+            "show_save_and_continue": False,
+            "show_save_and_add_another": False,
+            "show_delete": False,
+        }
+        return super().change_view(request, object_id, form_url, context)
 
     @admin.display(description="why it was flagged")
     def fair_play_evidence(self, obj: Match) -> str:

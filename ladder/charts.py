@@ -20,6 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.utils import timezone
 
 NICE_STEPS = (1, 2, 2.5, 5, 10)
+MIN_RANK_SPAN = 9  # a rank axis shows at least ten ranks (#1 to #10 for a player near the top)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,15 +163,23 @@ def _fmt(value: float) -> str:
 
 
 def rating_history_chart(
-    points: Sequence[HistoryPoint], *, width: int = 720, height: int = 260, font_size: float = 12
+    changes: Sequence[HistoryPoint],
+    *,
+    start: HistoryPoint | None = None,
+    width: int = 720,
+    height: int = 260,
+    font_size: float = 12,
 ) -> Chart | None:
-    """Geometry of a rating-over-time chart; None without points.
+    """Geometry of a rating-over-time chart; None without changes.
 
+    ``start`` is the rating the player joined with (the ladder's initial rating and RD,
+    e.g. 1500 ± 350), drawn first so the first game reads as a move from somewhere.
     Times are made non-decreasing first: the history is in the order changes were applied,
     and a result confirmed late may carry an earlier time than the change before it.
     """
-    if not points:
+    if not changes:
         return None
+    points = [start, *changes] if start is not None else list(changes)
     times: list[float] = []
     latest = -math.inf
     for point in points:
@@ -188,13 +197,13 @@ def rating_history_chart(
     if high == low:
         high = low + step
 
-    start, end = times[0], times[-1]
-    span = end - start
+    begin, end = times[0], times[-1]
+    span = end - begin
 
     def x_of(t: float) -> float:
         if span == 0:
             return (left + right) / 2
-        return left + (t - start) / span * (right - left)
+        return left + (t - begin) / span * (right - left)
 
     def y_of(value: float) -> float:
         return bottom - (value - low) / (high - low) * (bottom - top)
@@ -214,6 +223,8 @@ def rating_history_chart(
         delta = f"{point.delta:+.0f}".replace("-", "−")
         about = f" {point.label}" if point.label else ""
         title = f"{shown_at}{about}: {point.rating:.0f} ± {point.rd:.0f} ({delta})"
+        if point is start:  # drawn near the first game; its label says when they joined
+            title = f"{point.label[:1].upper()}{point.label[1:]}: {point.rating:.0f} ± {point.rd:.0f}"
         plotted.append(PlottedPoint(x=round(x, 1), y=round(y_of(point.rating), 1), title=title))
 
     y_ticks = []
@@ -235,8 +246,9 @@ def rating_history_chart(
             x_ticks.append(Tick(round(x, 1), label, anchor))
 
     first, last = points[0], points[-1]
+    joined = f"{start.rating:.0f} ± {start.rd:.0f} on joining, then " if start is not None else ""
     summary = (
-        f"Rating after each of {len(points)} change{'s' if len(points) != 1 else ''}: "
+        f"Rating {joined}after each of {len(changes)} change{'s' if len(changes) != 1 else ''}: "
         f"from {first.rating:.0f} to {last.rating:.0f} (RD {last.rd:.0f} after the last one)."
     )
     return Chart(
@@ -290,6 +302,19 @@ def _rank_ticks(best: int, worst: int, most: int) -> tuple[int, int, list[int]]:
     return low, high, ticks
 
 
+def _rank_span(best: int, worst: int) -> tuple[int, int]:
+    """The ranks the axis shows: at least ``MIN_RANK_SPAN`` of them around those reached.
+
+    Stretched over only the ranks reached, a move from #3 to #4 would fill the whole
+    height and read as a plunge; within ten ranks it is the small step it is.
+    """
+    missing = MIN_RANK_SPAN - (worst - best)
+    if missing <= 0:
+        return best, worst
+    low = max(1, best - (missing + 1) // 2)
+    return low, max(worst, low + MIN_RANK_SPAN)
+
+
 def rank_history_chart(
     points: Sequence[RankPoint], *, width: int = 720, height: int = 220, font_size: float = 12
 ) -> Chart | None:
@@ -304,7 +329,8 @@ def rank_history_chart(
     top, bottom = round(font_size * 0.9, 1), round(height - font_size * 2.2, 1)
     best = min(point.rank for point in points)
     worst = max(point.rank for point in points)
-    low, high, ranks = _rank_ticks(best, worst, max(2, int((bottom - top) // (font_size * 3))))
+    shown_best, shown_worst = _rank_span(best, worst)
+    low, high, ranks = _rank_ticks(shown_best, shown_worst, max(2, int((bottom - top) // (font_size * 3))))
 
     start, end = _day_start(points[0].day), _day_start(points[-1].day)
     span = (end - start).total_seconds()

@@ -196,3 +196,23 @@ def one_v_one_opponent(sides: Sequence[SideInput], reporter: User) -> User | Non
     if len(sides) == 2 and all(len(side.players) == 1 for side in sides):
         return next((side.players[0] for side in sides if side.players[0].pk != reporter.pk), None)
     return None
+
+
+DISPUTE_REASON_MAX = 2000
+REASON_TOO_LONG = "Keep the reason to 2,000 characters or fewer: it has %(show_value)s. Nothing was disputed."
+
+
+class DisputeForm(forms.Form):
+    """Why a result is wrong. Refused, never cut, beyond 2,000 characters (the API's limit too)."""
+
+    reason = forms.CharField(
+        required=False,
+        max_length=DISPUTE_REASON_MAX,
+        error_messages={"max_length": REASON_TOO_LONG},
+    )
+
+    def reason_or_error(self) -> tuple[str, str]:
+        """The reason typed, or "" and the error message to show."""
+        if self.is_valid():
+            return self.cleaned_data["reason"], ""
+        return "", " ".join(str(message) for message in self.errors["reason"])

@@ -10,6 +10,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib import messages
@@ -31,6 +32,7 @@ from core.http import HtmxHttpRequest
 from core.throttling import search_allow
 from ladder import charts, forms, permissions, selectors, services, snapshots
 from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus
+from ladder.selectors.home import player_home
 from ladder.selectors.leaderboard import cached_entry
 from ladder.services import matches as match_services
 from ladder.services.matches import SideInput
@@ -48,8 +50,12 @@ SEARCH_LIMITED = (
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    ladders = selectors.ladder_list_with_activity(now=timezone.now())
-    return render(request, "ladder/home.html", {"ladders": ladders})
+    """Every ladder; and above them, for a signed-in player, their ladders, what waits for them and their games."""
+    now = timezone.now()
+    ladders = selectors.ladder_list_with_activity(now=now)
+    user = request.user
+    mine = player_home(player=user, now=now) if isinstance(user, User) and user.is_authenticated else None
+    return render(request, "ladder/home.html", {"ladders": ladders, "mine": mine})
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,7 +327,9 @@ def match_confirm(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
 @login_required
 def match_dispute(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     match = get_object_or_404(Match, pk=pk)
-    reason = request.POST.get("reason", "")[:2000]
+    reason, refused = forms.DisputeForm(request.POST).reason_or_error()
+    if refused:
+        return _answered(request, match, error=refused)
     try:
         match = match_services.match_dispute(match=match, user=request.user, reason=reason)
     except ValidationError as exc:
@@ -364,7 +372,10 @@ def matches_dispute_all(request: AuthenticatedHttpRequest) -> HttpResponse:
     if reporter is None:
         messages.error(request, "Choose whose results to dispute.")
         return redirect("ladder:awaiting")
-    reason = request.POST.get("reason", "")[:2000].replace("\x00", "")
+    reason, refused = forms.DisputeForm(request.POST).reason_or_error()
+    if refused:
+        messages.error(request, refused)
+        return redirect("ladder:awaiting")
     try:
         disputed = match_services.match_dispute_all_from(user=request.user, reporter=reporter, reason=reason)
     except ValidationError as exc:
@@ -398,6 +409,7 @@ def player_in_ladder(request: HttpRequest, slug: str, username: str) -> HttpResp
         charts.HistoryPoint(at=change.event.at, rating=change.rating_after, rd=change.rd_after, delta=change.delta)
         for change in standing.history
     ]
+    start = _joined_point(standing)
     scale = LeaderboardScale(ladder.leaderboard_scale)
     ranks = [charts.RankPoint(day=p.date, rank=p.rank, label=_scale_label(scale, p.value)) for p in standing.ranks]
     context = {
@@ -405,12 +417,33 @@ def player_in_ladder(request: HttpRequest, slug: str, username: str) -> HttpResp
         "player": player,
         "standing": standing,
         "row": standing.row,
-        "chart_wide": charts.rating_history_chart(points, width=760, height=280, font_size=12),
-        "chart_narrow": charts.rating_history_chart(points, width=340, height=240, font_size=12),
+        "chart_wide": charts.rating_history_chart(points, start=start, width=760, height=280, font_size=12),
+        "chart_narrow": charts.rating_history_chart(points, start=start, width=340, height=240, font_size=12),
         "rank_wide": charts.rank_history_chart(ranks, width=760, height=220, font_size=12),
         "rank_narrow": charts.rank_history_chart(ranks, width=340, height=200, font_size=12),
     }
     return render(request, "ladder/player.html", context)
+
+
+def _joined_point(standing: selectors.PlayerStanding) -> charts.HistoryPoint | None:
+    """Where the rating chart starts: the rating and RD the player joined with (1500 ± 350
+    by default), read from their first change since the ladder's initial values may have
+    changed since.
+
+    It sits at the joining time, but no further left of the first game than a tenth of the
+    games' span (at least an hour): a year between joining and a first game would otherwise
+    squeeze every game against the right edge. Its tooltip names the real joining day.
+    """
+    if not standing.history:
+        return None
+    first = standing.history[0]
+    games = [change.event.at for change in standing.history]
+    gap = max((max(games) - min(games)) / 10, timedelta(hours=1))
+    joined = standing.row.rating.joined_at
+    at = min(max(joined, first.event.at - gap), first.event.at)
+    local = timezone.localtime(joined)
+    label = f"joined {local.day} {local:%b %Y}"
+    return charts.HistoryPoint(at=at, rating=first.rating_before, rd=first.rd_before, delta=0.0, label=label)
 
 
 def _scale_label(scale: LeaderboardScale, value: float) -> str:

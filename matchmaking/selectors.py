@@ -9,7 +9,7 @@ from django.db import connection
 
 from accounts.models import User
 from core import db
-from ladder.models import Ladder
+from ladder.models import Ladder, MatchStatus
 from matchmaking import services, sql
 from matchmaking.models import EntryStatus, QueueEntry
 
@@ -40,20 +40,43 @@ def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEn
     return ladder, entry
 
 
+def _searching_key(ladder: Ladder) -> str:
+    return f"queue:searching:{ladder.pk}"
+
+
 def searching_count(ladder: Ladder) -> int:
     """How many are searching in the ladder, cached for two seconds: every poll shows it."""
-    key = f"queue:searching:{ladder.pk}"
-    count = site_cache.get(key)
+    count = site_cache.get(_searching_key(ladder))
     if count is None:
         count = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING).count()
-        site_cache.set(key, count, timeout=2)
+        site_cache.set(_searching_key(ladder), count, timeout=2)
     return count
 
 
+def searching_forget(ladder: Ladder) -> None:
+    """Drop the cached count after a join or a cancel, so the player's next panel counts them right."""
+    site_cache.delete(_searching_key(ladder))
+
+
 def panel_context(ladder: Ladder, entry: QueueEntry | None, now: datetime) -> dict[str, object]:
-    """Everything the panel shows: state, time waited, rating window, searchers, opponent."""
-    context: dict[str, object] = {"ladder": ladder, "entry": entry, "searching": searching_count(ladder)}
-    if entry is not None and entry.status == EntryStatus.WAITING:
+    """Everything the panel shows: state, time waited, rating window, searchers, opponent.
+
+    ``searching`` counts the others: the viewer's own search is no opponent. ``paired`` is
+    a pairing still to be played; once its match is reported (or void) the panel is idle
+    again and names it as ``last_match``.
+    """
+    searching = searching_count(ladder)
+    waiting = entry is not None and entry.status == EntryStatus.WAITING
+    match = entry.match if entry is not None and entry.status == EntryStatus.MATCHED else None
+    paired = match is not None and match.status == MatchStatus.SCHEDULED
+    context: dict[str, object] = {
+        "ladder": ladder,
+        "entry": entry,
+        "searching": max(searching - 1, 0) if waiting else searching,
+        "paired": paired,
+        "last_match": None if paired else match,
+    }
+    if entry is not None and waiting:
         low, high = services.rating_window(ladder, entry, now)
         context.update(
             waited=int((now - entry.joined_at).total_seconds()),

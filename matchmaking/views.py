@@ -1,8 +1,11 @@
 """The queue panel: a "Find a match" button, then a partial that polls every 2 seconds.
 
-HTMX requests get the panel alone (``queue.html#queue-panel``); a full page load of the
+HTMX requests get part of the panel: a join or a cancel gets its body
+(``queue.html#queue-body``), a poll while searching only the status
+(``queue.html#queue-status``), so the Cancel button a keyboard user is on is never
+replaced, and the section with the live region is never swapped. A full page load of the
 same URL renders the same state inside the ladder page's layout. Polling ends when the
-search ends: the final panel has no trigger and comes with HTTP 286.
+search ends: that poll gets the final body (retargeted there) with HTTP 286.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseStopPolling
+from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 
 from accounts.http import AuthenticatedHttpRequest
 from core.http import HtmxHttpRequest
@@ -24,14 +27,18 @@ from matchmaking.forms import QueueJoinForm
 from matchmaking.models import EntryStatus, QueueEntry
 
 
-def _render(request: HtmxHttpRequest, ladder: Ladder, entry: QueueEntry | None) -> HttpResponse:
+def _render(request: HtmxHttpRequest, ladder: Ladder, entry: QueueEntry | None, *, poll: bool = False) -> HttpResponse:
     context = selectors.panel_context(ladder, entry, timezone.now())
-    if request.htmx:
-        response = render(request, "matchmaking/queue.html#queue-panel", context)
-        if entry is not None and entry.status != EntryStatus.WAITING:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
-    return render(request, "matchmaking/queue.html", context)
+    if not request.htmx:
+        return render(request, "matchmaking/queue.html", context)
+    if poll and entry is not None and entry.status == EntryStatus.WAITING:
+        return render(request, "matchmaking/queue.html#queue-status", context)
+    response = render(request, "matchmaking/queue.html#queue-body", context)
+    if entry is not None and entry.status != EntryStatus.WAITING:
+        response.status_code = HttpResponseStopPolling.status_code
+    if poll:  # the search ended: the whole body changes, not the status the poll came from
+        reswap(retarget(response, "#queue-body"), "outerHTML")
+    return response
 
 
 @require_GET
@@ -42,7 +49,7 @@ def queue_status(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     if ladder is None:
         raise Http404("No ladder at this address.")
     entry = services.queue_poll_entry(ladder=ladder, entry=entry)
-    return _render(request, ladder, entry)
+    return _render(request, ladder, entry, poll=True)
 
 
 @require_POST
@@ -55,11 +62,12 @@ def queue_join(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
             raise ValidationError([message for errors in form.errors.values() for message in errors])
         limit = form.cleaned_data["max_rating_gap"]
         entry = services.queue_join(ladder=ladder, player=request.user, max_rating_gap=limit)
+        selectors.searching_forget(ladder)
     except ValidationError as exc:
         if request.htmx:
             current = services.current_entry(ladder=ladder, player=request.user)
             context = {**selectors.panel_context(ladder, current, timezone.now()), "error": " ".join(exc.messages)}
-            return render(request, "matchmaking/queue.html#queue-panel", context)
+            return render(request, "matchmaking/queue.html#queue-body", context)
         messages.error(request, " ".join(exc.messages))
         return redirect(ladder)
     if request.htmx:
@@ -73,6 +81,7 @@ def queue_leave(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     ladder = get_object_or_404(Ladder, slug=slug)
     try:
         entry = services.queue_leave(ladder=ladder, player=request.user)
+        selectors.searching_forget(ladder)
     except ValidationError as exc:
         if not request.htmx:
             messages.error(request, " ".join(exc.messages))

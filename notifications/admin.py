@@ -11,10 +11,10 @@ from notifications.texts import describe
 
 @admin.register(Notification)
 class NotificationAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "recipient", "kind", "ladder", "match", "read_at", "email_status")
+    list_display = ("created_at", "recipient", "kind", "ladder", "match_number", "read_at", "email_status")
     list_filter = ("kind", "email_status", ("read_at", admin.EmptyFieldListFilter), "ladder")
     search_fields = ("recipient__username", "key")
-    list_select_related = ("recipient", "ladder", "match")
+    list_select_related = ("recipient", "ladder")
     date_hierarchy = "created_at"
     readonly_fields = ("text",)
     fields = (
@@ -31,6 +31,10 @@ class NotificationAdmin(admin.ModelAdmin):
         "emailed_at",
     )
     show_full_result_count = False
+
+    @admin.display(description="match", ordering="match_id")
+    def match_number(self, notification: Notification) -> str:
+        return f"#{notification.match_id}" if notification.match_id else "–"
 
     @admin.display(description="what the player reads")
     def text(self, notification: Notification) -> str:

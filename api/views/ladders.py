@@ -54,7 +54,7 @@ from ladder.selectors.leaderboard import cached, cached_entry, order_key
 from ladder.services import membership
 from matchmaking import services as queue_services
 from matchmaking.models import QueueEntry
-from matchmaking.selectors import searching_count
+from matchmaking.selectors import searching_count, searching_forget
 from ratings.engines import win_probability
 from ratings.models import PlayerRating
 
@@ -344,12 +344,14 @@ class QueueView(APIView):
         entry = queue_services.queue_join(
             ladder=ladder, player=request.user, max_rating_gap=params.get("max_rating_gap")
         )
+        searching_forget(ladder)  # the site's panels count this search at once
         return Response(_queue(ladder, entry), status=status.HTTP_201_CREATED)
 
     @extend_schema(operation_id="queue_leave", responses={200: QueueOut, **errors(403, 409)})
     def delete(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
         entry = queue_services.queue_leave(ladder=ladder, player=request.user)
+        searching_forget(ladder)
         return Response(_queue(ladder, entry))
 
 

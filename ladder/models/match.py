@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
 
 
 class MatchStatus(models.TextChoices):
@@ -103,7 +105,15 @@ class Match(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Match {self.pk} in {self.ladder_id}"
+        """ "ash vs misty · Pokémon Singles · 22 Nov": what the admin's titles, logs and links show."""
+        if self.pk is None:
+            return "New match"
+        sides: dict[int, list[str]] = {}
+        rows = Participant.objects.filter(match_id=self.pk).order_by("side__index", "pk")
+        for index, name in rows.values_list("side__index", "player__username"):
+            sides.setdefault(index, []).append(name)
+        players = " vs ".join(" & ".join(names) for _, names in sorted(sides.items())) or f"Match {self.pk}"
+        return f"{players} · {self.ladder.name} · {date_format(localtime(self.played_at), 'j M')}"
 
     def get_absolute_url(self) -> str:
         return reverse("ladder:match", kwargs={"pk": self.pk})

@@ -92,6 +92,15 @@ class MatchSummary:
     disputes: list[MatchSide] = field(default_factory=list)
 
     @property
+    def sides_by_place(self) -> list[SideLine]:
+        """The sides as a result reads: best place first, tied sides in side order.
+
+        Sides without a place yet (a scheduled match) follow in side order. ``sides``
+        itself stays in side order, which the API and the lineups keep.
+        """
+        return sorted(self.sides, key=lambda line: (line.side.placement is None, line.side.placement or 0))
+
+    @property
     def is_rated(self) -> bool:
         return any(line.change for side in self.sides for line in side.players)
 

@@ -57,7 +57,7 @@
   }
 
   document.addEventListener("htmx:afterSwap", function () {
-    var panel = document.querySelector("#queue-panel[data-paired]");
+    var panel = document.querySelector("#queue-panel [data-paired]");
     var match = panel && panel.getAttribute("data-paired");
     if (match && match !== told && document.hidden) {
       told = match; // once per pairing

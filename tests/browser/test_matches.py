@@ -88,7 +88,7 @@ def test_report_confirm_and_see_the_new_ratings(new_page, screenshot, device, na
 
     two = new_page(device)
     log_in(two, "bob")
-    two.get_by_role("link", name="To confirm").click()
+    two.get_by_role("navigation", name="Main").get_by_role("link", name="To confirm").click()
     expect(two.get_by_role("heading", name="To confirm")).to_be_visible()
     expect(two.get_by_text("reported by alice")).to_be_visible()
     screenshot(two, f"awaiting-{name}")
@@ -111,7 +111,7 @@ def test_report_confirm_and_see_the_new_ratings(new_page, screenshot, device, na
     expect(two.get_by_role("heading", name="Rating history")).to_be_visible()
     chart = two.locator("svg.chart-narrow" if device is PHONE else "svg.chart-wide")
     expect(chart).to_be_visible()
-    expect(chart.locator("circle.point")).to_have_count(6)
+    expect(chart.locator("circle.point")).to_have_count(7)  # the rating joined with, then six games
     screenshot(two, f"player-{name}")
     assert no_horizontal_scroll(two)
     two.emulate_media(color_scheme="dark")

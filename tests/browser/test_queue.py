@@ -36,7 +36,7 @@ def test_two_players_find_each_other_and_cancel_stops_polling(new_page, screensh
     expect(player_page.get_by_text("Matched against")).to_be_visible(timeout=10_000)
     expect(player_page.locator("#queue-panel")).to_contain_text("bob")
     screenshot(player_page, "queue-matched-phone")
-    assert player_page.locator("#queue-panel[hx-trigger]").count() == 0  # polling stopped
+    assert player_page.locator("#queue-panel [hx-trigger]").count() == 0  # polling stopped
 
     player_page.get_by_role("button", name="Search again").click()
     expect(player_page.get_by_text("Searching for an opponent")).to_be_visible()

@@ -138,3 +138,30 @@ def test_history_is_read_only_in_the_admin(client, ladder, player, opponent, mod
     assert page.status_code == 200
     assert "Save" not in page.text or 'name="_save"' not in page.text
     assert client.post(reverse("admin:ratings_ratingchange_delete", args=[change.pk])).status_code == 403
+
+
+def test_a_moderator_deciding_a_dispute_sees_the_sides_players_and_reason(client, ladder, player, opponent):
+    """The moderators group could not view sides and participants, so the admin hid both from them."""
+    from ladder.services.matches import match_dispute
+
+    match = report(ladder, player, opponent)
+    match_dispute(match=match, user=opponent, reason="I won that one")
+
+    page = client.get(reverse("admin:ladder_match_change", args=[match.pk]))
+
+    assert page.status_code == 200
+    text = page.text
+    assert "I won that one" in text
+    assert f"{player.username}" in text and f"{opponent.username}" in text
+    assert f"{player.username} vs {opponent.username} · {ladder.name} · " in text  # the match's name
+    assert "Won" in text and "Lost" in text  # results, not "#1" ranks
+    assert 'name="_save"' not in text and 'name="_continue"' not in text  # nothing to save
+
+
+def test_the_match_list_shows_results_not_ranks(client, ladder, player, opponent):
+    report(ladder, player, opponent)
+
+    page = client.get(CHANGELIST)
+
+    assert f"{player.username} (won) vs {opponent.username} (lost)" in page.text
+    assert "(#1)" not in page.text

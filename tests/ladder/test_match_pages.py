@@ -10,8 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder import charts
-from ladder.forms import NOT_YOURSELF
+from ladder.forms import NOT_YOURSELF, REASON_TOO_LONG
 from ladder.models import Match, MatchStatus
+from ladder.selectors import match_summary
 from ladder.services import ladder_join, ladder_leave
 from ladder.services import matches as svc
 from ladder.services.matches import SideInput
@@ -485,10 +486,11 @@ def test_player_page_shows_rating_chart_and_matches(client, ladder, player, oppo
     assert response.status_code == 200
     text = response.text
     wide = text[text.index('class="chart chart-wide"') : text.index("</svg>")]
-    assert 'data-points="3"' in wide
-    assert wide.count('<circle class="point"') == 3
+    assert 'data-points="4"' in wide  # the rating joined with, then three games
+    assert wide.count('<circle class="point"') == 4
     xs = [float(x) for x in re.findall(r'<circle class="point" cx="([\d.]+)"', wide)]
-    assert xs[0] < xs[1] < xs[2]  # by played-at time, though the games predate joining
+    assert xs[0] < xs[1] < xs[2] < xs[3]  # by played-at time, though the games predate joining
+    assert xs[1] - xs[0] < xs[3] - xs[1]  # joining 1,000 days ago does not squeeze the games
     assert 'viewBox="0 0 760 280"' in wide and 'width="100%"' in wide
     assert "rating ± RD" in text
     assert "3 / 0 / 0" in text and "Not ranked" in text and "3 of 5 games" in text
@@ -520,7 +522,7 @@ def test_player_page_paginates_matches(client, ladder, player, opponent):
 
     assert len(first.context["standing"].matches.object_list) == 20
     assert len(second.context["standing"].matches.object_list) == 2
-    assert 'data-points="22"' in second.text  # the chart is the whole history on every page
+    assert 'data-points="23"' in second.text  # the chart is the whole history (and joining) on every page
 
 
 def test_ranked_player_page_shows_the_rank(client, ladder, player, opponent):
@@ -548,7 +550,7 @@ def test_player_who_left_keeps_a_page_with_the_history(client, ladder, player, o
     response = client.get(reverse("ladder:player", args=["chess", "alice"]))
 
     assert response.status_code == 200
-    assert "left the ladder" in response.text and 'data-points="2"' in response.text
+    assert "left the ladder" in response.text and 'data-points="3"' in response.text
 
 
 def test_player_page_is_404_for_non_members_and_unknown_names(client, ladder, player, outsider):
@@ -628,3 +630,149 @@ def test_time_ticks_fall_on_round_instants(hours, most, labels):
 @pytest.mark.parametrize(("span", "ticks", "step"), [(1000, 5, 200), (37, 4, 10), (0.3, 3, 0.1), (700, 3, 250)])
 def test_nice_step(span, ticks, step):
     assert charts.nice_step(span, ticks) == pytest.approx(step)
+
+
+def test_rating_chart_starts_at_the_rating_joined_with(client, ladder, player, opponent):
+    play(ladder, player, opponent, 1)
+
+    response = client.get(reverse("ladder:player", args=["chess", "alice"]))
+
+    chart = response.context["chart_wide"]
+    assert len(chart.points) == 2
+    joined = timezone.localtime(player.ratings.get().joined_at)
+    assert chart.points[0].title == f"Joined {joined.day} {joined:%b %Y}: 1500 ± 350"
+    assert chart.summary.startswith("Rating 1500 ± 350 on joining, then after each of 1 change:")
+    assert chart.points[0].y > chart.points[1].y  # the win moved the line up from 1500
+    assert f"{chart.points[0].title}</title>" in response.text
+
+
+def test_chart_start_point_is_drawn_first_and_not_counted_as_a_change():
+    start = charts.HistoryPoint(at=datetime(2026, 3, 1, tzinfo=UTC), rating=1500, rd=350, delta=0, label="joined")
+
+    chart = charts.rating_history_chart([point(24, 1662, 290)], start=start)
+
+    assert [p.x for p in chart.points] == [chart.left, chart.right]
+    assert "1 change:" in chart.summary
+    assert float(chart.y_ticks[-1].label) >= 1850  # the start's band, 1500 + 350, fits
+    assert charts.rating_history_chart([], start=start) is None  # no games: the empty state
+
+
+# Sides by place ------------------------------------------------------------------------
+
+
+def free_for_all(teams, placements: list[int]) -> Match:
+    players = [member(teams, name) for name in ("ann", "ben", "cat", "dan", "eve")[: len(placements)]]
+    sides = [SideInput([p], place) for p, place in zip(players, placements, strict=True)]
+    return svc.match_report(ladder=teams, reporter=players[0], sides=sides)
+
+
+def names_in_order(text: str) -> list[str]:
+    sides = text[text.index('<ol class="sides"') : text.index("</ol>")]
+    return re.findall(r'class="who" href="[^"]+">(\w+)</a>', sides)
+
+
+def test_free_for_all_page_lists_sides_by_place(client, teams):
+    match = free_for_all(teams, [3, 1, 4, 2])
+
+    text = client.get(match.get_absolute_url()).text
+
+    assert names_in_order(text) == ["ben", "dan", "ann", "cat"]
+    assert re.findall(r'<span class="badge [^"]*">(\d\w\w)</span>', text) == ["1st", "2nd", "3rd", "4th"]
+
+
+def test_tied_sides_keep_side_order_and_the_to_confirm_card_agrees(client, teams):
+    match = free_for_all(teams, [2, 2, 1])
+    ben = match.participants.get(player__username="ben").player
+
+    card = login(client, ben).get(reverse("ladder:awaiting")).text
+
+    assert names_in_order(client.get(match.get_absolute_url()).text) == ["cat", "ann", "ben"]
+    assert names_in_order(card) == ["cat", "ann", "ben"]
+
+
+def test_unplaced_sides_come_last_in_side_order(teams):
+    match = free_for_all(teams, [2, 1, 3])
+    summary = match_summary(pk=match.pk)
+    sides = summary.sides
+    sides[0].side.placement = None  # as a scheduled match's sides, with no result yet
+    sides[2].side.placement = None
+
+    assert [line.number for line in summary.sides_by_place] == [2, 1, 3]
+    assert [line.number for line in summary.sides] == [1, 2, 3]  # the API's order is untouched
+
+
+# Dispute reasons over 2,000 characters -------------------------------------------------
+
+
+def test_a_dispute_reason_over_2000_characters_is_refused_not_cut(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
+    url = reverse("ladder:match_dispute", args=[match.pk])
+
+    response = login(client, opponent).post(url, {"reason": "x" * 2001}, follow=True)
+
+    assert messages_of(response) == [REASON_TOO_LONG % {"show_value": 2001}]
+    match.refresh_from_db()
+    assert match.status == MatchStatus.PENDING
+    assert "maxlength" not in response.text  # the browser would cut a pasted reason silently
+    assert "Up to 2,000 characters" in response.text
+
+    client.post(url, {"reason": "y" * 2000})
+    match.refresh_from_db()
+    assert match.status == MatchStatus.DISPUTED
+    assert match.sides.get(answer="disputed").dispute_reason == "y" * 2000
+
+
+def test_a_too_long_reason_from_the_to_confirm_card_stays_in_the_card(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
+
+    response = login(client, opponent).post(
+        reverse("ladder:match_dispute", args=[match.pk]), {"reason": "x" * 2500}, headers={"HX-Request": "true"}
+    )
+
+    assert 'class="message error"' in response.text and "it has 2500" in response.text
+    assert Match.objects.get().status == MatchStatus.PENDING
+
+
+def test_dispute_all_refuses_a_reason_over_2000_characters(client, ladder, player, opponent):
+    report(ladder, player, player, opponent)
+    report(ladder, player, player, opponent, played_at=timezone.now() - timedelta(hours=1))
+    login(client, opponent)
+    assert "maxlength" not in client.get(reverse("ladder:awaiting")).text
+
+    response = client.post(reverse("ladder:dispute_all"), {"reporter": "alice", "reason": "x" * 2001}, follow=True)
+
+    assert messages_of(response) == [REASON_TOO_LONG % {"show_value": 2001}]
+    assert not Match.objects.filter(status=MatchStatus.DISPUTED).exists()
+
+
+# GXE of a provisional rating -----------------------------------------------------------
+
+
+def gxe_cell(text: str, page: str) -> str:
+    """What the GXE column or statistic shows for the one ladder on ``page``."""
+    if page == "player":
+        return re.search(r"GXE</abbr></a></dt><dd>(.*?)</dd>", text).group(1)
+    cells = re.findall(r'<td class="num">(.*?)</td>', text[text.index("<tbody>") :])
+    return cells[2]  # rating, RD, GXE
+
+
+@pytest.mark.parametrize("page", ["player", "profile"])
+def test_gxe_of_a_provisional_rating_is_hidden_on_every_page(client, ladder, player, opponent, page):
+    play(ladder, player, opponent, 1)  # RD about 290: provisional
+    url = reverse("ladder:player", args=["chess", "alice"]) if page == "player" else player.get_absolute_url()
+
+    text = client.get(url).text
+
+    assert gxe_cell(text, page).startswith("—")
+    assert re.search(r'class="badge warn"[^>]*>provisional<', text)
+
+
+@pytest.mark.parametrize("page", ["player", "profile"])
+def test_gxe_of_a_settled_rating_is_shown_on_every_page(client, ladder, player, opponent, page):
+    from ratings.models import PlayerRating
+
+    play(ladder, player, opponent, 1)
+    PlayerRating.objects.filter(player=player).update(rd=50, rd_as_of=timezone.now())
+    url = reverse("ladder:player", args=["chess", "alice"]) if page == "player" else player.get_absolute_url()
+
+    assert re.fullmatch(r"\d+\.\d\d%", gxe_cell(client.get(url).text, page))
