@@ -60,13 +60,20 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
         with connection.cursor() as cursor:
             yield cursor
         return
+    with _driver_cursor(psycopg.Cursor) as cursor:
+        yield cursor
+
+
+@contextmanager
+def _driver_cursor(cursor_class: type[Any]) -> Iterator[CursorWrapper]:
+    """A psycopg cursor of ``cursor_class`` on Django's connection, wrapped as Django wraps its own."""
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     connection.validate_thread_sharing()
     with connection.wrap_database_errors:
-        raw = psycopg.Cursor(connection.connection)
+        raw = cursor_class(connection.connection)
     # Django wraps the driver's own cursor here; django-stubs types the argument as the wrapper.
-    cursor = connection.make_cursor(raw)  # type: ignore[arg-type]
+    cursor = connection.make_cursor(raw)
     with cursor:
         yield cursor
 
@@ -109,13 +116,7 @@ def run_statement(statement: Statement, params: Mapping[str, Any]) -> Iterator[C
             cursor.execute(statement.named, params)
             yield cursor
         return
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    with connection.wrap_database_errors:
-        raw = psycopg.RawCursor(connection.connection)
-    cursor = connection.make_cursor(raw)  # type: ignore[arg-type]
-    with cursor:
+    with _driver_cursor(psycopg.RawCursor) as cursor:
         cursor.execute(statement.numbered, [params[name] for name in statement.names])
         yield cursor
 

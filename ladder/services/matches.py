@@ -284,9 +284,7 @@ def match_report_with_rows(
             for match_side, side in zip(match_sides, sides, strict=True)
             for player in side.players
         )
-        lineup = notices.Lineup(
-            [[(p.pk, p.username) for p in side.players] for side in sides], [side.placement for side in sides]
-        )
+        lineup = _lineup(sides)
         if trusted:
             before = notices.watch_ranks(ladder, now)
             rating_apply_locked(
@@ -317,6 +315,11 @@ def _changes_of(match_id: int) -> dict[int, tuple[float, float]]:
     for player, before, after in rows.values_list("player_id", "rating_before", "rating_after"):
         changes.setdefault(player, (after - before, after))
     return changes
+
+
+def _lineup(sides: Sequence[SideInput]) -> notices.Lineup:
+    """Who a report says played, as the notifications name them."""
+    return notices.Lineup([[(p.pk, p.username) for p in side.players] for side in sides], [s.placement for s in sides])
 
 
 def _reporter_side(sides: Sequence[SideInput], reporter: User) -> int | None:
@@ -353,9 +356,7 @@ def _report_in_two_statements(
                 standings={player: member.standing for player, member in members.items()},
             )
         status = MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING
-        lineup = notices.Lineup(
-            [[(p.pk, p.username) for p in side.players] for side in sides], [side.placement for side in sides]
-        )
+        lineup = _lineup(sides)
         changes = {}
         if rated is not None:
             values = [change_values(row) for row in rated.changes]
