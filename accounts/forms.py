@@ -5,11 +5,45 @@ from urllib.parse import urlsplit
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
+from django.core.exceptions import ValidationError
 
 from accounts.mail import password_reset_mail_send
 from accounts.models import User
 from accounts.validators import USERNAME_TAKEN, USERNAME_TOO_LONG
+
+ACCOUNT_BANNED = (
+    "This account is banned (deactivated) by a moderator, so it cannot sign in. "
+    "If you think this is a mistake, write to the moderators."
+)
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form, which tells a banned player that they are banned, not that the password is wrong.
+
+    ``ModelBackend`` turns down an inactive account as if the password were wrong. Only
+    when the password *is* right does the form say the account is banned: a wrong password
+    reads as one still, so the form reveals nothing to someone guessing. The failed
+    ``authenticate`` has already counted towards the lockout (``accounts.throttling``), and
+    a locked-out request is not checked at all.
+    """
+
+    def clean(self) -> dict[str, Any]:
+        try:
+            return super().clean()
+        except ValidationError as error:
+            if error.code == "invalid_login" and self._banned_with_right_password():
+                raise ValidationError(ACCOUNT_BANNED, code="inactive") from None
+            raise
+
+    def _banned_with_right_password(self) -> bool:
+        if self.request is not None and getattr(self.request, "axes_locked_out", False):
+            return False
+        username, password = self.cleaned_data.get("username"), self.cleaned_data.get("password")
+        if not username or not password:
+            return False
+        user = User.objects.filter(username__iexact=username, is_active=False).first()
+        return user is not None and user.check_password(password)
 
 
 class SignUpForm(UserCreationForm):

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
 from django.views.decorators.http import require_POST
 
-from accounts.forms import AccountSettingsForm, PasswordResetMailForm, SignUpForm
+from accounts.forms import AccountSettingsForm, LoginForm, PasswordResetMailForm, SignUpForm
 from accounts.mail import (
     password_reset_allowed,
     password_reset_enqueue,
@@ -30,6 +30,7 @@ class LoginView(auth_views.LoginView):
     """Django's login, which warns when one more failure would lock the account or the address."""
 
     redirect_authenticated_user = True
+    authentication_form = LoginForm
 
     def form_invalid(self, form: Form) -> HttpResponse:
         warning = login_warning(self.request, {"username": form.data.get("username", "")})

@@ -37,16 +37,30 @@ SERVICE_STATUS: dict[str, int] = {
     "not_searching": status.HTTP_409_CONFLICT,
     "not_joined": status.HTTP_409_CONFLICT,
     "cannot_confirm": status.HTTP_409_CONFLICT,
+    # A paired match's lifecycle (matchmaking.lifecycle): the match is not at the step asked for.
+    "not_ready": status.HTTP_409_CONFLICT,  # a result while the ready check still runs
+    "series_games": status.HTTP_409_CONFLICT,  # one result for a series: its games are reported instead
+    "not_ready_check": status.HTTP_409_CONFLICT,
+    "not_open": status.HTTP_409_CONFLICT,
+    "not_scheduled": status.HTTP_409_CONFLICT,
+    "already_claimed": status.HTTP_409_CONFLICT,
+    "no_claim": status.HTTP_409_CONFLICT,
+    "own_claim": status.HTTP_409_CONFLICT,
+    "not_a_series": status.HTTP_409_CONFLICT,  # a ladder of single games, or a match the queue did not pair
+    "series_decided": status.HTTP_409_CONFLICT,
     # A new search within seconds of leaving one: retrying after Retry-After succeeds.
     "queue_cooldown": status.HTTP_429_TOO_MANY_REQUESTS,
     # Fair-play limits on reports (ladder settings): retrying later succeeds (Retry-After says when).
     "report_limit": status.HTTP_429_TOO_MANY_REQUESTS,
     "pair_limit": status.HTTP_429_TOO_MANY_REQUESTS,
+    "comment_limit": status.HTTP_429_TOO_MANY_REQUESTS,  # ten comments in ten minutes
+    "evidence_limit": status.HTTP_409_CONFLICT,  # a side has ten links already
     # Refusals about who is asking.
     "not_participant": status.HTTP_403_FORBIDDEN,
     "own_report": status.HTTP_403_FORBIDDEN,
     "reporter_not_in_match": status.HTTP_403_FORBIDDEN,
     "banned": status.HTTP_403_FORBIDDEN,
+    "suspended": status.HTTP_403_FORBIDDEN,
     "inactive_account": status.HTTP_403_FORBIDDEN,
     "new_account": status.HTTP_403_FORBIDDEN,
 }

@@ -6,21 +6,32 @@ in a fixed number of queries, so the views stay thin and the numbers agree with 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.urls import reverse
 
 from api.serializers import LadderSettingsOut
-from ladder.models import Ladder, Match
+from ladder.models import Ladder, Match, MatchStatus
 from ladder.ranking import scale_value, unranked_reasons
 from ladder.selectors import LeaderboardRow, MatchSummary, match_summaries, matches_with_details
 from ladder.services.matches import match_format
+from ladder.services.series import series_of
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.services import rating_window
 from ratings.models import PlayerRating, RatingChange
 
 SETTINGS_FIELDS = tuple(LadderSettingsOut().fields)
+
+
+@dataclass(frozen=True, slots=True)
+class PairedMatch:
+    """Where the match of a matched search stands, for its player's queue poll."""
+
+    status: str
+    ready_deadline: datetime | None
+    ready: bool
 
 
 def ladder_dict(ladder: Ladder) -> dict[str, Any]:
@@ -114,6 +125,11 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
         "confirms_at": summary.confirms_at,
         "held_for_review": match.held_for_review,
         "rated": summary.is_rated,
+        "ready_deadline": match.ready_deadline,
+        "play_deadline": match.play_deadline,
+        "claim_deadline": match.claim_deadline,
+        "cancelled_at": match.cancelled_at,
+        "cancel_reason": match.cancel_reason or None,
         "sides": [
             {
                 "index": line.side.index,
@@ -121,6 +137,9 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
                 "outcome": line.outcome,
                 "answer": line.side.answer,
                 "dispute_reason": line.side.dispute_reason,
+                "ready": line.side.ready_at is not None,
+                "cancel_requested": line.side.cancel_requested_at is not None,
+                "no_show_claimed": line.side.no_show_claimed_at is not None,
                 "players": [
                     {
                         "username": p.player.username,
@@ -135,7 +154,24 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
             }
             for line in summary.sides
         ],
+        "series": series_dict(match),
         "url": reverse("api:match", kwargs={"pk": match.pk}),
+    }
+
+
+def series_dict(match: Match) -> dict[str, Any] | None:
+    """A series' games and score (docs/rules.md §13, "Series"); None for a match that is no series."""
+    score = series_of(match)
+    if score is None:
+        return None
+    return {
+        "best_of": score.best_of,
+        "games": [
+            {"number": game.number, "winner_side": game.winner_side, "match": game.game_match_id}
+            for game in score.games
+        ],
+        "wins": list(score.wins),
+        "decided": score.decided,
     }
 
 
@@ -149,7 +185,10 @@ def match_by_id(pk: int) -> dict[str, Any]:
     return match_dict(match_summaries([match])[0])
 
 
-def queue_dict(ladder: Ladder, entry: QueueEntry | None, searching: int, now: datetime) -> dict[str, Any]:
+def queue_dict(
+    ladder: Ladder, entry: QueueEntry | None, searching: int, now: datetime, *, paired: PairedMatch | None = None
+) -> dict[str, Any]:
+    """The player's search; ``paired``: the lifecycle of the match a matched search led to."""
     data: dict[str, Any] = {
         "status": entry.status if entry else "idle",
         "joined_at": entry.joined_at if entry else None,
@@ -161,6 +200,9 @@ def queue_dict(ladder: Ladder, entry: QueueEntry | None, searching: int, now: da
         "match": None,
         "opponent": None,
         "win_probability": None,
+        "match_status": None,
+        "ready_deadline": None,
+        "ready": None,
     }
     if entry is None:
         return data
@@ -174,4 +216,8 @@ def queue_dict(ladder: Ladder, entry: QueueEntry | None, searching: int, now: da
             opponent={"username": opponent.username, "is_bot": opponent.is_bot} if opponent else None,
             win_probability=entry.win_probability,
         )
+        if paired is not None:
+            data["match_status"] = paired.status
+            if paired.status == MatchStatus.READY_CHECK:
+                data.update(ready_deadline=paired.ready_deadline, ready=paired.ready)
     return data

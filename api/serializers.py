@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from rest_framework import serializers
 
-from ladder.models import MAX_PLAYERS_PER_MATCH, MatchStatus
+from ladder.models import MAX_PLAYERS_PER_MATCH, CancelReason, MatchStatus
 from notifications.models import Kind as NotificationKind
 
 UNKNOWN_FIELD = "Unknown field."
@@ -180,6 +180,8 @@ class LadderSettingsOut(serializers.Serializer):
     allow_uneven_teams = serializers.BooleanField()
     allow_free_for_all = serializers.BooleanField()
     max_players = serializers.IntegerField()
+    best_of = serializers.IntegerField(help_text="A match the queue pairs is a series of at most this many games.")
+    rate_each_game = serializers.BooleanField(help_text="Each game of a series is rated; off: the series once.")
 
 
 class LadderDetailOut(LadderOut):
@@ -253,7 +255,29 @@ class MatchSideOut(serializers.Serializer):
     outcome = serializers.CharField(help_text="Won, Lost, Draw, or a place such as “2nd”.")
     answer = serializers.CharField(help_text="reported, confirmed, disputed or empty.")
     dispute_reason = serializers.CharField()
+    ready = serializers.BooleanField(help_text="This side pressed Ready in the ready check.")
+    cancel_requested = serializers.BooleanField(help_text="This side agreed to cancel the match.")
+    no_show_claimed = serializers.BooleanField(help_text="This side claimed the other did not play.")
     players = MatchPlayerOut(many=True)
+
+
+class SeriesGameOut(serializers.Serializer):
+    number = serializers.IntegerField(help_text="1 for the series' first game.")
+    winner_side = serializers.IntegerField(
+        allow_null=True, help_text="The index of the side that won it; null: a draw."
+    )
+    match = serializers.IntegerField(
+        allow_null=True, help_text="The game's own rated match, in a ladder that rates each game; else null."
+    )
+
+
+class SeriesOut(serializers.Serializer):
+    best_of = serializers.IntegerField(help_text="The series is at most this many games (the ladder's `best_of`).")
+    games = SeriesGameOut(many=True)
+    wins = serializers.ListField(
+        child=serializers.IntegerField(), min_length=2, max_length=2, help_text="Games won by side 0 and side 1."
+    )
+    decided = serializers.BooleanField(help_text="A side won a majority, or every game was played.")
 
 
 class MatchOut(serializers.Serializer):
@@ -274,7 +298,24 @@ class MatchOut(serializers.Serializer):
         "itself and waits for the other side or a moderator."
     )
     rated = serializers.BooleanField()
+    ready_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="In the ready check: every player presses Ready before this, or it is cancelled."
+    )
+    play_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="Scheduled: a result (or a no-show claim) before this, or it is cancelled."
+    )
+    claim_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="A no-show claimed: the other side answers before this, or forfeits."
+    )
+    cancelled_at = serializers.DateTimeField(allow_null=True)
+    cancel_reason = serializers.ChoiceField(
+        choices=CancelReason.choices, allow_null=True, help_text="Why a cancelled match was cancelled; else null."
+    )
     sides = MatchSideOut(many=True)
+    series = SeriesOut(
+        allow_null=True,
+        help_text="A match the queue paired in a ladder of best-of-N series: its games so far; else null.",
+    )
     url = serializers.CharField()
 
 
@@ -321,6 +362,18 @@ class QueueOut(serializers.Serializer):
     match = serializers.IntegerField(allow_null=True)
     opponent = PlayerRefOut(allow_null=True)
     win_probability = serializers.FloatField(allow_null=True, help_text="Your chance against the opponent.")
+    match_status = serializers.ChoiceField(
+        choices=MatchStatus.choices,
+        allow_null=True,
+        help_text="Matched: the match's status; `ready_check` until both players press Ready (`POST "
+        "/api/v1/matches/{id}/ready/`). Null when not matched.",
+    )
+    ready_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="In the ready check: press Ready before this. Null otherwise."
+    )
+    ready = serializers.BooleanField(
+        allow_null=True, help_text="In the ready check: whether you pressed Ready. Null otherwise."
+    )
 
 
 class WinProbabilityOut(serializers.Serializer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView
 
-from api.views import jobs, ladders, matches, notifications, players
+from api.views import comments, jobs, ladders, lifecycle, matches, notifications, players, series
 
 app_name = "api"
 
@@ -55,6 +55,13 @@ urlpatterns = [
     path("matches/<int:pk>/dispute/", matches.MatchDisputeView.as_view(), name="match_dispute"),
     path("matches/<int:pk>/void/", matches.MatchVoidView.as_view(), name="match_void"),
     path("matches/<int:pk>/correct/", matches.MatchCorrectView.as_view(), name="match_correct"),
+    path("matches/<int:pk>/ready/", lifecycle.MatchReadyView.as_view(), name="match_ready"),
+    path("matches/<int:pk>/cancel/", lifecycle.MatchCancelView.as_view(), name="match_cancel"),
+    path("matches/<int:pk>/no-show/", lifecycle.MatchNoShowView.as_view(), name="match_no_show"),
+    path("matches/<int:pk>/no-show/answer/", lifecycle.MatchNoShowAnswerView.as_view(), name="match_no_show_answer"),
+    path("matches/<int:pk>/games/", series.MatchGamesView.as_view(), name="match_games"),
+    path("matches/<int:pk>/comments/", comments.MatchCommentsView.as_view(), name="match_comments"),
+    path("matches/<int:pk>/evidence/", comments.MatchEvidenceView.as_view(), name="match_evidence"),
     path("notifications/", notifications.NotificationListView.as_view(), name="notifications"),
     path("notifications/read/", notifications.NotificationReadView.as_view(), name="notifications_read"),
     path("replay-jobs/<int:pk>/", jobs.ReplayJobDetailView.as_view(), name="replay_job"),

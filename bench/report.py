@@ -37,55 +37,18 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterator
-from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _pg
 import _reference
+from _ladder import STEP, make_ladder
+from _ladder import now as _now
 from _phases import Phases, QueryLog, home_of, project_functions
 
 TARGET_PER_SECOND = 300.0
 TARGET_WITH_NOTIFICATIONS = 0.90  # trusted reports with notifications, as a share of the rate without
-STEP = timedelta(minutes=11)  # more than the 10-minute duplicate window
-
-
-def make_ladder(players: int, seed: int):
-    from django.db import transaction
-
-    from accounts.models import User
-    from ladder.models import Ladder
-    from ladder.services.membership import ladder_join
-
-    tag = f"{int(time.time()) % 100_000:05d}{random.Random(seed).randrange(1000):03d}"
-    with transaction.atomic():
-        # The participants' path runs every fair-play check, none of which refuses: the games are
-        # dated in the past (no backdating window), the accounts are old and the limits are high.
-        ladder = Ladder.objects.create(
-            name=f"Report bench {tag}",
-            slug=f"report-bench-{tag}",
-            game="Benchmark",
-            backdate_hours=0,
-            report_limit_per_hour=1_000_000,
-            pair_limit_per_day=1_000_000,
-        )
-        joined = _now() - timedelta(days=365)
-        users = User.objects.bulk_create(
-            User(username=f"rb{tag}_{number}", password="!", date_joined=joined) for number in range(players)
-        )
-        reporter = User.objects.create(username=f"rb{tag}_server", password="!", is_bot=True)
-        ladder.trusted_reporters.add(reporter)
-    start = _now() - STEP * 100_000
-    for user in users:
-        ladder_join(ladder=ladder, player=user, now=start - timedelta(days=1))
-    return ladder, users, reporter
-
-
-def _now():
-    from django.utils import timezone
-
-    return timezone.now()
 
 
 class Clock:
@@ -206,7 +169,7 @@ def print_phases(title: str, run: Callable[[int], int], count: int) -> None:
         print(f"  {label:<46} {calls / count:>11.2f} {1000 * seconds / count:>9.3f}")
 
 
-def profile(run: Callable[[int], int], count: int, top: int) -> None:
+def profile(run: Callable[[int], int], count: int, top: int, what: str = "trusted reports") -> None:
     profiler = cProfile.Profile()
     profiler.enable()
     run(count)
@@ -214,7 +177,7 @@ def profile(run: Callable[[int], int], count: int, top: int) -> None:
     for key in ("cumulative", "tottime"):
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(key).print_stats(top)
-        print(f"\ncProfile of {count} trusted reports, by {key}:")
+        print(f"\ncProfile of {count} {what}, by {key}:")
         print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
 
 

@@ -9,10 +9,12 @@ from api.errors import site_not_found, site_server_error
 from ladder import header as ladder_header
 from ladder import views as ladder_views
 from ladder import views_help as ladder_views_help
+from ladder import views_moderation as ladder_views_moderation
 
 urlpatterns = [
     path("", ladder_views.home, name="home"),
     path("help/", ladder_views_help.help_page, name="help"),
+    path("moderation/", ladder_views_moderation.desk, name="moderation"),
     path("ladders/", include("ladder.urls")),
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),

@@ -6,7 +6,8 @@ Standalone: it needs only Python 3.10+ and ``requests``, and talks to the public
     python examples/bot.py --base-url https://ladder.example.org --token lad_... --ladder pokemon-singles
 
 It joins the ladder (if it is not a member yet), joins the ladder's matchmaking queue, polls
-until it is paired, asks the API for its win probability against the opponent, and
+until it is paired, presses Ready and waits for the opponent's (a cancelled ready check
+sends it back to the queue), asks the API for its win probability against the opponent, and
 "plays" by a coin flip weighted by that probability. Both players of a match run this
 loop: whoever is first reports the result; the other one's report is refused with
 409 ``already_reported`` and it confirms the result instead. Then it queues again.
@@ -81,6 +82,14 @@ def play_one(api: Client, me: str, ladder: str, poll: float, rng: random.Random)
         log(me, f"search ended: {state['status']}")
         return False
     match_id, opponent = state["match"], state["opponent"]["username"]
+    # The ready check: say so within the ladder's ready window, then wait for the opponent.
+    match = api.call("POST", f"/matches/{match_id}/ready/", json={})
+    while match["status"] == "ready_check":
+        time.sleep(poll)
+        match = api.call("GET", f"/matches/{match_id}/")
+    if match["status"] != "scheduled":
+        log(me, f"match {match_id} vs {opponent}: {match['status']} ({match.get('cancel_reason') or 'no reason'})")
+        return True
     chance = api.call("GET", f"/ladders/{ladder}/win-probability/", params={"a": me, "b": opponent})["probability_a"]
     won = rng.random() < chance
     match = api.call("GET", f"/matches/{match_id}/")

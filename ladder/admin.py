@@ -17,9 +17,14 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from accounts.http import AuthenticatedHttpRequest
-from ladder import admin_periodic  # noqa: F401 (narrows the periodic tasks admin for moderators)
+from ladder import (
+    admin_conversation,  # noqa: F401 (comments and evidence, read-only)
+    admin_periodic,  # noqa: F401 (narrows the periodic tasks admin for moderators)
+    admin_suspensions,  # noqa: F401 (registers the suspensions admin)
+)
+from ladder.forms_moderation import CorrectionForm, ReasonForm
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
-from ladder.selectors.matches import side_outcome
+from ladder.selectors.matches import match_summaries, matches_with_details, side_outcome
 from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
 from ladder.services.nightly import ladder_nightly, local_midnight
 from ladder.services.rating_settings import RATING_SETTING_FIELDS, ladder_has_rated_events
@@ -291,10 +296,6 @@ class SnapshotEntryAdmin(admin.ModelAdmin):
         return False
 
 
-class ReasonForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), help_text="Kept with the match.")
-
-
 class ParticipantInline(admin.TabularInline):
     model = Participant
     fields = ("side", "player")
@@ -357,6 +358,7 @@ class MatchAdmin(admin.ModelAdmin):
     list_filter = (
         "ladder",
         "status",
+        "cancel_reason",
         "held_for_review",
         "paired_by_queue",
         "confirmation",
@@ -496,7 +498,7 @@ class MatchAdmin(admin.ModelAdmin):
         sides = list(match.sides.order_by("index").prefetch_related("participants__player"))
         form = CorrectionForm(request.POST if "apply" in request.POST else None, sides=sides)
         if "apply" in request.POST and form.is_valid():
-            placements = [form.cleaned_data[f"side_{side.index}"] for side in sides]
+            placements = form.placements()
             reason = form.cleaned_data["reason"]
             try:
                 decision = match_correct(match=match, moderator=request.user, placements=placements, reason=reason)
@@ -538,7 +540,7 @@ class MatchAdmin(admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "title": title,
-            "matches": queryset,
+            "matches": match_summaries(matches_with_details(queryset.prefetch_related(None).order_by("-played_at"))),
             "form": form,
             "action": action,
             "opts": self.model._meta,
@@ -552,14 +554,3 @@ def replay_whole_ladder(admin_: admin.ModelAdmin[Any], request: AuthenticatedHtt
     job = replay_job_request(ladder=ladder, kind=ReplayJobKind.REPLAY, requested_by=request.user, reason=REPLAY_REASON)
     admin_.log_change(request, ladder, f"Queued a replay of the whole history (replay job {job.pk}).")
     return job
-
-
-class CorrectionForm(ReasonForm):
-    def __init__(self, *args: Any, sides: list[MatchSide], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for side in sides:
-            names = ", ".join(p.player.username for p in side.participants.all())
-            self.fields[f"side_{side.index}"] = forms.IntegerField(
-                label=f"Placement of {names}", min_value=1, initial=side.placement
-            )
-        self.order_fields([f"side_{side.index}" for side in sides] + ["reason"])

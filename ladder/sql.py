@@ -106,15 +106,18 @@ _NOTIFICATION = Notification._meta.db_table
 _USER = User._meta.db_table
 
 # The report: insert the match, its sides and participants unless a live match of the
-# same players is within the duplicate window (checked after the players are locked).
+# same players with the same result was played in the same minute (checked after the
+# players are locked; docs/rules.md §14).
 _RECORD = f"""
 WITH duplicate AS (
     SELECT m.id FROM {_MATCH} m
-    WHERE m.ladder_id = %(ladder)s AND m.played_at BETWEEN %(low)s AND %(high)s
-      AND m.status NOT IN ('void', 'scheduled')
+    WHERE m.ladder_id = %(ladder)s AND m.played_at >= %(low)s AND m.played_at < %(high)s
+      AND m.status IN ('pending', 'confirmed', 'disputed')
       AND m.id IN (SELECT match_id FROM {_PARTICIPANT} WHERE player_id = %(first)s)
       AND ARRAY(SELECT q.player_id FROM {_PARTICIPANT} q WHERE q.match_id = m.id ORDER BY q.player_id)
           = %(players)s::bigint[]
+      AND ARRAY(SELECT s.placement FROM {_PARTICIPANT} q JOIN {_SIDE} s ON s.id = q.side_id
+                WHERE q.match_id = m.id ORDER BY q.player_id) = %(placements)s::smallint[]
     ORDER BY m.id LIMIT 1
 ), new_match AS (
     INSERT INTO {_MATCH} (ladder_id, status, played_at, reported_by_id, reported_at, confirmed_at,
@@ -199,7 +202,7 @@ def record_match(
     members: dict[int, LockedMember],
     notices: Notices,
 ) -> tuple[int | None, int | None, int]:
-    """Insert the match unless a live match of the same players is within the window.
+    """Insert the match unless a live match of the same players with the same result was played within the window.
 
     Returns ``(new match id, None, mails)``, or ``(None, duplicate's id, 0)`` with nothing
     written. With ``rated``, the match is confirmed and its rating event, history rows and
@@ -208,12 +211,14 @@ def record_match(
     for a mail (the recipient's address is verified).
     """
     players = [player for side in layout for player in side]
+    placed = [(player, row.placement) for side, row in zip(layout, sides, strict=True) for player in side]
     params: dict[str, Any] = {
         "ladder": ladder.pk,
         "low": duplicate_window[0],
         "high": duplicate_window[1],
         "first": min(players),
         "players": sorted(players),
+        "placements": [placement for _, placement in sorted(placed)],
         "status": status,
         "played_at": played_at,
         "reporter": reporter_id,

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from ladder import views
+from ladder import views, views_conversation, views_moderation, views_series
 
 app_name = "ladder"
 
@@ -11,8 +11,18 @@ urlpatterns = [
     path("matches/awaiting/dispute-all/", views.matches_dispute_all, name="dispute_all"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
     path("matches/<int:pk>/result/", views.match_result, name="match_result"),
+    path("matches/<int:pk>/games/", views_series.series_game, name="series_game"),
     path("matches/<int:pk>/confirm/", views.match_confirm, name="match_confirm"),
     path("matches/<int:pk>/dispute/", views.match_dispute, name="match_dispute"),
+    path("matches/<int:pk>/comments/", views_conversation.comment_post, name="match_comment"),
+    path("matches/<int:pk>/evidence/", views_conversation.evidence_post, name="match_evidence"),
+    path("matches/<int:pk>/void/", views_moderation.match_void, name="match_void"),
+    path("matches/<int:pk>/correct/", views_moderation.match_correct, name="match_correct"),
+    path(
+        "matches/<int:pk>/moderate-confirm/",
+        views_moderation.match_moderate_confirm,
+        name="match_moderate_confirm",
+    ),
     path("<slug:slug>/", views.ladder_detail, name="detail"),
     path("<slug:slug>/join/", views.ladder_join, name="join"),
     path("<slug:slug>/leave/", views.ladder_leave, name="leave"),

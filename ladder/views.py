@@ -31,10 +31,13 @@ from accounts.models import User
 from core.http import HtmxHttpRequest
 from core.throttling import search_allow
 from ladder import charts, forms, permissions, selectors, services, snapshots
-from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus
+from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus, Suspension
+from ladder.notes import readable_note
+from ladder.selectors.conversation import Typed, match_conversation
 from ladder.selectors.home import player_home
 from ladder.selectors.leaderboard import cached_entry
 from ladder.services import matches as match_services
+from ladder.services import suspensions
 from ladder.services.matches import SideInput
 from ratings.models import PlayerRating
 from ratings.services import replay_job_for_match
@@ -110,7 +113,12 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         return render(request, LEADERBOARD_PANEL, context)
     membership = None
     if request.user.is_authenticated:
-        membership = PlayerRating.objects.filter(ladder=ladder, player=request.user, is_active=True).first()
+        in_force = suspensions.in_force_id(ladder=ladder, player=request.user, now=now)
+        membership = (
+            PlayerRating.objects.filter(ladder=ladder, player=request.user, is_active=True)
+            .annotate(suspension_id=in_force)
+            .first()
+        )
     context["membership"] = membership
     if membership:
         membership.ladder = ladder
@@ -121,7 +129,13 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     # The matchmaking panel: for members of a 1 v 1 ladder; a team ladder explains itself.
     # The snapshot the page's rank changes count from is the latest one: the movers end there too.
     context["movers"] = snapshots.movers_until(leaderboard.since) if leaderboard.since else None
-    context["show_queue"] = bool(membership) or not ladder.allow_one_vs_one
+    # Read with the membership: a query more only for a suspended member, who sees why instead of the queue.
+    suspension_id = getattr(membership, "suspension_id", None)
+    suspension = Suspension.objects.get(pk=suspension_id, ladder=ladder) if suspension_id else None
+    if suspension is not None:
+        suspension.ladder = ladder
+    context["suspended_message"] = suspensions.suspended_message(suspension) if suspension else ""
+    context["show_queue"] = (bool(membership) or not ladder.allow_one_vs_one) and suspension is None
     if refused is not None:
         response = render(request, "ladder/detail.html", context, status=429)
         response["Retry-After"] = str(refused.retry_after)
@@ -280,7 +294,8 @@ def match_report_side(request: AuthenticatedHttpRequest, slug: str) -> HttpRespo
 # Matches -------------------------------------------------------------------------------
 
 
-def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def match_detail(request: HttpRequest, pk: int, *, typed: Typed | None = None, status: int = 200) -> HttpResponse:
+    """The match page; ``typed``: a refused comment or link, shown again with its error (``views_conversation``)."""
     viewer = request.user if isinstance(request.user, User) else None  # a User is always signed in
     summary = selectors.match_summary(pk=pk, viewer=viewer)
     if summary is None:
@@ -288,7 +303,11 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     match = summary.match
     # Only a rated match has ratings a replay can still change (one query, only then).
     re_rating = replay_job_for_match(match=match) if match.rated_at is not None else None
-    return render(request, "ladder/match.html", {"summary": summary, "match": match, "re_rating": re_rating})
+    names = [[line.player.username for line in side.players] for side in summary.sides]
+    note = readable_note(match.moderator_note, names)
+    context = {"summary": summary, "match": match, "re_rating": re_rating, "note": note}
+    context["conversation"] = match_conversation(summary=summary, viewer=viewer, typed=typed)
+    return render(request, "ladder/match.html", context, status=status)
 
 
 @require_POST
@@ -421,8 +440,19 @@ def player_in_ladder(request: HttpRequest, slug: str, username: str) -> HttpResp
         "chart_narrow": charts.rating_history_chart(points, start=start, width=340, height=240, font_size=12),
         "rank_wide": charts.rank_history_chart(ranks, width=760, height=220, font_size=12),
         "rank_narrow": charts.rank_history_chart(ranks, width=340, height=200, font_size=12),
+        "suspended_message": _suspended_words(request, ladder, player),
     }
     return render(request, "ladder/player.html", context)
+
+
+def _suspended_words(request: HttpRequest, ladder: Ladder, player: User) -> str:
+    """Why ``player`` is not listed: the reason for the player themselves, the end date for everyone."""
+    suspension = suspensions.active_suspension(ladder=ladder, player=player, now=timezone.now())
+    if suspension is None:
+        return ""
+    if request.user.pk == player.pk:
+        return suspensions.suspended_message(suspension)
+    return f"{player.username} is suspended from {ladder.name} {suspensions.until_words(suspension.ends_at)}."
 
 
 def _joined_point(standing: selectors.PlayerStanding) -> charts.HistoryPoint | None:

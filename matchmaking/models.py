@@ -50,6 +50,14 @@ class QueueEntry(models.Model):
     rejoin_after = models.DateTimeField(
         null=True, blank=True, help_text="Left on purpose: the player's next search may start from this time."
     )
+    requeued_after = models.ForeignKey(
+        "ladder.Match",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Searching again, waiting time kept, because this paired match was cancelled at its ready check.",
+    )
 
     class Meta:
         verbose_name_plural = "queue entries"
@@ -88,3 +96,23 @@ class Block(models.Model):
 
     def __str__(self) -> str:
         return f"{self.blocker_id} blocks {self.blocked_id}"
+
+
+class QueuePenalty(models.Model):
+    """Missed ready checks of one player in one ladder (docs/rules.md §13).
+
+    ``strikes`` counts missed checks in a row, each within the ladder's forget window of
+    the one before; the first is a warning, later ones ban searching until ``banned_until``.
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="queue_penalties")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_penalties")
+    strikes = models.PositiveSmallIntegerField(default=0)
+    last_strike_at = models.DateTimeField()
+    banned_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["ladder", "player"], name="queue_penalty_once")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.ladder_id}: {self.strikes} missed ready checks"

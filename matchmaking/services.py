@@ -27,8 +27,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import db
-from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
-from matchmaking import sql
+from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, Participant
+from ladder.services.suspensions import active_suspension, refuse_if_suspended
+from matchmaking import lifecycle, sql
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify
@@ -152,6 +153,7 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
         )
         row = cursor.fetchone()
     if row is None:
+        refuse_if_suspended(ladder=ladder, player=player, now=now)  # the statement wrote nothing: tell why
         if not PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).exists():
             raise _not_a_member(ladder)
         rejoin_after = (
@@ -161,6 +163,7 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
             .first()
         )
         if rejoin_after is not None and rejoin_after > now:
+            lifecycle.refuse_if_banned(ladder, player, now)
             raise _cooling_down(ladder, rejoin_after, now)
         raise _already_searching(ladder)
     pk, rating, rd, volatility, rd_as_of = row
@@ -174,6 +177,7 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
 
 def _entry_create_orm(*, ladder: Ladder, player: User, fields: dict[str, Any], now: datetime) -> QueueEntry:
     """``_entry_create`` on other databases: the open entry locked and reused, or a new one."""
+    refuse_if_suspended(ladder=ladder, player=player, now=now)
     rating = PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).first()
     if rating is None:
         raise _not_a_member(ladder)
@@ -194,9 +198,10 @@ def _entry_create_orm(*, ladder: Ladder, player: User, fields: dict[str, Any], n
         if entry.status == EntryStatus.WAITING:
             raise _already_searching(ladder)
         if entry.rejoin_after is not None and entry.rejoin_after > now:
+            lifecycle.refuse_if_banned(ladder, player, now)
             raise _cooling_down(ladder, entry.rejoin_after, now)
         reset = {"status": EntryStatus.WAITING, "last_seen_at": now, "ended_at": None, "match": None}
-        reset |= {"opponent": None, "win_probability": None, "rejoin_after": None}
+        reset |= {"opponent": None, "win_probability": None, "rejoin_after": None, "requeued_after": None}
         for name, value in {**fields, **copied, **reset}.items():
             setattr(entry, name, value)
         entry.save()
@@ -216,6 +221,8 @@ def queue_poll(*, ladder: Ladder, player: User, now: datetime | None = None) -> 
 def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime | None = None) -> QueueEntry | None:
     """``queue_poll`` of the player's latest search in ``ladder`` (or None), as the caller read it."""
     now = now or timezone.now()
+    if entry is not None and entry.status == EntryStatus.MATCHED and entry.match_id is not None:
+        return _settle_pairing(ladder, entry, now)
     if entry is None or entry.status != EntryStatus.WAITING:
         return entry
     entry.ladder = ladder
@@ -224,10 +231,35 @@ def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime 
         entry.refresh_from_db()
         return entry
     if now - entry.last_seen_at >= SEEN_EVERY:  # a write every few polls is enough to stay fresh
+        if (
+            active_suspension(ladder=ladder, player=entry.player, now=now) is not None
+        ):  # suspended while searching: the search ends
+            QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(
+                status=EntryStatus.LEFT, ended_at=now
+            )
+            entry.refresh_from_db()
+            return entry
         QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
         entry.last_seen_at = now
     queue_try_pair(entry=entry, now=now)
     return entry
+
+
+def _settle_pairing(ladder: Ladder, entry: QueueEntry, now: datetime) -> QueueEntry:
+    """A poll after pairing: end the ready check if its time is up; the player may be searching again."""
+    match = entry.match
+    assert match is not None
+    if match.status not in OPEN_STATUSES:
+        return entry
+    before = match.status
+    lifecycle.settle(match, now=now)
+    if match.status == before:
+        return entry
+    latest = current_entry(ladder=ladder, player=entry.player)
+    if latest is None:
+        return entry
+    latest.ladder = ladder
+    return latest
 
 
 def queue_leave(*, ladder: Ladder, player: User, now: datetime | None = None) -> QueueEntry | None:
@@ -403,7 +435,9 @@ def _claim(*pks: int) -> set[int]:
 
 def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datetime) -> Match:
     """Create the scheduled match and mark both claimed searches matched; ``me`` is updated in place."""
-    match = Match.objects.create(ladder=ladder, status=MatchStatus.SCHEDULED, played_at=now, paired_by_queue=True)
+    match = Match(ladder=ladder, played_at=now, paired_by_queue=True)
+    lifecycle.start(match, ladder, now)
+    match.save(force_insert=True)
     sides = MatchSide.objects.bulk_create([MatchSide(match=match, index=0), MatchSide(match=match, index=1)])
     Participant.objects.bulk_create(
         [

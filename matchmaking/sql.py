@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ladder.models import Ladder, Match, Participant
+from ladder.models import Ladder, Match, Participant, Suspension
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.models import PlayerRating
 
@@ -26,19 +26,22 @@ _WAITING = EntryStatus.WAITING.value
 
 # The player's open entry in a ladder (the constraint ``queue_one_open_per_player``), which
 # a new search reuses unless it is waiting or cooling down. The rating is copied from the
-# player's membership; no row back when nothing was written (not a member, already
-# searching, or cooling down: a second query tells them apart).
+# player's membership; no row back when nothing was written (suspended from the ladder,
+# not a member, already searching, or cooling down: more queries tell them apart).
 _OPEN = f"NOT (status = '{EntryStatus.MATCHED.value}')"
 JOIN = (
     f"INSERT INTO {_ENTRIES} AS e (ladder_id, player_id, status, rating, rd, volatility,"
     " rd_as_of, max_rating_gap, joined_at, last_seen_at)"
     " SELECT ladder_id, player_id, %(waiting)s, rating, rd, volatility, rd_as_of, %(gap)s, %(now)s, %(now)s"
-    f" FROM {PlayerRating._meta.db_table} WHERE ladder_id = %(ladder)s AND player_id = %(player)s AND is_active"
+    f" FROM {PlayerRating._meta.db_table} r WHERE ladder_id = %(ladder)s AND player_id = %(player)s AND is_active"
+    f" AND NOT EXISTS (SELECT 1 FROM {Suspension._meta.db_table} s WHERE s.ladder_id = r.ladder_id"
+    " AND s.player_id = r.player_id AND s.lifted_at IS NULL AND s.starts_at <= %(now)s"
+    " AND (s.ends_at IS NULL OR s.ends_at > %(now)s))"
     f" ON CONFLICT (ladder_id, player_id) WHERE {_OPEN} DO UPDATE SET status = EXCLUDED.status,"
     " rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, rd_as_of = EXCLUDED.rd_as_of,"
     " max_rating_gap = EXCLUDED.max_rating_gap, joined_at = EXCLUDED.joined_at,"
     " last_seen_at = EXCLUDED.last_seen_at, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
-    " win_probability = NULL, rejoin_after = NULL"
+    " win_probability = NULL, rejoin_after = NULL, requeued_after_id = NULL"
     " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
     " RETURNING id, rating, rd, volatility, rd_as_of"
 )

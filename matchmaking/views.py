@@ -1,9 +1,10 @@
 """The queue panel: a "Find a match" button, then a partial that polls every 2 seconds.
 
 HTMX requests get part of the panel: a join or a cancel gets its body
-(``queue.html#queue-body``), a poll while searching only the status
-(``queue.html#queue-status``), so the Cancel button a keyboard user is on is never
-replaced, and the section with the live region is never swapped. A full page load of the
+(``queue.html#queue-body``), a poll while the state holds (searching, or the same ready
+check) only the status (``queue.html#queue-status`` or ``#ready-status``), so the button a
+keyboard user is on is never replaced, and the section with the live region is never
+swapped. Each status names its state in the poll's ``shown`` parameter. A full page load of the
 same URL renders the same state inside the ladder page's layout. Polling ends when the
 search ends: that poll gets the final body (retargeted there) with HTTP 286.
 """
@@ -31,8 +32,10 @@ def _render(request: HtmxHttpRequest, ladder: Ladder, entry: QueueEntry | None, 
     context = selectors.panel_context(ladder, entry, timezone.now())
     if not request.htmx:
         return render(request, "matchmaking/queue.html", context)
-    if poll and entry is not None and entry.status == EntryStatus.WAITING:
-        return render(request, "matchmaking/queue.html#queue-status", context)
+    state, shown = str(context["shown"]), request.GET.get("shown", "")
+    if poll and state and (shown == state or (not shown and state.startswith("w"))):  # the same state: its status
+        partial = "queue-status" if state.startswith("w") else "ready-status"
+        return render(request, f"matchmaking/queue.html#{partial}", context)
     response = render(request, "matchmaking/queue.html#queue-body", context)
     if entry is not None and entry.status != EntryStatus.WAITING:
         response.status_code = HttpResponseStopPolling.status_code

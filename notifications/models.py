@@ -24,6 +24,12 @@ class Kind(models.TextChoices):
     DECISION = "decision", "A moderator's decision"
     SEARCH_EXPIRED = "search_expired", "Your search expired"
     WEBHOOK_PAUSED = "webhook_paused", "A webhook was paused"
+    MATCH_CANCELLED = "match_cancelled", "A paired match was cancelled"
+    CANCEL_REQUESTED = "cancel_requested", "Your opponent asks to cancel"
+    NO_SHOW_CLAIMED = "no_show_claimed", "Your opponent says you did not play"
+    FORFEIT = "forfeit", "A match ended by forfeit"
+    COMMENTED = "commented", "A new comment on your match"
+    SUSPENDED = "suspended", "Suspended from a ladder"
 
 
 class EmailStatus(models.TextChoices):
@@ -110,6 +116,12 @@ DEFAULT_EMAIL_MODES: dict[str, str] = {
     Kind.DECISION: EmailMode.INSTANT,
     Kind.SEARCH_EXPIRED: EmailMode.OFF,
     Kind.WEBHOOK_PAUSED: EmailMode.INSTANT,
+    Kind.MATCH_CANCELLED: EmailMode.OFF,  # they were on the site a minute ago
+    Kind.CANCEL_REQUESTED: EmailMode.INSTANT,
+    Kind.NO_SHOW_CLAIMED: EmailMode.INSTANT,  # it has a deadline
+    Kind.FORFEIT: EmailMode.INSTANT,
+    Kind.COMMENTED: EmailMode.DIGEST,
+    Kind.SUSPENDED: EmailMode.INSTANT,
 }
 
 

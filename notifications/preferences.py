@@ -35,6 +35,13 @@ KIND_HELP: dict[str, str] = {
     Kind.DECISION: "A moderator voided or corrected a match of yours, or adjusted your rating, and why.",
     Kind.SEARCH_EXPIRED: "Your search ended because nobody was found in time.",
     Kind.WEBHOOK_PAUSED: "Moderators: a ladder's webhook failed 10 times in a row and was paused.",
+    Kind.MATCH_CANCELLED: "A match the queue paired was cancelled: a missed ready check, an agreement, or no result "
+    "within the play window.",
+    Kind.CANCEL_REQUESTED: "Your opponent asks to cancel a paired match; it is cancelled if you agree.",
+    Kind.NO_SHOW_CLAIMED: "Your opponent says you did not play; you answer before the deadline or forfeit.",
+    Kind.FORFEIT: "A match of yours ended by forfeit after a no-show claim.",
+    Kind.COMMENTED: "Someone commented on a match of yours (moderators: on a disputed or claimed match).",
+    Kind.SUSPENDED: "A moderator suspended you from a ladder, with the reason and until when.",
 }
 
 

@@ -132,6 +132,72 @@ def _webhook_paused(d: dict[str, Any]) -> tuple[str, str]:
     )
 
 
+_CANCEL_REASONS = {
+    "ready_missed": "{absent} did not press Ready in time",
+    "agreed": "both sides agreed to cancel it",
+    "expired": "no result was reported within the play window",
+    "moderator": "a moderator cancelled it",
+    "forfeit": "it ended by forfeit",
+}
+
+
+def _cancelled(d: dict[str, Any]) -> tuple[str, str]:
+    reason = _CANCEL_REASONS.get(str(d.get("reason")), "it was cancelled").format(absent=_names(d.get("absent")))
+    after = {
+        "requeued": " You are searching again, with your waiting time kept.",
+        "warned": " This time it is a warning; missing another ready check soon bans searching for a while.",
+        "banned": f" You can search in this ladder again from {_when(d.get('banned_until'))}.",
+    }.get(str(d.get("after")), "")
+    return (
+        f"Match cancelled in {d.get('ladder', 'the ladder')}",
+        f"Your match against {_names(d.get('opponents'))} was cancelled because {reason}. It is not rated.{after}",
+    )
+
+
+def _cancel_requested(d: dict[str, Any]) -> tuple[str, str]:
+    return (
+        "Your opponent asks to cancel",
+        f"{d.get('by', 'Your opponent')} asks to cancel your match in {d.get('ladder', 'the ladder')}. "
+        "If you agree, press “Agree to cancel” on the match page; it is then not rated.",
+    )
+
+
+def _no_show(d: dict[str, Any]) -> tuple[str, str]:
+    rated = "a loss for you" if d.get("rated", True) else "a forfeit (not rated)"
+    return (
+        "Your opponent says you did not play",
+        f"{d.get('by', 'Your opponent')} says you did not play your match in {d.get('ladder', 'the ladder')}. "
+        f"Answer on the match page by {_when(d.get('deadline'))}; unanswered, it counts as {rated}.",
+    )
+
+
+def _forfeit(d: dict[str, Any]) -> tuple[str, str]:
+    rated = "It is rated." if d.get("rated", True) else "It is recorded but not rated in this ladder."
+    return (
+        f"Match ended by forfeit in {d.get('ladder', 'the ladder')}",
+        f"{d.get('absent', 'A player')} {'conceded' if d.get('conceded') else 'did not answer'} the no-show claim"
+        f"{'' if d.get('conceded') else ' in time'}, so {d.get('winner', 'the other side')} wins by forfeit. {rated}",
+    )
+
+
+def _commented(d: dict[str, Any]) -> tuple[str, str]:
+    excerpt = str(d.get("excerpt", "")).strip()
+    quoted = f": “{excerpt}”" if excerpt else "."
+    return (
+        f"{d.get('by', 'Someone')} commented on your match",
+        f"In {d.get('ladder', 'the ladder')}, {d.get('by', 'someone')} wrote{quoted}",
+    )
+
+
+def _suspended(d: dict[str, Any]) -> tuple[str, str]:
+    until = f"until {_when(d.get('ends_at'))}" if d.get("ends_at") else "until a moderator lifts it"
+    return (
+        f"Suspended from {d.get('ladder', 'a ladder')}",
+        f"You cannot search or report results in {d.get('ladder', 'the ladder')} {until}. "
+        f"Reason: {_sentence(d.get('reason'))}",
+    )
+
+
 WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.PAIRED: _paired,
     Kind.RESULT_AWAITING: _awaiting,
@@ -141,6 +207,12 @@ WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.DECISION: _decision,
     Kind.SEARCH_EXPIRED: _expired,
     Kind.WEBHOOK_PAUSED: _webhook_paused,
+    Kind.MATCH_CANCELLED: _cancelled,
+    Kind.CANCEL_REQUESTED: _cancel_requested,
+    Kind.NO_SHOW_CLAIMED: _no_show,
+    Kind.FORFEIT: _forfeit,
+    Kind.COMMENTED: _commented,
+    Kind.SUSPENDED: _suspended,
 }
 
 

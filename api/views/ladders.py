@@ -9,7 +9,6 @@ import logging
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
@@ -49,11 +48,12 @@ from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
 from core import db
 from core.throttling import search_allow
 from ladder import selectors
-from ladder.models import Ladder, LeaderboardSnapshot
+from ladder.models import Ladder, LeaderboardSnapshot, MatchSide
+from ladder.selectors.ladders import listed_member_count
 from ladder.selectors.leaderboard import cached, cached_entry, order_key
 from ladder.services import membership
 from matchmaking import services as queue_services
-from matchmaking.models import QueueEntry
+from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.selectors import searching_count, searching_forget
 from ratings.engines import win_probability
 from ratings.models import PlayerRating
@@ -81,7 +81,7 @@ class LadderListView(APIView):
 class LadderDetailView(APIView):
     @extend_schema(operation_id="ladders_retrieve", responses={200: LadderDetailOut, **errors()})
     def get(self, request: Request, slug: str) -> Response:
-        ladders = Ladder.objects.annotate(member_count=Count("ratings", filter=Q(ratings__is_active=True)))
+        ladders = Ladder.objects.annotate(member_count=listed_member_count(now=timezone.now()))
         try:  # not get_object_or_404, through which django-stubs loses the annotation's type
             ladder = ladders.get(slug=slug)
         except Ladder.DoesNotExist:
@@ -319,7 +319,9 @@ class QueueView(APIView):
         responses={200: QueueOut, **errors(403)},
         description="The search's state. Polling keeps the search alive (one without a poll for 30 s is "
         "dropped), tries to pair it and expires it at the ladder's timeout; through a read-only token it "
-        "only reports the state as stored.",
+        "only reports the state as stored. Once matched, `match_status` follows the match: in the ready check "
+        "(`ready_check`) `ready_deadline` and `ready` say by when and whether you pressed Ready; a poll after a "
+        "missed ready check ends it, and a player who was ready is searching again (`waiting`).",
     )
     def get(self, request: Request, slug: str) -> Response:
         ladder = _ladder(slug)
@@ -336,7 +338,8 @@ class QueueView(APIView):
         request=QueueJoinIn,
         responses={201: QueueOut, **errors(403, 409)},
         description="Start searching, and pair at once if someone fits. Within 5 s of leaving a search "
-        "(`DELETE`) a new one is refused with 429, code `queue_cooldown`, and `Retry-After`.",
+        "(`DELETE`) a new one is refused with 429, code `queue_cooldown`, and `Retry-After`; so is one during "
+        "the ban that follows missed ready checks (`Retry-After`: the seconds left).",
     )
     def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
@@ -358,4 +361,20 @@ class QueueView(APIView):
 def _queue(ladder: Ladder, entry: QueueEntry | None) -> dict[str, object]:
     if entry is not None and entry.opponent_id:
         entry.opponent = User.objects.only("username", "is_bot").get(pk=entry.opponent_id)
-    return presenters.queue_dict(ladder, entry, searching_count(ladder), timezone.now())
+    paired = None
+    if entry is not None and entry.status == EntryStatus.MATCHED and entry.match_id is not None:
+        paired = _paired(entry.match_id, entry.player_id)
+    return presenters.queue_dict(ladder, entry, searching_count(ladder), timezone.now(), paired=paired)
+
+
+def _paired(match_id: int, player_id: int) -> presenters.PairedMatch | None:
+    """The match a matched search led to, and whether its player pressed Ready, in one query."""
+    row = (
+        MatchSide.objects.filter(match_id=match_id, participants__player_id=player_id)
+        .values_list("match__status", "match__ready_deadline", "ready_at")
+        .first()
+    )
+    if row is None:
+        return None
+    match_status, ready_deadline, ready_at = row
+    return presenters.PairedMatch(status=match_status, ready_deadline=ready_deadline, ready=ready_at is not None)

@@ -42,12 +42,15 @@ from ladder.selectors import matches_with_details, written_match_summary
 from ladder.services import matches as match_services
 from ladder.services import moderation
 from ladder.services.matches import SideInput
+from matchmaking import lifecycle
 from ratings.models import ReplayJob
 
 NO_SUCH_PLAYER = "No player named %(username)s."
 NO_SUCH_LADDER = "No ladder %(slug)s."
 KEY_REUSED = "This Idempotency-Key was used with a different request body."
 BAD_KEY = "An Idempotency-Key has 1 to 255 printable ASCII characters."
+# What matchmaking.lifecycle.settle reads to tell whether a deadline passed.
+LIFECYCLE_FIELDS = ("pk", "status", "ladder_id", "ready_deadline", "play_deadline", "claim_deadline")
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
     OpenApiTypes.STR,
@@ -160,7 +163,8 @@ class MatchListView(APIView):
 class MatchDetailView(APIView):
     @extend_schema(operation_id="matches_retrieve", responses={200: MatchOut, **errors()})
     def get(self, request: Request, pk: int) -> Response:
-        get_object_or_404(Match.objects.only("pk"), pk=pk)
+        match = get_object_or_404(Match.objects.only(*LIFECYCLE_FIELDS), pk=pk)
+        lifecycle.settle(match)  # a deadline that passed since the last sweep shows as settled
         return Response(presenters.match_by_id(pk))
 
 

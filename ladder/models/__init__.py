@@ -1,5 +1,6 @@
 """The ladders-and-matches domain."""
 
+from ladder.models.conversation import COMMENT_MAX_LENGTH, Evidence, MatchComment
 from ladder.models.ladder import (
     LUCK_P_MIN,
     MAX_PLAYERS_PER_MATCH,
@@ -10,6 +11,8 @@ from ladder.models.ladder import (
     validate_time_zone,
 )
 from ladder.models.match import (
+    OPEN_STATUSES,
+    CancelReason,
     Confirmation,
     Match,
     MatchFormat,
@@ -18,24 +21,33 @@ from ladder.models.match import (
     Participant,
     SideAnswer,
 )
+from ladder.models.series import SeriesGame
 from ladder.models.snapshot import LeaderboardSnapshot, NightlyRun, SnapshotEntry
+from ladder.models.suspension import Suspension
 
 __all__ = [
+    "COMMENT_MAX_LENGTH",
     "LUCK_P_MIN",
     "MAX_PLAYERS_PER_MATCH",
+    "OPEN_STATUSES",
+    "CancelReason",
     "Confirmation",
+    "Evidence",
     "Ladder",
     "LeaderboardScale",
     "LeaderboardSnapshot",
     "Match",
+    "MatchComment",
     "MatchFormat",
     "MatchSide",
     "MatchStatus",
     "NightlyRun",
     "Participant",
     "RatingEngine",
+    "SeriesGame",
     "SideAnswer",
     "SnapshotEntry",
+    "Suspension",
     "TeamUpdate",
     "validate_time_zone",
 ]

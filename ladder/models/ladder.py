@@ -218,6 +218,57 @@ class Ladder(models.Model):
         help_text="Two players who just played each other are not paired again for this long.",
     )
 
+    # The life of a match the queue paired (docs/rules.md §13)
+    ready_window_seconds = models.PositiveIntegerField(
+        "ready check (seconds)",
+        default=60,
+        validators=[MaxValueValidator(3_600)],
+        help_text="When the queue pairs two players, each must press Ready within this many seconds or the match "
+        "is cancelled: the ready player searches again at the front, the absent one gets a queue cooldown. "
+        "0 turns the ready check off.",
+    )
+    play_window_minutes = models.PositiveIntegerField(
+        "play window (minutes)",
+        default=180,
+        validators=[MinValueValidator(5)],
+        help_text="A paired match with no result this long after both were ready expires unrated.",
+    )
+    best_of = models.PositiveSmallIntegerField(
+        "best of",
+        default=1,
+        choices=[(1, "1"), (3, "3"), (5, "5"), (7, "7")],
+        help_text="A match the queue pairs is a series of this many games at most; the first to win a majority "
+        "wins it. 1: one game.",
+    )
+    rate_each_game = models.BooleanField(
+        "rate each game of a series",
+        default=False,
+        help_text="Rate every game of a series; off: the series is rated once, as one result (its winner beat "
+        "its loser).",
+    )
+    forfeits_rated = models.BooleanField(
+        "rate forfeits",
+        default=True,
+        help_text="A no-show claim the opponent leaves unanswered is a forfeit: rated as a win for the player who "
+        "claimed it, or, if off, recorded without changing ratings.",
+    )
+    missed_ready_first_minutes = models.PositiveIntegerField(
+        "missed ready: first cooldown (minutes)",
+        default=10,
+        help_text="A first missed ready check is a warning; the second bans searching in this ladder for this long.",
+    )
+    missed_ready_repeat_minutes = models.PositiveIntegerField(
+        "missed ready: later cooldowns (minutes)",
+        default=30,
+        help_text="The third and later missed ready checks ban searching for this long.",
+    )
+    missed_ready_forget_minutes = models.PositiveIntegerField(
+        "missed ready: forgotten after (minutes)",
+        default=60,
+        validators=[MinValueValidator(1)],
+        help_text="Missed ready checks are forgotten after this long without a new one.",
+    )
+
     # Results
     confirmation_hours = models.PositiveIntegerField(
         "confirmation window (hours)",

@@ -11,11 +11,28 @@ from django.utils.timezone import localtime
 
 
 class MatchStatus(models.TextChoices):
-    SCHEDULED = "scheduled", "Scheduled"  # paired by the queue, no result yet
+    READY_CHECK = "ready_check", "Waiting for players to be ready"  # paired by the queue, docs/rules.md §13
+    SCHEDULED = "scheduled", "To be played"  # paired by the queue (and ready), no result yet
+    CLAIMED = "claimed", "No-show claimed"  # a side says the other did not play; awaiting their answer
     PENDING = "pending", "Awaiting confirmation"
     CONFIRMED = "confirmed", "Confirmed"
     DISPUTED = "disputed", "Disputed"
     VOID = "void", "Void"
+    CANCELLED = "cancelled", "Cancelled"  # a paired match that was never played: never rated
+
+
+# A paired match no one has played yet: the states the ready check, the play window and
+# no-show claims act on.
+OPEN_STATUSES = (MatchStatus.READY_CHECK, MatchStatus.SCHEDULED, MatchStatus.CLAIMED)
+
+
+class CancelReason(models.TextChoices):
+    READY_MISSED = "ready_missed", "a player was not ready in time"
+    AGREED = "agreed", "both sides agreed to cancel"
+    EXPIRED = "expired", "no result within the play window"
+    FORFEIT = "forfeit", "a forfeit, not rated in this ladder"
+    MODERATOR = "moderator", "cancelled by a moderator"
+    SERIES = "series", "a series whose games were rated one by one"
 
 
 class Confirmation(models.TextChoices):
@@ -23,6 +40,7 @@ class Confirmation(models.TextChoices):
     AUTOMATIC = "automatic", "automatically, unanswered"
     TRUSTED = "trusted", "reported by a trusted reporter"
     MODERATOR = "moderator", "by a moderator"
+    FORFEIT = "forfeit", "by forfeit: a no-show claim went unanswered"
 
 
 class SideAnswer(models.TextChoices):
@@ -58,7 +76,7 @@ class Match(models.Model):
     """
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="matches")
-    status = models.CharField(max_length=10, choices=MatchStatus.choices, default=MatchStatus.PENDING)
+    status = models.CharField(max_length=12, choices=MatchStatus.choices, default=MatchStatus.PENDING)
     played_at = models.DateTimeField(help_text="When the game was played; ratings use the RDs at this instant.")
     reported_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reported_matches"
@@ -75,6 +93,17 @@ class Match(models.Model):
     paired_by_queue = models.BooleanField(
         default=False, db_default=False, help_text="The matchmaking queue paired these players for this game."
     )
+    ready_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Paired by the queue: every player must be ready by then."
+    )
+    play_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Paired by the queue: a match with no result by then expires unrated."
+    )
+    claim_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="A no-show claim unanswered by then becomes a forfeit."
+    )
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    cancel_reason = models.CharField(max_length=12, choices=CancelReason.choices, blank=True, default="", db_default="")
     held_for_review = models.BooleanField(
         "flagged",
         default=False,
@@ -96,6 +125,9 @@ class Match(models.Model):
             models.Index(fields=["ladder", "status", "played_at"], name="match_ladder_status_played"),
             models.Index(fields=["status", "reported_at"], name="match_status_reported"),
             models.Index(fields=["reported_by", "reported_at"], name="match_reporter_reported"),
+            models.Index(
+                fields=["status"], condition=Q(status__in=["ready_check", "scheduled", "claimed"]), name="match_open"
+            ),
         ]
         constraints = [
             models.CheckConstraint(
@@ -131,6 +163,13 @@ class MatchSide(models.Model):
     )
     answered_at = models.DateTimeField(null=True, blank=True)
     dispute_reason = models.TextField(blank=True)
+    ready_at = models.DateTimeField(null=True, blank=True, help_text="When this side pressed Ready.")
+    cancel_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="When this side asked to cancel the match (it is cancelled when all agree)."
+    )
+    no_show_claimed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When this side claimed the other did not play."
+    )
 
     class Meta:
         ordering = ["match", "index"]

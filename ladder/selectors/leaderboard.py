@@ -26,7 +26,7 @@ from django.core.paginator import Page, Paginator
 from accounts.models import User
 from core import db
 from ladder.models import Ladder, LeaderboardSnapshot
-from ladder.ranking import rank_key, scale_value, unranked_reasons
+from ladder.ranking import listed_q, rank_key, scale_value, unranked_reasons
 from ladder.selectors.leaderboard_sql import (
     Found,
     LeaderboardOrder,
@@ -84,7 +84,8 @@ def ladder_standings(*, ladder: Ladder, now: datetime) -> tuple[list[Leaderboard
     one page; this path serves the other databases (the embedded SQLite default), the
     nightly snapshot there, and the tests that hold the two paths to the same answers.
     """
-    members = PlayerRating.objects.members().filter(ladder=ladder).select_related("player").order_by("-rating", "id")
+    listed = PlayerRating.objects.filter(listed_q(now), ladder=ladder)
+    members = listed.select_related("player").order_by("-rating", "id")
     ranked: list[LeaderboardRow] = []
     unranked: list[LeaderboardRow] = []
     for membership in members:

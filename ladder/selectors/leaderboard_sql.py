@@ -20,7 +20,7 @@ from django.db import connection
 
 from accounts.models import User
 from ladder.models import Ladder
-from ladder.ranking import rank_order_sql, ranked_sql, sort_value_sql
+from ladder.ranking import listed_sql, rank_order_sql, ranked_sql, sort_value_sql
 from ratings.models import PlayerRating
 from ratings.nightly import rd_at_sql
 
@@ -51,11 +51,12 @@ def ranking_sql(ladder: Ladder, now: datetime) -> tuple[str, dict[str, Any]]:
     rd, params = rd_at_sql(ladder, now, "r")
     ranked, ranked_params = ranked_sql(ladder, now, "m.rd", "r")
     order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
+    listed, listed_params = listed_sql(now, "r")
     sql = f"""
         WITH s AS MATERIALIZED (
             SELECT r.id, r.player_id, r.rating, m.rd, {ranked} AS is_ranked, {order} AS score
             FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd OFFSET 0) AS m
-            WHERE r.ladder_id = %(ladder)s AND r.is_active
+            WHERE r.ladder_id = %(ladder)s AND {listed}
         ),
         n AS (
             SELECT s.*, row_number() OVER (ORDER BY {rank_order_sql("s.score", "s")}) AS rank
@@ -64,7 +65,7 @@ def ranking_sql(ladder: Ladder, now: datetime) -> tuple[str, dict[str, Any]]:
             SELECT s.*, NULL FROM s WHERE s.is_ranked IS NOT TRUE  -- NULL (no game yet) is not ranked
         )
     """
-    return sql, {**params, **ranked_params, **order_params, "ladder": ladder.pk}
+    return sql, {**params, **ranked_params, **order_params, **listed_params, "ladder": ladder.pk}
 
 
 def visible_order(alias: str) -> str:

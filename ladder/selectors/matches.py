@@ -90,6 +90,7 @@ class MatchSummary:
     is_player: bool = False  # the viewer played in it
     confirms_at: datetime | None = None  # a pending match confirms itself then
     disputes: list[MatchSide] = field(default_factory=list)
+    viewer_side: MatchSide | None = None  # the viewer's side, when they played in it
 
     @property
     def sides_by_place(self) -> list[SideLine]:
@@ -159,9 +160,16 @@ def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> 
                 and any(line.player.pk == viewer.pk for side in lines for line in side.players),
                 confirms_at=confirms_at,
                 disputes=[side for side in sides if side.answer == SideAnswer.DISPUTED],
+                viewer_side=_viewer_side(sides, viewer),
             )
         )
     return summaries
+
+
+def _viewer_side(sides: Iterable[MatchSide], viewer: User | None) -> MatchSide | None:
+    if viewer is None or not viewer.is_authenticated:
+        return None
+    return next((side for side in sides if any(p.player_id == viewer.pk for p in side.participants.all())), None)
 
 
 def written_match_summary(

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from accounts.models import User
 from core import db
@@ -15,12 +16,13 @@ from ladder.models import (
     Match,
     MatchStatus,
 )
+from ladder.notes import readable_note
 from ladder.ranking import scale_value
 from ladder.selectors.leaderboard import LeaderboardRow, ladder_standings, rows_of
 from ladder.selectors.leaderboard_sql import standings_sql
-from ladder.selectors.matches import MatchSummary, PlayerLine, match_summaries, matches_with_details
+from ladder.selectors.matches import MatchSummary, PlayerLine, _signed, match_summaries, matches_with_details
 from ladder.snapshots import RankHistoryPoint, player_rank_history
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import AdjustmentKind, PlayerRating, RatingAdjustment, RatingChange, ReplayJob, ReplayJobKind
 
 PLAYER_MATCHES_PAGE_SIZE = 20
 
@@ -34,6 +36,31 @@ class PlayerMatchRow:
     partners: list[User]
     opponents: list[User]
     line: PlayerLine
+    note: str = ""  # the moderator's decisions on the match, in sentences
+
+    @property
+    def at(self) -> datetime:
+        return self.summary.match.played_at
+
+
+@dataclass(frozen=True, slots=True)
+class AdjustmentRow:
+    """A moderator's rating adjustment, or its withdrawal, among a player's matches."""
+
+    at: datetime
+    sentence: str  # what was done and why
+    delta: float  # the change to the rating it made (a withdrawal: the change it undid)
+    rating_after: float | None  # None once withdrawn (a replay rewrote the ratings)
+    withdrawn: bool = False  # an adjustment later withdrawn (its own row stays, marked)
+    is_adjustment: bool = True  # lets the template tell these rows from matches
+
+    @property
+    def delta_label(self) -> str:
+        return _signed(self.delta)
+
+    @property
+    def trend(self) -> str:
+        return "up" if self.delta > 0 else "down" if self.delta < 0 else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +109,7 @@ def player_standing(
             rd_now=rd_now,
             shown=shown,
             score=scale_value(ladder.leaderboard_scale, shown),
-            reasons=("left the ladder",),
+            reasons=("left the ladder",) if not rating.is_active else ("not listed: suspended or banned",),
         )
     history = list(
         RatingChange.objects.all()
@@ -90,11 +117,12 @@ def player_standing(
         .select_related("event")
         .order_by("event_id", "id")
     )
-    matches = matches_with_details(
+    played = (
         Match.objects.filter(ladder=ladder, participants__player=player)
         .exclude(status=MatchStatus.SCHEDULED)
         .order_by("-played_at", "-id")
     )
+    matches = matches_with_details(played)
     page_obj: Page[Any] = Paginator(matches, PLAYER_MATCHES_PAGE_SIZE).get_page(page)  # of matches, then of rows
     rows = []
     for summary in match_summaries(page_obj.object_list):
@@ -109,8 +137,93 @@ def player_standing(
                 partners=[line.player for line in own.players if line.player.pk != player.pk],
                 opponents=[line.player for side in summary.sides if side is not own for line in side.players],
                 line=line,
+                note=readable_note(summary.match.moderator_note, _names(summary)),
             )
         )
-    page_obj.object_list = rows
+    page_obj.object_list = _with_adjustments(rows, page_obj, played, _adjustment_rows(ladder, player, history))
     ranks = player_rank_history(ladder=ladder, player=player)
     return PlayerStanding(row=row, history=history, matches=page_obj, ranks=ranks)
+
+
+def _names(summary: MatchSummary) -> list[list[str]]:
+    return [[line.player.username for line in side.players] for side in summary.sides]
+
+
+def _adjustment_rows(ladder: Ladder, player: User, history: list[RatingChange]) -> list[AdjustmentRow]:
+    """The player's moderator adjustments and their withdrawals, in one query.
+
+    Queue clock resets are adjustments too, but change no rating: the list leaves them out.
+    """
+    withdrawals = ReplayJob.objects.filter(kind=ReplayJobKind.WITHDRAW, from_event__adjustment=OuterRef("pk"))
+    first = withdrawals.order_by("created_at")
+    adjustments = (
+        RatingAdjustment.objects.filter(ladder=ladder, player=player, kind=AdjustmentKind.MANUAL)
+        .select_related("rating_event")
+        .annotate(
+            withdrawn_at=Subquery(first.values("created_at")[:1]),
+            withdrawn_reason=Subquery(first.values("reason")[:1]),
+            withdrawn_by=Subquery(first.values("requested_by__username")[:1]),
+        )
+    )
+    current = {change.event_id: change for change in history}
+    rows = []
+    for adjustment in adjustments:
+        change = current.get(adjustment.rating_event.pk)
+        withdrawn = not adjustment.rating_event.is_active
+        delta = change.delta if change is not None else adjustment.rating_delta
+        rows.append(
+            AdjustmentRow(
+                at=adjustment.created_at,
+                sentence=_adjusted(adjustment),
+                delta=delta,
+                rating_after=None if withdrawn or change is None else change.rating_after,
+                withdrawn=withdrawn,
+            )
+        )
+        if withdrawn and adjustment.withdrawn_at is not None:
+            rows.append(
+                AdjustmentRow(
+                    at=adjustment.withdrawn_at,
+                    sentence=_withdrawn(adjustment, delta),
+                    delta=-delta,
+                    rating_after=None,
+                )
+            )
+    return rows
+
+
+def _reason(reason: str) -> str:
+    reason = reason.strip()
+    return reason if reason.endswith((".", "!", "?")) else f"{reason}."
+
+
+def _adjusted(adjustment: RatingAdjustment) -> str:
+    """ "Rating adjusted by a moderator: +50, RD set to 80. Reason: …" """
+    parts = [f"{_signed(adjustment.rating_delta)}"] if adjustment.rating_delta else []
+    if adjustment.new_rd is not None:
+        parts.append(f"RD set to {adjustment.new_rd:.0f}")
+    return f"Rating adjusted by a moderator: {', '.join(parts) or 'no change'}. Reason: {_reason(adjustment.reason)}"
+
+
+def _withdrawn(adjustment: Any, delta: float) -> str:
+    """ "Withdrawn by moderator: the +50 adjustment of 3 Nov no longer counts. Reason: …" """
+    who = adjustment.withdrawn_by or "a moderator"
+    when = f"{adjustment.created_at:%-d %b}"
+    reason = f" Reason: {_reason(adjustment.withdrawn_reason)}" if adjustment.withdrawn_reason.strip() else ""
+    return f"Withdrawn by {who}: the {_signed(delta)} adjustment of {when} no longer counts.{reason}"
+
+
+def _with_adjustments(
+    rows: list[PlayerMatchRow], page: Page[Any], played: QuerySet[Match], adjustments: list[AdjustmentRow]
+) -> list[PlayerMatchRow | AdjustmentRow]:
+    """The page's matches with the adjustments made between them, newest first.
+
+    A page covers the time from its last match (the oldest; none on the last page) up to
+    the match before the page (none on the first page), so each adjustment is on one page.
+    """
+    newer = played.values_list("played_at", flat=True)[page.start_index() - 2] if page.number > 1 else None
+    older = rows[-1].at if rows and page.has_next() else None
+    inside = [a for a in adjustments if (newer is None or a.at < newer) and (older is None or a.at >= older)]
+    merged: list[PlayerMatchRow | AdjustmentRow] = [*rows, *inside]
+    merged.sort(key=lambda row: row.at, reverse=True)  # stable: matches keep their order
+    return merged

@@ -22,6 +22,7 @@ from core import db
 from ladder import permissions, sql
 from ladder.models import (
     MAX_PLAYERS_PER_MATCH,
+    CancelReason,
     Confirmation,
     Ladder,
     Match,
@@ -33,6 +34,7 @@ from ladder.models import (
 )
 from ladder.permissions import is_moderator, is_trusted_everywhere, is_trusted_reporter
 from ladder.services import fair_play, notices
+from ladder.services.suspensions import refuse_suspended_players
 from ladder.sql import LockedMember
 from notifications.models import Kind, Notification
 from notifications.services import forget_counts, mail_soon
@@ -41,7 +43,8 @@ from ratings.models import ChangeKind, PlayerRating, RatingChange
 from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
 
 FUTURE_TOLERANCE = timedelta(minutes=1)
-DUPLICATE_WINDOW = timedelta(minutes=10)
+# A report after play is a duplicate of a live match with the same players and result played in the same minute.
+DUPLICATE_WINDOW = timedelta(minutes=1)
 
 TOO_FEW_SIDES = "A match needs at least two sides."
 EMPTY_SIDE = "Side %(side)d has no players."
@@ -56,8 +59,13 @@ DRAWS_NOT_ALLOWED = "%(ladder)s does not allow draws: two sides cannot share a p
 FORMAT_NOT_ALLOWED = "%(ladder)s does not allow %(format)s games."
 PLAYED_IN_FUTURE = "The played-at time is in the future."
 PLAYED_BEFORE_JOINING = "%(player)s joined %(ladder)s after the played-at time."
-DUPLICATE_REPORT = "This match was already reported (match %(match)d)."
-ALREADY_REPORTED = "This match already has a result."
+DUPLICATE_REPORT = (
+    "This result was already reported (match %(match)d): the same players, the same result, played in the same "
+    "minute. If this was another game, give the time it was played."
+)
+ALREADY_REPORTED = "This match already has a result, or was cancelled."
+NOT_READY_YET = "Both players must press Ready before the result can be reported."
+SERIES_GAMES = "This match is a best-of-%(games)d series: report each game as it ends."
 NOT_PENDING = "This match is %(status)s, not awaiting confirmation."
 NOT_A_PARTICIPANT = "Only players of this match can answer it."
 OWN_REPORT = "You reported this result; the other side confirms it."
@@ -169,24 +177,32 @@ def _check_members(
             )
 
 
+def duplicate_window(played_at: datetime) -> tuple[datetime, datetime]:
+    """The minute of ``played_at``, half open: a report of the same players and result in it is a duplicate."""
+    start = played_at.replace(second=0, microsecond=0)
+    return start, start + DUPLICATE_WINDOW
+
+
 def _find_duplicate(ladder: Ladder, sides: Sequence[SideInput], played_at: datetime) -> Match | None:
-    """A live match of the same players within minutes of ``played_at`` (one indexed query)."""
-    players = sorted(p.pk for side in sides for p in side.players)
+    """A live match of the same players with the same result played in the minute of ``played_at``."""
+    placed = sorted((p.pk, side.placement) for side in sides for p in side.players)
+    low, high = duplicate_window(played_at)
     candidates = (
         Participant.objects.filter(
             match__ladder=ladder,
-            match__played_at__range=(played_at - DUPLICATE_WINDOW, played_at + DUPLICATE_WINDOW),
-            match__in=Participant.objects.filter(player_id=players[0]).values("match_id"),
+            match__played_at__gte=low,
+            match__played_at__lt=high,
+            match__status__in=[MatchStatus.PENDING, MatchStatus.CONFIRMED, MatchStatus.DISPUTED],
+            match__in=Participant.objects.filter(player_id=placed[0][0]).values("match_id"),
         )
-        .exclude(match__status__in=[MatchStatus.VOID, MatchStatus.SCHEDULED])
         .order_by()
-        .values_list("match_id", "player_id")
+        .values_list("match_id", "player_id", "side__placement")
     )
-    found: dict[int, list[int]] = {}
-    for match_id, player_id in candidates:
-        found.setdefault(match_id, []).append(player_id)
-    for match_id, match_players in sorted(found.items()):
-        if sorted(match_players) == players:
+    found: dict[int, list[tuple[int, int | None]]] = {}
+    for match_id, player_id, placement in candidates:
+        found.setdefault(match_id, []).append((player_id, placement))
+    for match_id, match_placed in sorted(found.items()):
+        if sorted(match_placed) == placed:
             return Match(pk=match_id)
     return None
 
@@ -250,6 +266,7 @@ def match_report_with_rows(
         rows = _lock_members(ladder, players, played_at)
         hold = None
         if not trusted:
+            refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
             hold = fair_play.check_report(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
         duplicate = _find_duplicate(ladder, sides, played_at)
         if duplicate is not None:
@@ -342,6 +359,7 @@ def _report_in_two_statements(
         _check_members(ladder, players, members, played_at)
         hold = None
         if not trusted:
+            refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
             hold = fair_play.check_report(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
         how = (Confirmation.MODERATOR if moderator else Confirmation.TRUSTED) if trusted else ""
         reporter_side = _reporter_side(sides, reporter)
@@ -374,7 +392,7 @@ def _report_in_two_statements(
             reporter_id=reporter.pk,
             now=now,
             confirmation=how,
-            duplicate_window=(played_at - DUPLICATE_WINDOW, played_at + DUPLICATE_WINDOW),
+            duplicate_window=duplicate_window(played_at),
             layout=layout,
             sides=[
                 sql.SideRow(
@@ -446,15 +464,22 @@ def _as_written(
 
 
 def match_report_result(
-    *, match: Match, reporter: User, placements: Sequence[int], now: datetime | None = None
+    *, match: Match, reporter: User, placements: Sequence[int], now: datetime | None = None, series: bool = False
 ) -> Match:
     """The result of a match the queue scheduled: a player of it (or a moderator or trusted
     reporter) gives each side's placement; the other side then confirms, as for any report.
+
+    On a ladder whose queue matches are series, only ``ladder.services.series`` reports one
+    (``series=True``): a single result would skip the series' games.
     """
     now = now or timezone.now()
     with transaction.atomic():
         match = _locked(match)
-        if match.status != MatchStatus.SCHEDULED:
+        if match.paired_by_queue and match.ladder.best_of > 1 and not series:
+            raise ValidationError(SERIES_GAMES, code="series_games", params={"games": match.ladder.best_of})
+        if match.status == MatchStatus.READY_CHECK:
+            raise ValidationError(NOT_READY_YET, code="not_ready")
+        if match.status not in (MatchStatus.SCHEDULED, MatchStatus.CLAIMED):  # a result answers a no-show claim
             raise ValidationError(ALREADY_REPORTED, code="already_reported")
         ladder = match.ladder
         sides = list(match.sides.order_by("index").prefetch_related("participants__player"))
@@ -466,6 +491,8 @@ def match_report_result(
         )
         if reporter_side is None and not trusted:
             raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
+        if not trusted:
+            refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
         _lock_members(ladder, players)
         for side, placement in zip(sides, placements, strict=True):
             side.placement = placement
@@ -488,6 +515,42 @@ def match_report_result(
                 now=now,
             )
         return match
+
+
+def _place_forfeit(match: Match, winner: int) -> list[MatchSide]:
+    """Placements of a no-show: side ``winner`` first, every other side second."""
+    sides = list(match.sides.order_by("index"))
+    for side in sides:
+        side.placement = 1 if side.index == winner else 2
+    MatchSide.objects.bulk_update(sides, ["placement"])
+    return sides
+
+
+def match_forfeit(*, match: Match, winner: int, now: datetime) -> None:
+    """A no-show claim nobody answered (``match`` locked): side ``winner`` wins by forfeit.
+
+    Rated like any confirmed result when the ladder rates forfeits (a rating event, so
+    replays include it); otherwise the result is kept and the match is cancelled, unrated.
+    """
+    _place_forfeit(match, winner)
+    match.claim_deadline = None
+    match.save(update_fields=["claim_deadline"])
+    if match.ladder.forfeits_rated:
+        _confirm(match, Confirmation.FORFEIT, now)
+        return
+    match.status = MatchStatus.CANCELLED
+    match.cancel_reason = CancelReason.FORFEIT
+    match.cancelled_at = now
+    match.save(update_fields=["status", "cancel_reason", "cancelled_at"])
+
+
+def match_contest_claim(*, match: Match, side: MatchSide, user: User, reason: str, now: datetime) -> None:
+    """The claimed side says it did play (``match`` locked): the claim, as a forfeit result, goes to the moderators."""
+    claimer = match.sides.filter(no_show_claimed_at__isnull=False).values_list("index", flat=True).first()
+    _place_forfeit(match, claimer if claimer is not None else 1 - side.index)
+    match.claim_deadline = None
+    match.save(update_fields=["claim_deadline"])
+    _dispute(match, side, user, reason, now)
 
 
 def _confirm(match: Match, how: Confirmation, now: datetime) -> None:

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.models import Confirmation, Match, MatchSide, MatchStatus
+from ladder.notes import correction_note, void_note
 from ladder.services.matches import (
     ALREADY_VOID,
     CANNOT_CONFIRM,
@@ -66,7 +67,7 @@ def match_void(*, match: Match, moderator: User, reason: str, now: datetime | No
         match.status = MatchStatus.VOID
         match.voided_at = now
         match.voided_by = moderator
-        match.moderator_note = _note(match, f"Voided: {reason.strip()}")
+        match.moderator_note = _note(match, void_note(moderator.username, reason))
         match.save(update_fields=["status", "voided_at", "voided_by", "moderator_note"])
         event = RatingEvent.objects.filter(match=match).first()
         job = None
@@ -104,7 +105,9 @@ def match_correct(
         for side, placement in zip(sides, placements, strict=True):
             side.placement = placement
         MatchSide.objects.bulk_update(sides, ["placement"])
-        match.moderator_note = _note(match, f"Corrected to placements {list(placements)}: {reason.strip()}")
+        lineup = lineup_of(match)
+        names = [[name for _, name in side] for side in lineup.sides]
+        match.moderator_note = _note(match, correction_note(names, lineup.placements, reason))
         match.save(update_fields=["moderator_note"])
         event = RatingEvent.objects.filter(match=match, is_active=True).first()
         job = None
@@ -119,7 +122,7 @@ def match_correct(
             )
         elif match.status != MatchStatus.CONFIRMED:
             _confirm(match, Confirmation.MODERATOR, now)
-        tell_decision(match=match, lineup=lineup_of(match), action="correct", reason=reason.strip(), now=now)
+        tell_decision(match=match, lineup=lineup, action="correct", reason=reason.strip(), now=now)
         return Decision(match, job)
 
 

@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from core import db
 from ladder.models import Ladder, LeaderboardSnapshot, NightlyRun, SnapshotEntry
-from ladder.ranking import provisional_sql, rank_order_sql, ranked_sql, scale_value, sort_value_sql
+from ladder.ranking import listed_sql, provisional_sql, rank_order_sql, ranked_sql, scale_value, sort_value_sql
 from ratings.engines import display, is_provisional
 from ratings.models import PlayerRating, RatingEvent
 from ratings.nightly import ratings_materialise, rd_at_sql
@@ -257,8 +257,18 @@ def _rank_in_sql(ladder: Ladder, midnight: datetime) -> Ranking:
     rd, params = rd_at_sql(ladder, midnight, "r")
     ranked, ranked_params = ranked_sql(ladder, midnight, "m.rd", "r")
     order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
-    params = {**params, **ranked_params, **order_params, "ladder": ladder.pk, "size": ladder.snapshot_size}
-    source = f"FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd) AS m WHERE r.ladder_id = %(ladder)s"
+    listed, listed_params = listed_sql(midnight, "r")
+    params = {
+        **params,
+        **ranked_params,
+        **order_params,
+        **listed_params,
+        "ladder": ladder.pk,
+        "size": ladder.snapshot_size,
+    }
+    source = (
+        f"FROM {table} AS r CROSS JOIN LATERAL (SELECT {rd} AS rd) AS m WHERE r.ladder_id = %(ladder)s AND {listed}"
+    )
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT r.player_id, r.rating, m.rd {source} AND {ranked} "

@@ -1,4 +1,5 @@
-"""``{% queue_panel ladder membership %}``: the matchmaking panel inside another app's page.
+"""``{% queue_panel ladder membership %}`` and ``{% match_lifecycle match %}``: the queue's parts of
+the ladder app's pages.
 
 The ladder page shows the panel without the ladder app knowing the queue: the page loads
 this tag, and the queue's own reads (``matchmaking.selectors.panel_context``) fill it.
@@ -11,8 +12,8 @@ from django.template.context import Context
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from ladder.models import Ladder
-from matchmaking import selectors, services
+from ladder.models import OPEN_STATUSES, Ladder, Match, MatchStatus
+from matchmaking import lifecycle, selectors, services
 
 register = template.Library()
 
@@ -29,3 +30,21 @@ def queue_panel(context: Context, ladder: Ladder, membership: object | None) -> 
     panel = context.template.engine.get_template(PANEL)
     with context.push(selectors.panel_context(ladder, entry, timezone.now())):
         return panel.render(context)
+
+
+LIFECYCLE = "matchmaking/match_lifecycle.html"
+
+
+@register.simple_tag(takes_context=True)
+def match_lifecycle(context: Context, match: Match) -> SafeString:
+    """``{% match_lifecycle match %}``: a paired match's ready check, play window, no-show claim or
+    cancellation on its page, for the page's viewer; nothing for a match the queue did not pair."""
+    if not match.paired_by_queue or (match.status not in OPEN_STATUSES and match.status != MatchStatus.CANCELLED):
+        return SafeString("")
+    if context.template is None:
+        raise template.TemplateSyntaxError("{% match_lifecycle %} renders inside a template only.")
+    now = timezone.now()
+    match = lifecycle.settle(match, now=now)
+    box = context.template.engine.get_template(LIFECYCLE)
+    with context.push(selectors.lifecycle_context(match, context["request"].user, now)):
+        return box.render(context)

@@ -22,7 +22,7 @@
     if (!("Notification" in window) || Notification.permission !== "granted") return;
     var opponent = panel.getAttribute("data-opponent") || "an opponent";
     var alert = new Notification("Paired: you play " + opponent, {
-      body: "Open the match page to play and report the result.",
+      body: "Press Ready within the ready check, then play and report the result.",
       tag: "ladder-paired",
     });
     alert.onclick = function () {

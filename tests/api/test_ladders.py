@@ -353,6 +353,10 @@ def test_queue_join_poll_match_and_leave(client_for, ladder, player, opponent):
     polled = a.get(url).json()
     assert polled["status"] == "matched" and polled["opponent"]["username"] == "bob"
     match_id = polled["match"]
+    early = a.post(f"/api/v1/matches/{match_id}/result/", {"placements": [1, 2]}, format="json")
+    assert early.status_code == 409 and error_of(early)["code"] == "not_ready"  # the ready check runs
+    for client in (a, b):
+        assert client.post(f"/api/v1/matches/{match_id}/ready/", {}, format="json").status_code == 200
     result = a.post(f"/api/v1/matches/{match_id}/result/", {"placements": [1, 2]}, format="json")
     assert result.status_code == 200
     assert result.json()["status"] == "pending"

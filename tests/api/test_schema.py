@@ -174,11 +174,17 @@ CONFLICTS = {
     "queue_join": {"already_searching"},
     "queue_leave": {"not_searching"},
     "matches_report": {"duplicate", "idempotency_key_reused"},
-    "matches_result": {"already_reported"},
+    "matches_result": {"already_reported", "not_ready", "series_games"},
     "matches_confirm": {"not_pending", "already_answered"},
     "matches_dispute": {"not_pending", "already_answered"},
     "matches_void": {"already_void"},
     "matches_correct": {"already_void"},
+    "matches_ready": {"not_ready_check"},
+    "matches_cancel": {"not_open"},
+    "matches_no_show": {"not_scheduled", "already_claimed"},
+    "matches_no_show_answer": {"no_claim", "own_claim"},
+    "matches_games": {"not_a_series", "series_decided", "not_scheduled"},
+    "matches_evidence_create": {"duplicate", "evidence_limit"},
 }
 SITE_ONLY_CONFLICTS = {"cannot_confirm"}  # a moderator's confirmation on the match page; no API operation
 

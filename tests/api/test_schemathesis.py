@@ -21,6 +21,8 @@ from django.utils import timezone
 
 from api.services import token_create
 from ladder.services.matches import SideInput, match_report
+from matchmaking.services import queue_join
+from tests.factories import member
 
 CHECKS = "all"
 
@@ -39,18 +41,36 @@ CHECKS = "all"
 CONFIG = """
 [[operations]]
 include-operation-id = ["matches_retrieve", "matches_result", "matches_confirm", "matches_dispute", "matches_void",
-                        "matches_correct"]
+                        "matches_correct", "matches_comments_list", "matches_comments_create",
+                        "matches_evidence_list", "matches_evidence_create"]
 parameters = {"path.id" = %(match)d}
 
 [[operations]]
 include-operation-id = ["matches_report", "matches_dispute_all", "matches_list", "players_matches",
-                        "ladders_win_probability"]
+                        "ladders_win_probability", "matches_comments_create", "matches_evidence_create"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
+
+# A match the queue paired (alice and carol, in its ready check): Ready and cancel succeed, and every
+# step the match has moved past is a 409 naming it (a no-show before both were ready, an answer without a claim,
+# a game of a series in a ladder of single games).
+[[operations]]
+include-operation-id = ["matches_ready", "matches_cancel", "matches_no_show", "matches_no_show_answer",
+                        "matches_games"]
+parameters = {"path.id" = %(paired)d}
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 
 [parameters]
 "path.slug" = "chess"
 "path.username" = "bob"
 """
+
+
+def _paired_match(ladder, player) -> int:
+    """A match the queue paired ``player`` in with carol (not bob, whose reported match is the other one)."""
+    queue_join(ladder=ladder, player=member(ladder, "carol"))
+    entry = queue_join(ladder=ladder, player=player)
+    assert entry.match_id is not None
+    return entry.match_id
 
 
 @pytest.mark.django_db(transaction=True)
@@ -60,7 +80,7 @@ def test_schemathesis_finds_no_server_error_or_schema_violation(live_server, tmp
     sides = [SideInput([opponent], 1), SideInput([player], 2)]
     match = match_report(ladder=ladder, reporter=opponent, sides=sides, played_at=timezone.now())
     config = tmp_path / "schemathesis.toml"
-    config.write_text(CONFIG % {"match": match.pk})
+    config.write_text(CONFIG % {"match": match.pk, "paired": _paired_match(ladder, player)})
     command = [
         str(Path(sys.executable).with_name("schemathesis")),
         "--config-file",

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from ladder.services import ladder_join
 from ladder.services import matches as svc
 from ladder.services.matches import SideInput
+from matchmaking import lifecycle
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.services import queue_join
 from tests.browser.conftest import DESKTOP, PHONE, axe_check
@@ -194,6 +195,12 @@ def queue_states(page, ladder, player, opponent) -> None:
     queue_join(ladder=ladder, player=opponent)
     page.reload()
     expect(page.get_by_text("Matched against")).to_be_visible()
+    axe_check(page)  # the ready check
+    page.get_by_role("button", name="Ready").click()
+    expect(page.get_by_text("You are ready")).to_be_visible()
+    match = QueueEntry.objects.get(player=opponent, status=EntryStatus.MATCHED).match
+    lifecycle.ready(match=match, user=opponent)
+    expect(page.get_by_text("Both ready: play")).to_be_visible(timeout=10_000)
     page.get_by_role("link", name="Go to the match").click()
     expect(page.get_by_role("heading", name="How did it go?")).to_be_visible()
     axe_check(page)

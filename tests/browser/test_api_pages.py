@@ -56,7 +56,7 @@ def test_the_interactive_docs_render_from_the_site_alone(new_page, screenshot, l
     page.on("requestfailed", lambda request: refused.update({urlsplit(request.url).netloc: request.failure or ""}))
 
     page.goto(path)
-    page.locator(ready).first.wait_for()
+    page.locator(ready).first.wait_for(timeout=30_000)  # Redoc lays out the whole schema first
     expect(page.get_by_text("Ladder API").first).to_be_visible()
     expect(page.get_by_text("/api/v1/matches/", exact=True).first).to_be_attached()
     page.wait_for_load_state("networkidle")

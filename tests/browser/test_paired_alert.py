@@ -43,7 +43,12 @@ def test_a_pairing_in_a_background_tab_changes_the_title_and_alerts(new_page, sc
     expect(searching).to_have_title("● Paired! " + searching.title().removeprefix("● Paired! "))
     assert searching.title().startswith("● Paired! ")
     alerts = searching.evaluate("window.__alerts")
-    assert alerts == [{"title": "Paired: you play bob", "body": "Open the match page to play and report the result."}]
+    assert alerts == [
+        {
+            "title": "Paired: you play bob",
+            "body": "Press Ready within the ready check, then play and report the result.",
+        }
+    ]
 
     searching.evaluate("window.__hidden = false; document.dispatchEvent(new Event('visibilitychange'))")
     assert not searching.title().startswith("● Paired!")  # back on the tab: the title is plain again

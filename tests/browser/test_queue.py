@@ -35,6 +35,12 @@ def test_two_players_find_each_other_and_cancel_stops_polling(new_page, screensh
     expect(opponent_page.locator("#queue-panel")).to_contain_text("alice")
     expect(player_page.get_by_text("Matched against")).to_be_visible(timeout=10_000)
     expect(player_page.locator("#queue-panel")).to_contain_text("bob")
+    screenshot(player_page, "queue-ready-check-phone")
+    player_page.get_by_role("button", name="Ready").click()
+    expect(opponent_page.locator("#queue-status")).to_contain_text("alice", timeout=10_000)
+    opponent_page.get_by_role("button", name="Ready").click()
+    expect(player_page.get_by_text("Both ready: play")).to_be_visible(timeout=10_000)
+    expect(opponent_page.get_by_text("Both ready: play")).to_be_visible(timeout=10_000)
     screenshot(player_page, "queue-matched-phone")
     assert player_page.locator("#queue-panel [hx-trigger]").count() == 0  # polling stopped
 

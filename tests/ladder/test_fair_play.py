@@ -95,8 +95,9 @@ def test_games_the_queue_paired_are_not_limited(ladder, player, opponent):
     carol = member(ladder, "carol")
     queue_join(ladder=ladder, player=player)
     queue_join(ladder=ladder, player=opponent)
-    paired = Match.objects.get(ladder=ladder, status=MatchStatus.SCHEDULED)
+    paired = Match.objects.get(ladder=ladder, status=MatchStatus.READY_CHECK)
     assert paired.paired_by_queue
+    Match.objects.filter(pk=paired.pk).update(status=MatchStatus.SCHEDULED)  # both were ready
     svc.match_report_result(match=paired, reporter=player, placements=[1, 2])
     win(ladder, player, carol)  # the queue's game did not use up the one report an hour
     assert refusal(lambda: win(ladder, player, opponent)).code == "report_limit"
@@ -161,7 +162,8 @@ def test_a_new_account_reports_only_games_the_queue_paired(report_path, ladder, 
     # The queue's game is fine, and so is a report once the account is a day old.
     queue_join(ladder=ladder, player=newcomer)
     queue_join(ladder=ladder, player=opponent)
-    paired = Match.objects.get(ladder=ladder, status=MatchStatus.SCHEDULED)
+    paired = Match.objects.get(ladder=ladder, status=MatchStatus.READY_CHECK)
+    Match.objects.filter(pk=paired.pk).update(status=MatchStatus.SCHEDULED)  # both were ready
     svc.match_report_result(match=paired, reporter=newcomer, placements=[1, 2])
     later = timezone.now() + timedelta(hours=25)
     win(ladder, newcomer, opponent, now=later, played_at=later)

@@ -131,14 +131,31 @@ def test_bad_reports_are_refused_and_change_nothing(ladder, player, opponent, ou
 
 
 def test_reporting_the_same_match_twice_is_refused(ladder, player, opponent):
-    played = timezone.now() - timedelta(minutes=30)
+    """Same players, same result, played in the same minute: a duplicate, whoever reports it."""
+    played = timezone.now().replace(second=10) - timedelta(minutes=30)
     first = svc.match_report(ladder=ladder, reporter=player, sides=one_v_one(player, opponent), played_at=played)
 
     with pytest.raises(ValidationError, match=f"already reported \\(match {first.pk}\\)"):
         svc.match_report(
-            ladder=ladder, reporter=opponent, sides=one_v_one(player, opponent, winner=opponent), played_at=played
+            ladder=ladder,
+            reporter=opponent,
+            sides=one_v_one(player, opponent),
+            played_at=played + timedelta(seconds=40),
         )
     assert Match.objects.count() == 1
+
+
+def test_rematches_and_series_games_are_not_duplicates(ladder, player, opponent):
+    """A quick rematch (another minute) and the next game of a series (another result) are games of their own."""
+    played = timezone.now().replace(second=0) - timedelta(minutes=30)
+    svc.match_report(ladder=ladder, reporter=player, sides=one_v_one(player, opponent), played_at=played)
+    svc.match_report(
+        ladder=ladder, reporter=player, sides=one_v_one(player, opponent, winner=opponent), played_at=played
+    )
+    svc.match_report(
+        ladder=ladder, reporter=player, sides=one_v_one(player, opponent), played_at=played + timedelta(minutes=1)
+    )
+    assert Match.objects.count() == 3
 
 
 def test_banned_player_cannot_be_reported(ladder, player, opponent):

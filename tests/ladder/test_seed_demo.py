@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from accounts.models import User
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchStatus, NightlyRun, Participant, SnapshotEntry
+from ladder.selectors.leaderboard import ladder_standings
 from notifications.models import EmailStatus, Kind, Notification
 from ratings.models import PlayerRating
 
@@ -37,7 +40,7 @@ def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
     assert User.objects.get(username="ash").check_password("player-demo-pass")
     teams = Ladder.objects.get(slug="widelands-teams")
     assert teams.allow_uneven_teams and teams.allow_free_for_all
-    assert PlayerRating.objects.filter(ladder=teams).count() == 40
+    assert PlayerRating.objects.filter(ladder=teams).count() == 30
     assert PlayerRating.objects.filter(ladder__slug="pokemon-singles").count() == 60
     singles = Match.objects.filter(ladder__slug="pokemon-singles")
     assert singles.filter(status="confirmed", rated_at__isnull=False).count() == 900
@@ -45,6 +48,7 @@ def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
     team_games = Match.objects.filter(ladder=teams).prefetch_related("sides__participants")
     shapes = {tuple(sorted(side.participants.count() for side in match.sides.all())) for match in team_games}
     assert {(1, 1), (2, 2), (2, 3), (1, 7), (1, 1, 1)} <= shapes
+    assert_the_team_ladder_is_alive(teams, shapes)
     now = timezone.now()
     ranked = [r for r in PlayerRating.objects.filter(ladder__slug="pokemon-singles") if not r.is_provisional_at(now)]
     assert len(ranked) >= 10
@@ -57,6 +61,17 @@ def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
         )
     assert SnapshotEntry.objects.filter(snapshot__ladder__slug="pokemon-singles", player__username="ash").count() > 5
     assert_serena_has_notifications_of_several_kinds_some_read()
+
+
+def assert_the_team_ladder_is_alive(teams: Ladder, shapes: set[tuple[int, ...]]) -> None:
+    """Several ranked players, the best with a winning record, uneven teams, and games in the last day."""
+    now = timezone.now()
+    ranked, _ = ladder_standings(ladder=teams, now=now)
+    assert len(ranked) >= 10
+    best = ranked[0].rating
+    assert best.wins > best.losses and best.rating > 1600
+    assert any(len(shape) == 2 and shape[0] != shape[1] for shape in shapes if shape != (1, 7))
+    assert Match.objects.filter(ladder=teams, played_at__gte=now - timedelta(days=1)).count() >= 3
 
 
 def assert_serena_has_notifications_of_several_kinds_some_read() -> None:

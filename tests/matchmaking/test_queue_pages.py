@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -32,19 +33,32 @@ def test_join_returns_a_polling_panel_to_htmx(client, ladder, player):
     assert "Opponents rated" in response.text and "1 player searching" not in response.text
 
 
-def test_poll_pairs_and_stops_polling_with_286(client, ladder, player, opponent):
+def test_poll_pairs_into_the_ready_check_and_stops_once_both_are_ready(client, ladder, player, opponent):
     logged_in(client, player).post(reverse("matchmaking:join", args=["chess"]), **HTMX)
     other = logged_in(Client(), opponent)
 
     joined = other.post(reverse("matchmaking:join", args=["chess"]), **HTMX)
     assert joined.status_code == 286
     assert "Matched against" in joined.text and "alice" in joined.text
+    assert 'id="queue-action">Ready</button>' in joined.text
 
-    poll = client.get(reverse("matchmaking:status", args=["chess"]), **HTMX)
+    # The searching status sees the pairing: the whole body, with the ready check's own status polling.
+    poll = client.get(reverse("matchmaking:status", args=["chess"]), {"shown": "w1"}, **HTMX)
+    assert "Matched against" in poll.text and "bob" in poll.text
+    assert "Ready check:" in poll.text and 'hx-trigger="every 2s"' in poll.text
+    shown = re.search(r"shown=(r[0-9-]+)", poll.text).group(1)
+    # The same ready check: its status alone, so the Ready button a keyboard user is on stays.
+    same = client.get(reverse("matchmaking:status", args=["chess"]), {"shown": shown}, **HTMX)
+    assert same.status_code == 200 and 'id="queue-body"' not in same.text and "Ready check:" in same.text
+
+    match = QueueEntry.objects.get(player=player).match
+    for who in (client, other):
+        who.post(reverse("matchmaking:ready", args=[match.pk]), {"from": "queue"}, **HTMX)
+    poll = client.get(reverse("matchmaking:status", args=["chess"]), {"shown": shown}, **HTMX)
 
     assert poll.status_code == 286
     assert 'hx-trigger="every 2s"' not in poll.text
-    assert "Matched against" in poll.text and "bob" in poll.text
+    assert "Both ready: play" in poll.text and "bob" in poll.text
     assert "Go to the match" in poll.text
 
 
@@ -150,11 +164,17 @@ def test_paired_players_report_the_result_on_the_match_page(client, ladder, play
     other.post(reverse("matchmaking:join", args=["chess"]))
     match = QueueEntry.objects.get(player=player).match
     page = client.get(match.get_absolute_url())
+    assert "Ready check" in page.text and "How did it go?" not in page.text
+    refused = client.post(reverse("ladder:match_result", args=[match.pk]), {"outcome": "won"}, follow=True)
+    assert "Both players must press Ready" in refused.text
+    for who in (client, other):
+        who.post(reverse("matchmaking:ready", args=[match.pk]))
+    page = client.get(match.get_absolute_url())
     assert "How did it go?" in page.text
 
     client.post(reverse("ladder:match_result", args=[match.pk]), {"outcome": "won"})
     again = client.post(reverse("ladder:match_result", args=[match.pk]), {"outcome": "won"}, follow=True)
-    assert "This match already has a result." in again.text
+    assert "This match already has a result, or was cancelled." in again.text
     other.post(reverse("ladder:match_confirm", args=[match.pk]))
 
     match.refresh_from_db()

@@ -36,8 +36,12 @@ def gap_value(html: str) -> str | None:
 def paired(player, opponent, *, gap: int | None = None) -> tuple[Client, Match]:
     alice = signed_in(player)
     alice.post(JOIN, {"max_rating_gap": gap or ""}, **HTMX)
-    assert "Matched against" in signed_in(opponent).post(JOIN, **HTMX).text
-    return alice, QueueEntry.objects.get(player=player).match
+    bob = signed_in(opponent)
+    assert "Matched against" in bob.post(JOIN, **HTMX).text
+    match = QueueEntry.objects.get(player=player).match
+    for client in (alice, bob):  # past the ready check: a pairing to be played
+        client.post(reverse("matchmaking:ready", args=[match.pk]))
+    return alice, match
 
 
 @pytest.mark.parametrize("status", [MatchStatus.PENDING, MatchStatus.CONFIRMED, MatchStatus.VOID])

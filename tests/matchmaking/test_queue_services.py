@@ -69,7 +69,8 @@ def test_pairs_the_opponent_closest_to_fifty_percent(ladder):
     assert entry.opponent.username == "near"
     assert entry.win_probability == pytest.approx(win_probability(1500, 60, 1530, 60), abs=1e-6)
     match = entry.match
-    assert match.status == MatchStatus.SCHEDULED
+    assert match.status == MatchStatus.READY_CHECK
+    assert match.ready_deadline == now + timedelta(seconds=ladder.ready_window_seconds)
     assert sorted(p.player.username for p in match.participants.all()) == ["me", "near"]
     assert QueueEntry.objects.get(player__username="near").status == EntryStatus.MATCHED
     assert QueueEntry.objects.get(player__username="far").status == EntryStatus.WAITING

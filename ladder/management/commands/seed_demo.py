@@ -117,11 +117,15 @@ LADDERS = [
         "time_zone": "Europe/Berlin",
     },
 ]
-TEAM_LADDER_MEMBERS = 40
+TEAM_LADDER_MEMBERS = 30
+TEAM_REGULARS = 18
+TEAM_GAMES = 180
+# The formats of the team ladder's games, in turn: mostly 1 v 1 and small teams, some uneven.
+TEAM_SHAPES = [[1, 1], [2, 2], [1, 1], [2, 3], [2, 2], [1, 1, 1], [3, 3], [1, 1], [2, 2], [1, 2], [4, 4], [2, 2, 2]]
+TEAM_SHAPES += [[1, 1], [2, 3], [3, 4], [1, 1, 1, 1], [2, 2], [1, 1]]
 HISTORY_DAYS = 45
 SINGLES_MATCHES = 900
 REGULARS = 24
-TEAM_GAMES = 90
 # Notifications older than this are read, as a player who visits now and then has; newer ones are new.
 READ_BEFORE = timedelta(days=3)
 
@@ -265,21 +269,28 @@ class Command(BaseCommand):
         return 1
 
     def _teams(self, ladder: Ladder, players: list[User], moderator: User, start: Any) -> int:
-        """Widelands games in every format: 1 v 1, 2 v 2, 2 v 3, 1 v 7 and free-for-alls."""
+        """A living team ladder: a regular crowd of hidden strengths playing every format, oldest first.
+
+        1 v 1, even teams up to 4 v 4, uneven ones (2 v 3, 1 v 2, 3 v 4, now and then 1 v 7)
+        and free-for-alls. A side's strength is its players' mean, plus 100 per doubling of
+        its size against the other sides' mean (more hands build more); each game's places
+        follow the sides' strengths with noise, so the best players win more than they lose
+        and the regulars are ranked.
+        """
         rng = random.Random("widelands-teams")
-        shapes = [[1, 1], [2, 2], [2, 3], [1, 7], [1, 1, 1], [1, 1, 1, 1, 1], [2, 2, 2], [3, 3]]
-        span = (timezone.now() - start).total_seconds() - 86_400
+        strength = {p.pk: rng.gauss(1500, 220) for p in players}
+        regulars = players[:TEAM_REGULARS]  # the others drop in now and then: they stay provisional
+        span = (timezone.now() - start).total_seconds() - 2 * 3_600
         for number in range(TEAM_GAMES):
-            sizes = shapes[number % len(shapes)]
-            pool = rng.sample(players, sum(sizes))
+            sizes = [1, 7] if number % 80 == 40 else TEAM_SHAPES[number % len(TEAM_SHAPES)]
+            pool = rng.sample(regulars if rng.random() < 0.85 else players, sum(sizes))
+            if sizes == [1, 7]:  # the lone side is the best player there, or the game is no contest
+                pool.sort(key=lambda p: -strength[p.pk])
             sides, first = [], 0
             for size in sizes:
                 sides.append(pool[first : first + size])
                 first += size
-            places = list(range(1, len(sides) + 1))
-            rng.shuffle(places)
-            if len(sides) > 2 and rng.random() < 0.15:
-                places[-1] = places[-2]  # a shared place: those two sides draw
+            places = self._places(rng, [[strength[p.pk] for p in side] for side in sides])
             played = start + timedelta(seconds=span * (number + 1) / TEAM_GAMES)
             self._nights(ladder, since=start, until=played)
             match_report(
@@ -289,9 +300,22 @@ class Command(BaseCommand):
                 played_at=played,
                 now=played,
             )
+            if (number + 1) % 100 == 0:
+                self.stdout.write(f"  {ladder.name}: {number + 1}/{TEAM_GAMES} games")
         self._nights(ladder, since=start, until=timezone.now())
-        self.stdout.write(f"  {ladder.name}: {TEAM_GAMES}/{TEAM_GAMES} games")
         return TEAM_GAMES
+
+    def _places(self, rng: random.Random, sides: list[list[float]]) -> list[int]:
+        """Each side's place: its strength and a size bonus, plus noise; a close free-for-all shares a place."""
+        mean_size = sum(len(side) for side in sides) / len(sides)
+        play = [sum(side) / len(side) + 100 * math.log2(len(side) / mean_size) + rng.gauss(0, 180) for side in sides]
+        order = sorted(range(len(sides)), key=lambda index: -play[index])
+        places = [0] * len(sides)
+        for place, index in enumerate(order, start=1):
+            places[index] = place
+        if len(sides) > 2 and abs(play[order[-1]] - play[order[-2]]) < 20:
+            places[order[-1]] = places[order[-2]]  # a shared place: those two sides draw
+        return places
 
     def _nights(self, ladder: Ladder, *, since: datetime, until: datetime) -> None:
         """The nightly job at each local midnight up to ``until``, as beat runs it: the demo's rank history."""
