@@ -33,18 +33,24 @@ def queue_panel(context: Context, ladder: Ladder, membership: object | None) -> 
 
 
 LIFECYCLE = "matchmaking/match_lifecycle.html"
+SERIES = "matchmaking/match_series_card.html"
 
 
 @register.simple_tag(takes_context=True)
 def match_lifecycle(context: Context, match: Match) -> SafeString:
     """``{% match_lifecycle match %}``: a paired match's ready check, play window, no-show claim or
     cancellation on its page, for the page's viewer; nothing for a match the queue did not pair."""
-    if not match.paired_by_queue or (match.status not in OPEN_STATUSES and match.status != MatchStatus.CANCELLED):
+    if not match.paired_by_queue:
         return SafeString("")
     if context.template is None:
         raise template.TemplateSyntaxError("{% match_lifecycle %} renders inside a template only.")
+    box_name = LIFECYCLE
+    if match.status not in OPEN_STATUSES and match.status != MatchStatus.CANCELLED:
+        if match.ladder.best_of <= 1:
+            return SafeString("")
+        box_name = SERIES  # a decided series, awaiting confirmation or rated: its games stay in view
     now = timezone.now()
     match = lifecycle.settle(match, now=now)
-    box = context.template.engine.get_template(LIFECYCLE)
+    box = context.template.engine.get_template(box_name)
     with context.push(selectors.lifecycle_context(match, context["request"].user, now)):
         return box.render(context)

@@ -30,6 +30,9 @@ def test_a_series_is_reported_game_by_game(new_page, screenshot, ladder, player,
     page.get_by_role("button", name="I won game 1").click()
     expect(page.locator("#series-score")).to_contain_text("game 2 next")
     page.get_by_role("button", name="I won game 2").click()
+    # Decided: the result awaits bob's answer, and the games it stands on stay in view.
+    expect(page.get_by_role("heading", name="Series")).to_be_visible()
+    expect(page.get_by_role("list", name="Games so far")).to_contain_text("Game 2: alice won")
 
     match.refresh_from_db()
     assert match.status == MatchStatus.PENDING
