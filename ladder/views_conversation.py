@@ -7,6 +7,8 @@ typed, so nothing is lost.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -36,6 +38,17 @@ def _refused(exc: ValidationError) -> tuple[str, int, dict[str, str]]:
     return " ".join(exc.messages), _STATUS.get(code, 400), headers
 
 
+def _refused_page(
+    request: AuthenticatedHttpRequest, pk: int, exc: ValidationError, typed: Callable[[str], Typed]
+) -> HttpResponse:
+    """The match page again, with what was typed and the refusal next to it, under the refusal's status."""
+    message, status, headers = _refused(exc)
+    response = match_detail(request, pk, typed=typed(message), status=status)
+    for name, value in headers.items():
+        response[name] = value
+    return response
+
+
 @require_POST
 @login_required
 def comment_post(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
@@ -44,11 +57,7 @@ def comment_post(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     try:
         conversation.comment_add(match=match, author=request.user, body=body)
     except ValidationError as exc:
-        message, status, headers = _refused(exc)
-        response = match_detail(request, pk, typed=Typed(comment=body, comment_error=message), status=status)
-        for name, value in headers.items():
-            response[name] = value
-        return response
+        return _refused_page(request, pk, exc, lambda error: Typed(comment=body, comment_error=error))
     messages.success(request, COMMENT_SENT)
     return redirect(f"{match.get_absolute_url()}#conversation")
 
@@ -61,10 +70,6 @@ def evidence_post(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     try:
         conversation.evidence_add(match=match, user=request.user, url=url)
     except ValidationError as exc:
-        message, status, headers = _refused(exc)
-        response = match_detail(request, pk, typed=Typed(url=url, url_error=message), status=status)
-        for name, value in headers.items():
-            response[name] = value
-        return response
+        return _refused_page(request, pk, exc, lambda error: Typed(url=url, url_error=error))
     messages.success(request, EVIDENCE_ADDED)
     return redirect(f"{match.get_absolute_url()}#evidence")

@@ -15,7 +15,7 @@ queue's sweep (every 15 s) calls ``sweep_matches`` for everyone else.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -33,7 +33,6 @@ from notifications.models import Kind
 from notifications.services import forget_counts, notify
 
 NOT_IN_READY_CHECK = "This match is %(status)s: there is no ready check to answer."
-READY_CHECK_OVER = "The ready check ended at %(deadline)s."
 NOT_A_PLAYER = "Only the players of this match can do that."
 NOT_OPEN = "This match is %(status)s: it can no longer be cancelled or claimed."
 NOT_SCHEDULED = "A no-show can be claimed only once both players were ready and before a result is reported."
@@ -61,26 +60,39 @@ def _locked(match_id: int) -> Match:
     return Match.objects.select_for_update(of=("self",)).select_related("ladder").get(pk=match_id)
 
 
-def _sides(match: Match) -> list[MatchSide]:
-    """The match's sides (locked), each with its players' ids in ``side.player_ids``."""
+@dataclass(frozen=True, slots=True)
+class Sides:
+    """A match's sides (locked, in index order) and the players of each."""
+
+    rows: list[MatchSide]
+    players: dict[int, list[int]]  # side id → player ids
+
+    def __iter__(self) -> Iterator[MatchSide]:
+        return iter(self.rows)
+
+    def of(self, side: MatchSide) -> list[int]:
+        return self.players.get(side.pk, [])
+
+    def everyone(self) -> list[int]:
+        return [player for side in self.rows for player in self.of(side)]
+
+    def others(self, side: MatchSide) -> list[int]:
+        return [player for other in self.rows if other is not side for player in self.of(other)]
+
+    def mine(self, user: User) -> MatchSide:
+        """``user``'s side, or the refusal of someone who does not play in the match."""
+        for side in self.rows:
+            if user.pk in self.of(side):
+                return side
+        raise ValidationError(NOT_A_PLAYER, code="not_participant")
+
+
+def _sides(match: Match) -> Sides:
     sides = list(MatchSide.objects.select_for_update().filter(match=match).order_by("index"))
     players: dict[int, list[int]] = {}
     for side_id, player_id in Participant.objects.filter(match=match).values_list("side_id", "player_id"):
         players.setdefault(side_id, []).append(player_id)
-    for side in sides:
-        side.player_ids = players.get(side.pk, [])  # type: ignore[attr-defined]
-    return sides
-
-
-def _my_side(sides: list[MatchSide], user: User) -> MatchSide:
-    for side in sides:
-        if user.pk in side.player_ids:  # type: ignore[attr-defined]
-            return side
-    raise ValidationError(NOT_A_PLAYER, code="not_participant")
-
-
-def _players(sides: Iterable[MatchSide]) -> list[int]:
-    return [player for side in sides for player in side.player_ids]  # type: ignore[attr-defined]
+    return Sides(sides, players)
 
 
 def _names(ids: Iterable[int]) -> dict[int, str]:
@@ -89,10 +101,6 @@ def _names(ids: Iterable[int]) -> dict[int, str]:
 
 def _state(match: Match) -> dict[str, str]:
     return {"status": match.get_status_display().lower()}
-
-
-def _when(moment: datetime) -> str:
-    return timezone.localtime(moment).strftime("%H:%M:%S %Z")
 
 
 def _refresh(match: Match, into: Match) -> Match:
@@ -209,8 +217,8 @@ def ready(*, match: Match, user: User, now: datetime | None = None) -> Match:
 def _ready_missed(match: Match, now: datetime) -> None:
     """Cancel a match whose ready check ran out: the ready players search again, the absent ones get a strike."""
     sides = _sides(match)
-    absent = [p for side in sides if side.ready_at is None for p in side.player_ids]  # type: ignore[attr-defined]
-    present = [p for side in sides if side.ready_at is not None for p in side.player_ids]  # type: ignore[attr-defined]
+    absent = [p for side in sides if side.ready_at is None for p in sides.of(side)]
+    present = [p for side in sides if side.ready_at is not None for p in sides.of(side)]
     _cancel(match, CancelReason.READY_MISSED, sides, now, tell=False)
     names = _names(absent + present)
     after: dict[int, dict[str, object]] = {}
@@ -218,11 +226,8 @@ def _ready_missed(match: Match, now: datetime) -> None:
         requeued = _requeue(match, player, now)
         after[player] = {"after": "requeued" if requeued else ""}
     for player in absent:
-        penalty = _strike(match.ladder, player, now)
-        banned = penalty.banned_until is not None and penalty.banned_until > now
-        after[player] = {"after": "banned" if banned else "warned"}
-        if banned:
-            after[player]["banned_until"] = penalty.banned_until.isoformat()  # type: ignore[union-attr]
+        until = _strike(match.ladder, player, now).banned_until
+        after[player] = {"after": "banned", "banned_until": until.isoformat()} if until else {"after": "warned"}
     absent_names = [names.get(p, "") for p in absent]
     notify(
         Kind.MATCH_CANCELLED,
@@ -376,12 +381,12 @@ def refuse_if_banned(ladder: Ladder, player: User, now: datetime) -> None:
 # -- Cancelling ---------------------------------------------------------------------------------------
 
 
-def _cancel(match: Match, reason: CancelReason, sides: list[MatchSide], now: datetime, *, tell: bool = True) -> None:
+def _cancel(match: Match, reason: CancelReason, sides: Sides, now: datetime, *, tell: bool = True) -> None:
     match.status = MatchStatus.CANCELLED
     match.cancel_reason = reason
     match.cancelled_at = now
     match.save(update_fields=["status", "cancel_reason", "cancelled_at"])
-    players = _players(sides)
+    players = sides.everyone()
     forget_counts(players)
     if not tell:
         return
@@ -407,15 +412,14 @@ def request_cancel(*, match: Match, user: User, now: datetime | None = None) -> 
         if locked.status not in (MatchStatus.READY_CHECK, MatchStatus.SCHEDULED, MatchStatus.CLAIMED):
             raise ValidationError(NOT_OPEN, code="not_open", params=_state(locked))
         sides = _sides(locked)
-        side = _my_side(sides, user)
+        side = sides.mine(user)
         if side.cancel_requested_at is None:
             side.cancel_requested_at = now
             side.save(update_fields=["cancel_requested_at"])
             if any(s.cancel_requested_at is None for s in sides):
-                others = [p for s in sides if s is not side for p in s.player_ids]  # type: ignore[attr-defined]
                 notify(
                     Kind.CANCEL_REQUESTED,
-                    others,
+                    sides.others(side),
                     key=f"match:{locked.pk}",
                     ladder_id=locked.ladder_id,
                     match_id=locked.pk,
@@ -441,17 +445,16 @@ def claim_no_show(*, match: Match, user: User, now: datetime | None = None) -> M
         if locked.status != MatchStatus.SCHEDULED:
             raise ValidationError(NOT_SCHEDULED, code="not_scheduled", params=_state(locked))
         sides = _sides(locked)
-        side = _my_side(sides, user)
+        side = sides.mine(user)
         side.no_show_claimed_at = now
         side.save(update_fields=["no_show_claimed_at"])
         ladder = locked.ladder
         locked.status = MatchStatus.CLAIMED
         locked.claim_deadline = now + timedelta(hours=ladder.confirmation_hours)
         locked.save(update_fields=["status", "claim_deadline"])
-        others = [p for s in sides if s is not side for p in s.player_ids]  # type: ignore[attr-defined]
         notify(
             Kind.NO_SHOW_CLAIMED,
-            others,
+            sides.others(side),
             key=f"match:{locked.pk}",
             ladder_id=ladder.pk,
             match_id=locked.pk,
@@ -481,7 +484,7 @@ def answer_no_show(*, match: Match, user: User, played: bool, reason: str = "", 
         if locked.status != MatchStatus.CLAIMED:
             raise ValidationError(NO_CLAIM, code="no_claim")
         sides = _sides(locked)
-        side = _my_side(sides, user)
+        side = sides.mine(user)
         if side.no_show_claimed_at is not None:
             raise ValidationError(OWN_CLAIM, code="own_claim")
         if not played:
@@ -491,16 +494,16 @@ def answer_no_show(*, match: Match, user: User, played: bool, reason: str = "", 
     return _refresh(locked, match)
 
 
-def _forfeit(match: Match, now: datetime, *, sides: list[MatchSide] | None = None, conceded: bool = False) -> None:
+def _forfeit(match: Match, now: datetime, *, sides: Sides | None = None, conceded: bool = False) -> None:
     """The claim stands: the claiming side wins by forfeit, rated or not as the ladder says."""
     sides = sides if sides is not None else _sides(match)
     claimer = next(side for side in sides if side.no_show_claimed_at is not None)
-    absent = [p for side in sides if side is not claimer for p in side.player_ids]  # type: ignore[attr-defined]
+    absent = sides.others(claimer)
     match_forfeit(match=match, winner=claimer.index, now=now)
-    names = _names(_players(sides))
+    names = _names(sides.everyone())
     notify(
         Kind.FORFEIT,
-        _players(sides),
+        sides.everyone(),
         key=f"forfeit:{match.pk}",
         ladder_id=match.ladder_id,
         match_id=match.pk,
@@ -508,7 +511,7 @@ def _forfeit(match: Match, now: datetime, *, sides: list[MatchSide] | None = Non
             "ladder": match.ladder.name,
             "ladder_slug": match.ladder.slug,
             "absent": ", ".join(names.get(p, "") for p in absent),
-            "winner": ", ".join(names.get(p, "") for p in claimer.player_ids),  # type: ignore[attr-defined]
+            "winner": ", ".join(names.get(p, "") for p in sides.of(claimer)),
             "rated": match.ladder.forfeits_rated,
             "conceded": conceded,
         },
