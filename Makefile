@@ -9,6 +9,7 @@ run:
 	@bash scripts/ensure-venv.sh requirements.txt
 	@.venv/bin/python manage.py migrate --noinput
 	@.venv/bin/python manage.py seed_demo
+	@.venv/bin/python manage.py seed_demo_queue
 	@echo ""
 	@echo "  Ladder is running at http://$(HOST):$(PORT)/   (moderation: http://$(HOST):$(PORT)/admin/)"
 	@echo ""

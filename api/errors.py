@@ -48,6 +48,12 @@ SERVICE_STATUS: dict[str, int] = {
     "own_claim": status.HTTP_409_CONFLICT,
     "not_a_series": status.HTTP_409_CONFLICT,  # a ladder of single games, or a match the queue did not pair
     "series_decided": status.HTTP_409_CONFLICT,
+    # The queue's parties (matchmaking.parties): the party, or the invitation, is not in the state asked for.
+    "not_in_party": status.HTTP_409_CONFLICT,
+    "in_a_party": status.HTTP_409_CONFLICT,
+    "already_invited": status.HTTP_409_CONFLICT,
+    "party_searching": status.HTTP_409_CONFLICT,
+    "no_invitation": status.HTTP_409_CONFLICT,
     # A new search within seconds of leaving one: retrying after Retry-After succeeds.
     "queue_cooldown": status.HTTP_429_TOO_MANY_REQUESTS,
     # Fair-play limits on reports (ladder settings): retrying later succeeds (Retry-After says when).
@@ -57,6 +63,7 @@ SERVICE_STATUS: dict[str, int] = {
     "evidence_limit": status.HTTP_409_CONFLICT,  # a side has ten links already
     # Refusals about who is asking.
     "not_participant": status.HTTP_403_FORBIDDEN,
+    "not_leader": status.HTTP_403_FORBIDDEN,  # only a party's leader invites and withdraws
     "own_report": status.HTTP_403_FORBIDDEN,
     "reporter_not_in_match": status.HTTP_403_FORBIDDEN,
     "banned": status.HTTP_403_FORBIDDEN,

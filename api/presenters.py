@@ -13,6 +13,7 @@ from typing import Any
 from django.urls import reverse
 
 from api.serializers import LadderSettingsOut
+from ladder import formats
 from ladder.models import Ladder, Match, MatchStatus
 from ladder.ranking import scale_value, unranked_reasons
 from ladder.selectors import LeaderboardRow, MatchSummary, match_summaries, matches_with_details
@@ -27,11 +28,22 @@ SETTINGS_FIELDS = tuple(LadderSettingsOut().fields)
 
 @dataclass(frozen=True, slots=True)
 class PairedMatch:
-    """Where the match of a matched search stands, for its player's queue poll."""
+    """Where the match of a matched search stands, for its player's queue poll, with its sides."""
 
     status: str
     ready_deadline: datetime | None
     ready: bool
+    queue_format: str | None = None
+    sides: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Searching:
+    """What a queue poll shows of the queue besides the search: the counts, what was found so far."""
+
+    count: int
+    by_format: dict[str, int]
+    found: dict[str, int]
 
 
 def ladder_dict(ladder: Ladder) -> dict[str, Any]:
@@ -43,6 +55,7 @@ def ladder_dict(ladder: Ladder) -> dict[str, Any]:
         "engine": ladder.engine,
         "leaderboard_scale": ladder.leaderboard_scale,
         "formats": ladder.format_labels,
+        "queue_formats": [kind.code for kind in ladder.queue_format_list],
         "url": reverse("api:ladder", kwargs={"slug": ladder.slug}),
     }
 
@@ -117,6 +130,7 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
         "ladder": match.ladder.slug,
         "status": match.status,
         "format": match_format([len(side.players) for side in summary.sides]).value if len(summary.sides) >= 2 else "",
+        "queue_format": match.queue_format or None,
         "played_at": match.played_at,
         "reported_by": match.reported_by.username if match.reported_by else None,
         "reported_at": match.reported_at,
@@ -140,6 +154,7 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
                 "ready": line.side.ready_at is not None,
                 "cancel_requested": line.side.cancel_requested_at is not None,
                 "no_show_claimed": line.side.no_show_claimed_at is not None,
+                "win_probability": line.side.win_probability,
                 "players": [
                     {
                         "username": p.player.username,
@@ -186,9 +201,10 @@ def match_by_id(pk: int) -> dict[str, Any]:
 
 
 def queue_dict(
-    ladder: Ladder, entry: QueueEntry | None, searching: int, now: datetime, *, paired: PairedMatch | None = None
+    ladder: Ladder, entry: QueueEntry | None, searching: Searching, now: datetime, *, paired: PairedMatch | None = None
 ) -> dict[str, Any]:
     """The player's search; ``paired``: the lifecycle of the match a matched search led to."""
+    searched = [kind.code for kind in formats.of_mask(entry.formats)] if entry else []
     data: dict[str, Any] = {
         "status": entry.status if entry else "idle",
         "joined_at": entry.joined_at if entry else None,
@@ -196,13 +212,19 @@ def queue_dict(
         "timeout_seconds": ladder.queue_timeout_seconds,
         "window_low": None,
         "window_high": None,
-        "searching": searching,
+        "searching": searching.count,
         "match": None,
         "opponent": None,
         "win_probability": None,
         "match_status": None,
         "ready_deadline": None,
         "ready": None,
+        "formats": searched,
+        "party": entry.party_id if entry else None,
+        "searching_by_format": searching.by_format,
+        "found": searching.found,
+        "queue_format": None,
+        "sides": [],
     }
     if entry is None:
         return data
@@ -217,7 +239,7 @@ def queue_dict(
             win_probability=entry.win_probability,
         )
         if paired is not None:
-            data["match_status"] = paired.status
+            data.update(match_status=paired.status, queue_format=paired.queue_format, sides=list(paired.sides))
             if paired.status == MatchStatus.READY_CHECK:
                 data.update(ready_deadline=paired.ready_deadline, ready=paired.ready)
     return data

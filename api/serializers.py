@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from ladder.formats import FORMATS
 from ladder.models import MAX_PLAYERS_PER_MATCH, CancelReason, MatchStatus
 from notifications.models import Kind as NotificationKind
 
@@ -89,6 +91,35 @@ class EmptyIn(StrictSerializer):
     pass
 
 
+FORMAT_CODES = list(FORMATS)
+REPEATED_FORMAT = "Name each format once."
+MAX_ID = 2**31 - 1
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "string", "enum": FORMAT_CODES},
+        "minItems": 1,
+        "maxItems": len(FORMAT_CODES),
+        "uniqueItems": True,
+    }
+)
+class FormatListField(serializers.ListField):
+    """Queue format codes (``ladder.formats``), each at most once; the enum stays inline for Redoc."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            child=serializers.ChoiceField(choices=FORMAT_CODES), min_length=1, max_length=len(FORMAT_CODES), **kwargs
+        )
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        codes: list[str] = super().to_internal_value(data)
+        if len(set(codes)) < len(codes):
+            raise serializers.ValidationError(REPEATED_FORMAT, code="repeated_format")
+        return codes
+
+
 class QueueJoinIn(StrictSerializer):
     max_rating_gap = serializers.IntegerField(
         min_value=1,
@@ -96,6 +127,19 @@ class QueueJoinIn(StrictSerializer):
         required=False,
         allow_null=True,
         help_text="Only opponents within ± this many rating points.",
+    )
+    formats = FormatListField(
+        required=False,
+        help_text="The formats to search, among the ladder's `queue_formats` (another is a 400 `bad_format`); "
+        "the first game formed ends the search in all of them. Default: 1 v 1, or every format the ladder "
+        "offers when it has no 1 v 1.",
+    )
+    party = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        help_text="Your party's id (optional: a party member always searches with their party, and every "
+        "member's search starts). Another party's id is a 409 `not_in_party`.",
     )
 
 
@@ -148,6 +192,10 @@ class LadderOut(serializers.Serializer):
     engine = serializers.CharField()
     leaderboard_scale = serializers.CharField()
     formats = serializers.ListField(child=serializers.CharField())
+    queue_formats = serializers.ListField(
+        child=serializers.ChoiceField(choices=FORMAT_CODES),
+        help_text="The formats its queue forms (`1v1`, `2v2`, `ffa4`, `teams4`…); empty: no queue.",
+    )
     url = serializers.CharField()
 
 
@@ -258,6 +306,11 @@ class MatchSideOut(serializers.Serializer):
     ready = serializers.BooleanField(help_text="This side pressed Ready in the ready check.")
     cancel_requested = serializers.BooleanField(help_text="This side agreed to cancel the match.")
     no_show_claimed = serializers.BooleanField(help_text="This side claimed the other did not play.")
+    win_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="Formed by the queue: this side's predicted chance to win then (in a free-for-all, its mean "
+        "chance against each other player); else null.",
+    )
     players = MatchPlayerOut(many=True)
 
 
@@ -285,6 +338,9 @@ class MatchOut(serializers.Serializer):
     ladder = serializers.SlugField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
     format = serializers.CharField()
+    queue_format = serializers.ChoiceField(
+        choices=FORMAT_CODES, allow_null=True, help_text="Formed by the queue: the format searched for; else null."
+    )
     played_at = serializers.DateTimeField()
     reported_by = serializers.CharField(allow_null=True)
     reported_at = serializers.DateTimeField(allow_null=True)
@@ -348,6 +404,15 @@ class DecisionOut(serializers.Serializer):
     status_url = serializers.CharField(allow_null=True, help_text="Poll this for the job's progress.")
 
 
+class QueueSideOut(serializers.Serializer):
+    index = serializers.IntegerField()
+    mine = serializers.BooleanField(help_text="You play on this side.")
+    win_probability = serializers.FloatField(
+        allow_null=True, help_text="The side's predicted chance to win when the game was formed."
+    )
+    players = PlayerRefOut(many=True)
+
+
 class QueueOut(serializers.Serializer):
     status = serializers.ChoiceField(
         choices=["idle", "waiting", "matched", "expired", "left"],
@@ -373,6 +438,25 @@ class QueueOut(serializers.Serializer):
     )
     ready = serializers.BooleanField(
         allow_null=True, help_text="In the ready check: whether you pressed Ready. Null otherwise."
+    )
+    formats = serializers.ListField(
+        child=serializers.ChoiceField(choices=FORMAT_CODES), help_text="The formats searched; empty when idle."
+    )
+    party = serializers.IntegerField(allow_null=True, help_text="The party searching together, if any.")
+    searching_by_format = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Players searching in each of the ladder's queue formats (a search of several counts in each).",
+    )
+    found = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Waiting: for each team or free-for-all format searched, how many players the last attempt "
+        'found for a game with you, you and your party included ("3 of 4 found"); else empty.',
+    )
+    queue_format = serializers.ChoiceField(
+        choices=FORMAT_CODES, allow_null=True, help_text="Matched: the format of the game formed; else null."
+    )
+    sides = QueueSideOut(
+        many=True, help_text="Matched: the game's sides (teams, or each player of a free-for-all); else empty."
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView
 
-from api.views import comments, jobs, ladders, lifecycle, matches, notifications, players, series
+from api.views import comments, jobs, ladders, lifecycle, matches, notifications, parties, players, queue, series
 
 app_name = "api"
 
@@ -39,7 +39,25 @@ urlpatterns = [
     path("ladders/<slug:slug>/snapshots/<isodate:date>/", ladders.SnapshotDetailView.as_view(), name="snapshot"),
     path("ladders/<slug:slug>/membership/", ladders.MembershipView.as_view(), name="membership"),
     path("ladders/<slug:slug>/win-probability/", ladders.WinProbabilityView.as_view(), name="win_probability"),
-    path("ladders/<slug:slug>/queue/", ladders.QueueView.as_view(), name="queue"),
+    path("ladders/<slug:slug>/queue/", queue.QueueView.as_view(), name="queue"),
+    path("ladders/<slug:slug>/party/", parties.PartyView.as_view(), name="party"),
+    path("ladders/<slug:slug>/party/leave/", parties.PartyLeaveView.as_view(), name="party_leave"),
+    path("ladders/<slug:slug>/party/invitations/", parties.PartyInvitationsView.as_view(), name="party_invitations"),
+    path(
+        "ladders/<slug:slug>/party/invitations/<username:username>/",
+        parties.PartyWithdrawView.as_view(),
+        name="party_withdraw",
+    ),
+    path(
+        "ladders/<slug:slug>/party/invitations/<int:party_id>/accept/",
+        parties.PartyAcceptView.as_view(),
+        name="party_accept",
+    ),
+    path(
+        "ladders/<slug:slug>/party/invitations/<int:party_id>/decline/",
+        parties.PartyDeclineView.as_view(),
+        name="party_decline",
+    ),
     path("players/<username:username>/", players.PlayerDetailView.as_view(), name="player"),
     path("players/<username:username>/matches/", players.PlayerMatchesView.as_view(), name="player_matches"),
     path(

@@ -312,7 +312,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # A match's status is one enum wherever it appears (a match, a queue poll's match).
-    "ENUM_NAME_OVERRIDES": {"MatchStatusEnum": "ladder.models.match.MatchStatus"},
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "ladder.models.match.MatchStatus",
+        "QueueFormatEnum": "api.serializers.FORMAT_CODES",
+    },
 }
 
 LANGUAGE_CODE = "en-us"

@@ -22,6 +22,7 @@ from ladder import (
     admin_periodic,  # noqa: F401 (narrows the periodic tasks admin for moderators)
     admin_suspensions,  # noqa: F401 (registers the suspensions admin)
 )
+from ladder.admin_queue_formats import QueueFormatsField
 from ladder.forms_moderation import CorrectionForm, ReasonForm
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
 from ladder.selectors.matches import match_summaries, matches_with_details, side_outcome
@@ -47,13 +48,14 @@ class LadderListColumns(TypedDict):
 
 
 class LadderAdminForm(forms.ModelForm):
-    """The admin builds the form from the fieldsets; this only offers time zones as a list."""
+    """The admin builds the form from the fieldsets; this offers time zones as a list, queue formats as checkboxes."""
 
     time_zone = forms.ChoiceField(
         choices=[(name, name) for name in sorted(zoneinfo.available_timezones())],
         initial="UTC",
         help_text=Ladder._meta.get_field("time_zone").help_text,
     )
+    queue_formats = QueueFormatsField(initial="1v1")
 
 
 @admin.register(Ladder)
@@ -121,6 +123,7 @@ class LadderAdmin(admin.ModelAdmin):
             "Matchmaking queue",
             {
                 "fields": (
+                    "queue_formats",
                     "queue_min_win_probability",
                     "queue_widening_per_minute",
                     "queue_widest_min_win_probability",

@@ -126,7 +126,7 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         context["membership_reasons"] = selectors.unranked_reasons(
             ladder=ladder, rating=membership, rd_now=rd_now, now=now
         )
-    # The matchmaking panel: for members of a 1 v 1 ladder; a team ladder explains itself.
+    # The matchmaking panel: for members of a ladder whose queue offers formats; a ladder without one explains itself.
     # The snapshot the page's rank changes count from is the latest one: the movers end there too.
     context["movers"] = snapshots.movers_until(leaderboard.since) if leaderboard.since else None
     # Read with the membership: a query more only for a suspended member, who sees why instead of the queue.
@@ -135,7 +135,7 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if suspension is not None:
         suspension.ladder = ladder
     context["suspended_message"] = suspensions.suspended_message(suspension) if suspension else ""
-    context["show_queue"] = (bool(membership) or not ladder.allow_one_vs_one) and suspension is None
+    context["show_queue"] = (bool(membership) or not ladder.queue_format_list) and suspension is None
     if refused is not None:
         response = render(request, "ladder/detail.html", context, status=429)
         response["Retry-After"] = str(refused.retry_after)
@@ -306,6 +306,8 @@ def match_detail(request: HttpRequest, pk: int, *, typed: Typed | None = None, s
     names = [[line.player.username for line in side.players] for side in summary.sides]
     note = readable_note(match.moderator_note, names)
     context = {"summary": summary, "match": match, "re_rating": re_rating, "note": note}
+    # A game the queue formed keeps each side's predicted chance: the page shows it with the result.
+    context["predicted"] = any(side.side.win_probability is not None for side in summary.sides)
     context["conversation"] = match_conversation(summary=summary, viewer=viewer, typed=typed)
     return render(request, "ladder/match.html", context, status=status)
 
@@ -327,7 +329,7 @@ def match_result(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, "Result reported. Your opponent confirms it.")
+        messages.success(request, "Result reported. The other side confirms it.")
     return redirect(match)
 
 

@@ -26,8 +26,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
+from core import db
 from ladder.models import CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant
 from ladder.services.matches import match_contest_claim, match_forfeit
+from matchmaking import sql_ready
 from matchmaking.models import EntryStatus, QueueEntry, QueuePenalty
 from notifications.models import Kind
 from notifications.services import forget_counts, notify
@@ -66,6 +68,11 @@ class Sides:
 
     rows: list[MatchSide]
     players: dict[int, list[int]]  # side id → player ids
+    ready: frozenset[int] = frozenset()  # players who pressed Ready
+
+    def was_ready(self, side: MatchSide, player: int) -> bool:
+        """Whether ``player`` of ``side`` was ready: they pressed Ready, or their whole side was."""
+        return side.ready_at is not None or player in self.ready
 
     def __iter__(self) -> Iterator[MatchSide]:
         return iter(self.rows)
@@ -90,9 +97,14 @@ class Sides:
 def _sides(match: Match) -> Sides:
     sides = list(MatchSide.objects.select_for_update().filter(match=match).order_by("index"))
     players: dict[int, list[int]] = {}
-    for side_id, player_id in Participant.objects.filter(match=match).values_list("side_id", "player_id"):
+    ready = set()
+    for side_id, player_id, ready_at in Participant.objects.filter(match=match).values_list(
+        "side_id", "player_id", "ready_at"
+    ):
         players.setdefault(side_id, []).append(player_id)
-    return Sides(sides, players)
+        if ready_at is not None:
+            ready.add(player_id)
+    return Sides(sides, players, frozenset(ready))
 
 
 def _names(ids: Iterable[int]) -> dict[int, str]:
@@ -177,16 +189,20 @@ def start(match: Match, ladder: Ladder, now: datetime) -> None:
 
 
 def ready(*, match: Match, user: User, now: datetime | None = None) -> Match:
-    """``user`` is ready; once every side is, the match is to be played within the play window.
+    """``user`` is ready; their side is once all its players are; once every side is, the
+    match is to be played within the play window.
 
     Pressing Ready twice is harmless. Past the deadline the check ends instead (and the
-    refusal says so), whoever asks first. Three statements: the match locked, the player's
-    side marked, and the match scheduled if no side is left unready. The second player's
-    last statement runs after the first's transaction committed (the lock orders them), so
-    it sees both sides ready.
+    refusal says so), whoever asks first. On PostgreSQL one statement (``sql_ready``);
+    its ORM twin below takes five: the match locked, the player's side read, the player
+    marked, the side marked if none of its players is left, and the match scheduled if no
+    side is left unready. A later press runs after an earlier one committed (the match's
+    lock orders them), so it sees every press before it.
     """
     now = now or timezone.now()
     settle(match, now=now)
+    if db.on_postgresql():
+        return _ready_in_one_statement(match, user, now)
     with transaction.atomic():
         locked = (
             Match.objects.select_for_update(of=("self",))
@@ -200,9 +216,15 @@ def ready(*, match: Match, user: User, now: datetime | None = None) -> Match:
         if status != MatchStatus.READY_CHECK:
             label = MatchStatus(status).label.lower()
             raise ValidationError(NOT_IN_READY_CHECK, code="not_ready_check", params={"status": label})
-        mine = MatchSide.objects.filter(match_id=match.pk, participants__player_id=user.pk)
-        if not mine.update(ready_at=Coalesce("ready_at", Value(now))):
+        me = Participant.objects.filter(match_id=match.pk, player_id=user.pk)
+        side = me.values_list("side_id", flat=True).first()
+        if side is None:
             raise ValidationError(NOT_A_PLAYER, code="not_participant")
+        me.update(ready_at=Coalesce("ready_at", Value(now)))
+        unready_players = Participant.objects.filter(side_id=OuterRef("pk"), ready_at__isnull=True)
+        MatchSide.objects.filter(pk=side).exclude(Exists(unready_players)).update(
+            ready_at=Coalesce("ready_at", Value(now))
+        )
         unready = MatchSide.objects.filter(match_id=OuterRef("pk"), ready_at__isnull=True)
         play_deadline = now + timedelta(minutes=play_minutes)
         if (
@@ -214,16 +236,33 @@ def ready(*, match: Match, user: User, now: datetime | None = None) -> Match:
     return match
 
 
+def _ready_in_one_statement(match: Match, user: User, now: datetime) -> Match:
+    """``ready`` on PostgreSQL: the same refusals, the same rows, one statement."""
+    pressed = sql_ready.press_ready(match.pk, user.pk, now)
+    if pressed is None:
+        raise Match.DoesNotExist
+    status, plays, play_deadline = pressed
+    if status != MatchStatus.READY_CHECK:
+        raise ValidationError(
+            NOT_IN_READY_CHECK, code="not_ready_check", params={"status": MatchStatus(status).label.lower()}
+        )
+    if not plays:
+        raise ValidationError(NOT_A_PLAYER, code="not_participant")
+    if play_deadline is not None:
+        match.status, match.play_deadline = MatchStatus.SCHEDULED, play_deadline
+    return match
+
+
 def _ready_missed(match: Match, now: datetime) -> None:
     """Cancel a match whose ready check ran out: the ready players search again, the absent ones get a strike."""
     sides = _sides(match)
-    absent = [p for side in sides if side.ready_at is None for p in sides.of(side)]
-    present = [p for side in sides if side.ready_at is not None for p in sides.of(side)]
+    absent = [p for side in sides for p in sides.of(side) if not sides.was_ready(side, p)]
+    present = [p for side in sides for p in sides.of(side) if sides.was_ready(side, p)]
     _cancel(match, CancelReason.READY_MISSED, sides, now, tell=False)
     names = _names(absent + present)
     after: dict[int, dict[str, object]] = {}
     for player in present:
-        requeued = _requeue(match, player, now)
+        requeued = _requeue(match, player, now, absent=set(absent))
         after[player] = {"after": "requeued" if requeued else ""}
     for player in absent:
         until = _strike(match.ladder, player, now).banned_until
@@ -248,12 +287,13 @@ def _ready_missed(match: Match, now: datetime) -> None:
     )
 
 
-def _requeue(match: Match, player: int, now: datetime) -> bool:
+def _requeue(match: Match, player: int, now: datetime, *, absent: set[int]) -> bool:
     """Put a ready player back in the queue with the time they had waited before the pairing.
 
     Their waiting time counts on (the window keeps its widening, and older searches come
     first among equally good pairings), so a missed ready check costs them nothing. Not
-    when they already search again in the ladder.
+    when they already search again in the ladder, nor when a player of their party missed
+    the check: a party searches together or not at all.
     """
     paired = (
         QueueEntry.objects.filter(match=match, player_id=player, status=EntryStatus.MATCHED)
@@ -261,6 +301,11 @@ def _requeue(match: Match, player: int, now: datetime) -> bool:
         .first()
     )
     if paired is None:
+        return False
+    if (
+        paired.party_id is not None
+        and QueueEntry.objects.filter(match=match, party_id=paired.party_id, player_id__in=absent).exists()
+    ):
         return False
     waited = (paired.ended_at or now) - paired.joined_at
     fields = {
@@ -270,6 +315,9 @@ def _requeue(match: Match, player: int, now: datetime) -> bool:
         "volatility": paired.volatility,
         "rd_as_of": paired.rd_as_of,
         "max_rating_gap": paired.max_rating_gap,
+        "formats": paired.formats,
+        "party_id": paired.party_id,
+        "party_size": paired.party_size,
         "joined_at": now - waited,
         "last_seen_at": now,
         "ended_at": None,

@@ -50,6 +50,22 @@ class QueueEntry(models.Model):
     rejoin_after = models.DateTimeField(
         null=True, blank=True, help_text="Left on purpose: the player's next search may start from this time."
     )
+    formats = models.PositiveIntegerField(
+        default=1,
+        db_default=1,
+        help_text="The formats searched for, as the bits of ladder/formats.py (1 = 1 v 1 alone).",
+    )
+    party = models.ForeignKey(
+        "matchmaking.Party",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="entries",
+        help_text="Searching with a party: its members wait together and play on one team.",
+    )
+    party_size = models.PositiveSmallIntegerField(
+        default=1, db_default=1, help_text="How many players the search's party had when it started (1: alone)."
+    )
     requeued_after = models.ForeignKey(
         "ladder.Match",
         null=True,
@@ -116,3 +132,56 @@ class QueuePenalty(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} in {self.ladder_id}: {self.strikes} missed ready checks"
+
+
+class Party(models.Model):
+    """Players of one ladder who search together and always play on one team (docs/rules.md §13).
+
+    The leader invites by username; an invitation is answered within ``PARTY_INVITE_TTL``
+    (``matchmaking.parties``). A party ends when its leader leaves it or it is left alone.
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="parties")
+    leader = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="parties_led")
+    created_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "parties"
+
+    def __str__(self) -> str:
+        return f"party {self.pk} of {self.leader_id} in {self.ladder_id}"
+
+
+class PartyStatus(models.TextChoices):
+    INVITED = "invited", "Invited"
+    ACCEPTED = "accepted", "In the party"
+    DECLINED = "declined", "Declined"
+    LEFT = "left", "Left"
+    EXPIRED = "expired", "Invitation expired"
+
+
+class PartyMember(models.Model):
+    """One player's place in a party: invited, then in it (accepted), or out of it.
+
+    ``ladder`` repeats the party's ladder so that the database itself keeps a player in at
+    most one party per ladder (``party_one_per_player``).
+    """
+
+    party = models.ForeignKey(Party, on_delete=models.CASCADE, related_name="members")
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="party_places")
+    status = models.CharField(max_length=8, choices=PartyStatus.choices)
+    invited_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["party", "player"], name="party_member_once"),
+            models.UniqueConstraint(
+                fields=["ladder", "player"], condition=Q(status="accepted"), name="party_one_per_player"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in party {self.party_id} ({self.status})"

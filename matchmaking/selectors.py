@@ -8,13 +8,15 @@ from typing import Any
 
 from django.core.cache import cache as site_cache
 from django.db import connection
+from django.db.models import Count
 
 from accounts.models import User
 from core import db
+from ladder import formats
 from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, MatchStatus, Participant
 from ladder.permissions import is_moderator
 from ladder.services.series import series_of
-from matchmaking import lifecycle, services, sql
+from matchmaking import forming, lifecycle, parties, services, sql
 from matchmaking.models import EntryStatus, QueueEntry
 
 
@@ -58,20 +60,48 @@ def searching_count(ladder: Ladder) -> int:
 
 
 def searching_forget(ladder: Ladder) -> None:
-    """Drop the cached count after a join or a cancel, so the player's next panel counts them right."""
-    site_cache.delete(_searching_key(ladder))
+    """Drop the cached counts after a join or a cancel, so the player's next panel counts them right."""
+    site_cache.delete_many([_searching_key(ladder), _by_format_key(ladder)])
 
 
-def panel_context(ladder: Ladder, entry: QueueEntry | None, now: datetime) -> dict[str, object]:
+def _by_format_key(ladder: Ladder) -> str:
+    return f"queue:searching-by-format:{ladder.pk}"
+
+
+def searching_by_format(ladder: Ladder) -> dict[str, int]:
+    """How many are searching in each of the ladder's queue formats (a search of several counts in each),
+    cached for two seconds like ``searching_count``."""
+    counts = site_cache.get(_by_format_key(ladder))
+    if counts is None:
+        offered = ladder.queue_format_list
+        counts = dict.fromkeys((kind.code for kind in offered), 0)
+        rows = (
+            QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING)
+            .values_list("formats")
+            .annotate(searches=Count("pk"))
+        )
+        for bits, searches in rows:
+            for kind in offered:
+                if bits & kind.bit:
+                    counts[kind.code] += searches
+        site_cache.set(_by_format_key(ladder), counts, timeout=2)
+    return counts
+
+
+def panel_context(
+    ladder: Ladder, entry: QueueEntry | None, now: datetime, *, player: User | None = None
+) -> dict[str, object]:
     """Everything the panel shows: state, time waited, rating window, searchers, opponent.
 
     ``searching`` counts the others: the viewer's own search is no opponent. ``paired`` is
     a pairing still to be played (ready check, or to play); once its match is reported,
     cancelled or void the panel is idle again and names it as ``last_match``. ``shown``
     names the state a poll's status belongs to: while it holds, a poll redraws the status
-    alone; when it changes, the whole body.
+    alone; when it changes, the whole body. ``choices`` are the join form's formats (only
+    where the ladder offers several, and only when the form shows: never on a searching poll).
     """
     searching = searching_count(ladder)
+    offered = ladder.queue_format_list
     waiting = entry is not None and entry.status == EntryStatus.WAITING
     match = entry.match if entry is not None and entry.status == EntryStatus.MATCHED else None
     paired = match is not None and match.status in OPEN_STATUSES
@@ -82,6 +112,7 @@ def panel_context(ladder: Ladder, entry: QueueEntry | None, now: datetime) -> di
         "paired": paired,
         "last_match": None if paired else match,
         "shown": "",
+        "offered": offered,
     }
     if entry is not None and waiting:
         low, high = services.rating_window(ladder, entry, now)
@@ -91,8 +122,17 @@ def panel_context(ladder: Ladder, entry: QueueEntry | None, now: datetime) -> di
             window_high=high,
             timeout=ladder.queue_timeout_seconds,
             shown=f"w{entry.pk}",
+            only_duel=entry.formats == formats.DUEL.bit,
+            by_format=_searching_lines(ladder, entry),
         )
-    elif match is not None and entry is not None:
+        return context
+    viewer = player or (entry.player if entry is not None else None)
+    checking = match is not None and match.status == MatchStatus.READY_CHECK  # no form then, and polls come
+    if viewer is not None and len(offered) > 1 and not checking:
+        context["choices"] = join_choices(ladder, viewer, entry)
+        counts = searching_by_format(ladder)
+        context["idle_counts"] = [(kind, counts.get(kind.code, 0)) for kind in offered]
+    if match is not None and entry is not None:
         life = lifecycle_context(match, entry.player, now)
         context["life"] = life
         if match.status == MatchStatus.READY_CHECK:
@@ -103,18 +143,91 @@ def panel_context(ladder: Ladder, entry: QueueEntry | None, now: datetime) -> di
 
 
 @dataclass(frozen=True, slots=True)
+class FormatLine:
+    """One format of a search as its panel shows it: the others searching it, and how many its game has found."""
+
+    kind: formats.Format
+    others: int
+    found: int | None  # None for 1 v 1, which pairs at once or not at all
+
+
+def _searching_lines(ladder: Ladder, entry: QueueEntry) -> list[FormatLine]:
+    """Per format of the ladder, the others searching it ("5 in 2 v 2"): the searcher and their party
+    are not counted in the formats they search; and for the searcher's own team and free-for-all
+    formats, the players found so far ("3 of 4 found")."""
+    if entry.formats == formats.DUEL.bit and ladder.queue_format_list == [formats.DUEL]:
+        return []  # a plain 1 v 1 ladder: "searching now" says it all
+    counts = searching_by_format(ladder)
+    found = forming.found_so_far(entry)
+    lines = []
+    for kind in ladder.queue_format_list:
+        mine = bool(entry.formats & kind.bit)
+        others = max(counts.get(kind.code, 0) - (entry.party_size if mine else 0), 0)
+        lines.append(FormatLine(kind, others, found.get(kind.code) if mine else None))
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    kind: formats.Format
+    checked: bool
+
+
+def join_choices(ladder: Ladder, player: User, entry: QueueEntry | None) -> list[Choice]:
+    """The formats the join form offers the player: those their party fits (all, alone), checked as
+    their last search was, else 1 v 1 where offered, else all of them."""
+    _, members = parties.searching_party(ladder=ladder, player=player)
+    size, uneven = len(members), ladder.allow_uneven_teams
+    fitting = [kind for kind in ladder.queue_format_list if size == 1 or kind.largest_team(uneven=uneven) >= size]
+    last = entry.formats if entry is not None else 0
+    chosen = [kind for kind in fitting if kind.bit & last]
+    if not chosen:
+        chosen = [formats.DUEL] if formats.DUEL in fitting else fitting
+    return [Choice(kind, kind in chosen) for kind in fitting]
+
+
+def party_context(ladder: Ladder, player: User, now: datetime) -> dict[str, object]:
+    """The party box: the viewer's party (members, open invitations), their own invitations, the largest party.
+
+    Empty where the ladder's queue has no team formats: there are no parties there.
+    """
+    most = parties.largest_party(ladder)
+    if most < 2:
+        return {}
+    party = parties.current_party(ladder=ladder, player=player)
+    view = parties.party_view(party, now) if party is not None else None
+    ttl = parties.PARTY_INVITE_TTL
+    return {
+        "party_box": True,
+        "party": view,
+        "party_leader": view is None or view.is_leader(player),
+        "party_most": most,
+        "party_full": view is not None and view.size + len(view.invited) >= most,
+        "party_invited": [(row, row.invited_at + ttl) for row in view.invited] if view is not None else [],
+        "invitations": [
+            (row, row.invited_at + ttl) for row in parties.invitations_for(ladder=ladder, player=player, now=now)
+        ],
+        "invite_minutes": int(ttl.total_seconds() // 60),
+    }
+
+
+@dataclass(frozen=True, slots=True)
 class SideView:
     side: MatchSide
     players: list[User]
+    ready: frozenset[int]  # its players who pressed Ready (all of them once the side is ready)
 
 
 def lifecycle_context(match: Match, viewer: User, now: datetime) -> dict[str, Any]:
     """A paired match as the viewer sees it: each side's players and answers, their own side, what is left."""
     sides = list(MatchSide.objects.filter(match=match).order_by("index"))
     names: dict[int, list[User]] = {}
+    ready: set[int] = set()
     for participant in Participant.objects.filter(match=match).select_related("player").order_by("pk"):
         names.setdefault(participant.side_id, []).append(participant.player)
-    lines = [SideView(side, names.get(side.pk, [])) for side in sides]
+        if participant.ready_at is not None:
+            ready.add(participant.player_id)
+    lines = [SideView(side, names.get(side.pk, []), _ready_of(side, names.get(side.pk, []), ready)) for side in sides]
     mine = next((line for line in lines if any(p.pk == viewer.pk for p in line.players)), None)
     others = [line for line in lines if line is not mine]
     context: dict[str, Any] = {
@@ -123,17 +236,26 @@ def lifecycle_context(match: Match, viewer: User, now: datetime) -> dict[str, An
         "mine": mine,
         "others": others,
         "opponents": [p for line in others for p in line.players],
-        "mine_ready": bool(mine and mine.side.ready_at),
+        "mine_ready": bool(mine and viewer.pk in mine.ready),
         "mine_claimed": bool(mine and mine.side.no_show_claimed_at),
         "mine_cancel": bool(mine and mine.side.cancel_requested_at),
         "others_cancel": any(line.side.cancel_requested_at for line in others),
-        "absent": [p for line in lines if line.side.ready_at is None for p in line.players],
+        "absent": [p for line in lines for p in line.players if p.pk not in line.ready],
+        "team_game": bool(match.queue_format) and match.queue_format != formats.DUEL.code,
+        "free_for_all": match.queue_format.startswith("ffa"),
+        "format_label": formats.FORMATS[match.queue_format].label if match.queue_format in formats.FORMATS else "",
         "is_moderator": is_moderator(viewer),
     }
     if match.status == MatchStatus.READY_CHECK and match.ready_deadline:
         context["ready_left"] = max(int((match.ready_deadline - now).total_seconds()), 0)
     context["series"] = _series_view(match, lines)
     return context
+
+
+def _ready_of(side: MatchSide, players: list[User], pressed: set[int]) -> frozenset[int]:
+    if side.ready_at is not None:
+        return frozenset(p.pk for p in players)
+    return frozenset(p.pk for p in players if p.pk in pressed)
 
 
 def _series_view(match: Match, lines: list[SideView]) -> dict[str, Any] | None:

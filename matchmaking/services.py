@@ -14,6 +14,7 @@ deadlock. The statements PostgreSQL runs are in ``matchmaking.sql``; the ORM twi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import chain
@@ -27,10 +28,11 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import db
+from ladder import formats
 from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, Participant
 from ladder.services.suspensions import active_suspension, refuse_if_suspended
-from matchmaking import lifecycle, sql
-from matchmaking.models import Block, EntryStatus, QueueEntry
+from matchmaking import lifecycle, parties, sql
+from matchmaking.models import Block, EntryStatus, Party, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify
 from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
@@ -52,7 +54,12 @@ MAX_RATING_GAP = 10_000
 ALREADY_SEARCHING = "You are already searching for a match in %(ladder)s."
 ACCOUNT_BANNED = "Your account is deactivated, so it cannot search for matches."
 NOT_A_MEMBER = "Join %(ladder)s before searching for a match."
-TEAM_LADDER = "%(ladder)s has no 1 v 1 games: team games are reported after play."
+TEAM_LADDER = "%(ladder)s has no queue: its games are reported after play."
+BAD_FORMAT = "%(format)s is not a format of %(ladder)s's queue; it offers %(offered)s."
+NO_FORMAT = "Choose at least one format to search for."
+PARTY_DOES_NOT_FIT = "A party of %(size)s cannot search %(format)s: a side there has at most %(most)s players."
+NOT_YOUR_PARTY = "You are not in that party: search with your own party, or alone."
+PARTY_MEMBER_REFUSED = "Your party cannot search: %(username)s: %(why)s"
 BAD_GAP = "The rating limit must be a whole number of points from 1 to 10000."
 NOT_SEARCHING = "You are not searching for a match in %(ladder)s."
 REJOIN_COOLDOWN = "You left the queue a moment ago: you can search again in %(retry_after)d seconds."
@@ -78,6 +85,9 @@ class Candidate(NamedTuple):
     rd_as_of: float
     joined_at: float
     max_rating_gap: int | None
+    party_id: int | None = None
+    party_size: int = 1
+    formats: int = formats.DUEL.bit
 
 
 def _rd_now(engine: Engine, entry: QueueEntry, at: float) -> float:
@@ -99,19 +109,131 @@ def rating_window(ladder: Ladder, entry: QueueEntry, now: datetime) -> tuple[flo
 
 
 def queue_join(
-    *, ladder: Ladder, player: User, max_rating_gap: int | None = None, now: datetime | None = None
+    *,
+    ladder: Ladder,
+    player: User,
+    max_rating_gap: int | None = None,
+    formats_wanted: Sequence[str] | None = None,
+    party: int | None = None,
+    now: datetime | None = None,
 ) -> QueueEntry:
-    """Start searching, then try to pair at once."""
+    """Start searching in ``formats_wanted`` (1 v 1 when offered, else every format the
+    ladder offers), then try to form a game at once.
+
+    A player in a party searches with it: every member's search starts in one transaction
+    (or none does), with the same formats, and the party plays on one team. ``party``, when
+    given, must be the player's party.
+    """
     now = now or timezone.now()
     if not player.is_active:
         raise ValidationError(ACCOUNT_BANNED, code="banned")
-    if not ladder.allow_one_vs_one:
-        raise ValidationError(TEAM_LADDER, code="team_ladder", params={"ladder": ladder.name})
     if max_rating_gap is not None and (isinstance(max_rating_gap, bool) or not 1 <= max_rating_gap <= MAX_RATING_GAP):
         raise ValidationError(BAD_GAP, code="bad_gap")
-    entry = _entry_create(ladder=ladder, player=player, max_rating_gap=max_rating_gap, now=now)
-    queue_try_pair(entry=entry, now=now)
+    found, members = parties.searching_party(ladder=ladder, player=player)
+    if party is not None and (found is None or found.pk != party):
+        raise ValidationError(NOT_YOUR_PARTY, code="not_in_party")
+    bits = formats.mask([f.code for f in searchable_formats(ladder, formats_wanted, party_size=len(members))])
+    search = Search(max_rating_gap, bits, now)
+    if found is None or len(members) == 1:
+        entry = _entry_create(ladder=ladder, player=player, search=search, party=None)
+    else:
+        entry = _party_create(ladder, player, members, found, search)
+    try_match(entry=entry, now=now)
     return entry
+
+
+def searchable_formats(ladder: Ladder, wanted: Sequence[str] | None, *, party_size: int = 1) -> list[formats.Format]:
+    """The formats a search of ``party_size`` players asks for, checked against the ladder's queue."""
+    offered = ladder.queue_format_list
+    if not offered:
+        raise ValidationError(TEAM_LADDER, code="team_ladder", params={"ladder": ladder.name})
+    uneven = ladder.allow_uneven_teams
+
+    def fits(kind: formats.Format) -> bool:
+        return party_size == 1 or kind.largest_team(uneven=uneven) >= party_size
+
+    if wanted is None:
+        fitting = [kind for kind in offered if fits(kind)]
+        chosen = [formats.DUEL] if formats.DUEL in fitting else fitting
+        if not chosen:
+            most = max(kind.largest_team(uneven=uneven) for kind in offered)
+            raise ValidationError(
+                PARTY_DOES_NOT_FIT,
+                code="party_too_large",
+                params={"size": party_size, "format": "any format here", "most": most},
+            )
+        return chosen
+    if not wanted:
+        raise ValidationError(NO_FORMAT, code="no_format")
+    names = ", ".join(kind.label for kind in offered)
+    chosen = []
+    for code in wanted:
+        kind = formats.FORMATS.get(code) if isinstance(code, str) else None
+        if kind is None or kind not in offered:
+            params = {"format": repr(code) if kind is None else kind.label, "ladder": ladder.name, "offered": names}
+            raise ValidationError(BAD_FORMAT, code="bad_format", params=params)
+        if not fits(kind):
+            most = kind.largest_team(uneven=uneven)
+            params = {"size": str(party_size), "format": kind.label, "most": str(most)}
+            raise ValidationError(PARTY_DOES_NOT_FIT, code="party_too_large", params=params)
+        if kind not in chosen:
+            chosen.append(kind)
+    return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """What a join asks for, the same for every member of a party."""
+
+    max_rating_gap: int | None
+    format_bits: int
+    now: datetime
+
+
+def _party_create(ladder: Ladder, player: User, members: list[int], party: Party, search: Search) -> QueueEntry:
+    """Every member's search, or none: a refusal names the member it is about.
+
+    The party is locked and its members read again under the lock, so a member leaving at
+    the same moment is either out before the searches start or takes them all out after.
+    """
+    mine = None
+    with transaction.atomic():
+        Party.objects.select_for_update().filter(pk=party.pk).first()
+        members = parties.members_of(party)
+        if player.pk not in members:
+            raise ValidationError(NOT_YOUR_PARTY, code="not_in_party")
+        users = User.objects.in_bulk(members)
+        for member in members:
+            user = users[member]
+            if not user.is_active:
+                why = ValidationError(ACCOUNT_BANNED, code="banned")
+                raise ValidationError(
+                    PARTY_MEMBER_REFUSED, code="banned", params={"username": user.username, "why": why.messages[0]}
+                )
+            try:
+                entry = _entry_create(ladder=ladder, player=user, search=search, party=(party.pk, len(members)))
+            except ValidationError as refusal:
+                if member == player.pk:
+                    raise
+                params = {"username": user.username, "why": refusal.messages[0]}
+                raise ValidationError(PARTY_MEMBER_REFUSED, code=refusal.code, params=params) from None
+            if member == player.pk:
+                mine = entry
+    assert mine is not None
+    return mine
+
+
+def try_match(*, entry: QueueEntry, now: datetime) -> Match | None:
+    """Form a game for ``entry`` in one of its formats: 1 v 1 first, then the others in order."""
+    if entry.formats & formats.DUEL.bit:
+        match = queue_try_pair(entry=entry, now=now)
+        if match is not None:
+            return match
+    if entry.formats & ~formats.DUEL.bit:
+        from matchmaking import forming
+
+        return forming.try_form(entry=entry, now=now)
+    return None
 
 
 def _not_a_member(ladder: Ladder) -> ValidationError:
@@ -128,7 +250,13 @@ def _cooling_down(ladder: Ladder, rejoin_after: datetime, now: datetime) -> Vali
     return ValidationError(REJOIN_COOLDOWN, code="queue_cooldown", params={"retry_after": wait, "ladder": ladder.name})
 
 
-def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, now: datetime) -> QueueEntry:
+def _entry_create(
+    *,
+    ladder: Ladder,
+    player: User,
+    search: Search,
+    party: tuple[int, int] | None,
+) -> QueueEntry:
     """A waiting search holding a copy of the player's rating; refuses non-members, a second
     search and a search during the cool-down after leaving.
 
@@ -137,7 +265,17 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
     reads and copies the rating into a new or the reused row; only when it writes nothing
     does a second query tell the refusals apart.
     """
-    fields = {"ladder": ladder, "player": player, "max_rating_gap": max_rating_gap, "joined_at": now}
+    max_rating_gap, format_bits, now = search.max_rating_gap, search.format_bits, search.now
+    party_id, party_size = party or (None, 1)
+    fields: dict[str, Any] = {
+        "ladder": ladder,
+        "player": player,
+        "max_rating_gap": max_rating_gap,
+        "joined_at": now,
+        "formats": format_bits,
+        "party_id": party_id,
+        "party_size": party_size,
+    }
     if not db.on_postgresql():
         return _entry_create_orm(ladder=ladder, player=player, fields=fields, now=now)
     with connection.cursor() as cursor:
@@ -149,6 +287,9 @@ def _entry_create(*, ladder: Ladder, player: User, max_rating_gap: int | None, n
                 "now": now,
                 "ladder": ladder.pk,
                 "player": player.pk,
+                "formats": format_bits,
+                "party": party_id,
+                "party_size": party_size,
             },
         )
         row = cursor.fetchone()
@@ -227,21 +368,27 @@ def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime 
         return entry
     entry.ladder = ladder
     if now - entry.joined_at >= timedelta(seconds=ladder.queue_timeout_seconds):
-        _expire(entry.pk, now)
+        together = [entry.pk]
+        if entry.party_id is not None:  # a party's search ends for all its members at once
+            together += (
+                QueueEntry.objects.filter(party_id=entry.party_id, status=EntryStatus.WAITING)
+                .exclude(pk=entry.pk)
+                .values_list("pk", flat=True)
+            )
+        for pk in together:
+            _expire(pk, now)
         entry.refresh_from_db()
         return entry
     if now - entry.last_seen_at >= SEEN_EVERY:  # a write every few polls is enough to stay fresh
-        if (
-            active_suspension(ladder=ladder, player=entry.player, now=now) is not None
-        ):  # suspended while searching: the search ends
-            QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(
-                status=EntryStatus.LEFT, ended_at=now
-            )
+        if active_suspension(ladder=ladder, player=entry.player, now=now) is not None:
+            # suspended while searching: the search ends, and their party's with it
+            ending = Q(pk=entry.pk) | (Q(party_id=entry.party_id) if entry.party_id else Q(pk=entry.pk))
+            QueueEntry.objects.filter(ending, status=EntryStatus.WAITING).update(status=EntryStatus.LEFT, ended_at=now)
             entry.refresh_from_db()
             return entry
         QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
         entry.last_seen_at = now
-    queue_try_pair(entry=entry, now=now)
+    try_match(entry=entry, now=now)
     return entry
 
 
@@ -264,11 +411,12 @@ def _settle_pairing(ladder: Ladder, entry: QueueEntry, now: datetime) -> QueueEn
 
 def queue_leave(*, ladder: Ladder, player: User, now: datetime | None = None) -> QueueEntry | None:
     """Cancel a search at once (no clock reset: the player chose to stop); the next may start
-    after ``QUEUE_REJOIN_COOLDOWN``."""
+    after ``QUEUE_REJOIN_COOLDOWN``. A party searches together, so its whole search ends."""
     now = now or timezone.now()
-    left = QueueEntry.objects.filter(ladder=ladder, player=player, status=EntryStatus.WAITING).update(
-        status=EntryStatus.LEFT, ended_at=now, rejoin_after=now + QUEUE_REJOIN_COOLDOWN
-    )
+    mine = QueueEntry.objects.filter(ladder=ladder, player=player, status=EntryStatus.WAITING)
+    party = mine.exclude(party=None).values_list("party_id", flat=True).first()
+    leaving = QueueEntry.objects.filter(party_id=party, status=EntryStatus.WAITING) if party else mine
+    left = leaving.update(status=EntryStatus.LEFT, ended_at=now, rejoin_after=now + QUEUE_REJOIN_COOLDOWN)
     if not left:
         raise ValidationError(NOT_SEARCHING, code="not_searching", params={"ladder": ladder.name})
     return current_entry(ladder=ladder, player=player)
@@ -283,9 +431,13 @@ class SweepStats:
 def queue_sweep(*, now: datetime | None = None) -> SweepStats:
     """Periodic clean-up: stale searches (no poll for 30 s) leave; timed-out ones expire."""
     now = now or timezone.now()
-    left = QueueEntry.objects.filter(status=EntryStatus.WAITING, last_seen_at__lt=now - STALE_AFTER).update(
-        status=EntryStatus.LEFT, ended_at=now
-    )
+    stale = QueueEntry.objects.filter(status=EntryStatus.WAITING, last_seen_at__lt=now - STALE_AFTER)
+    parties_gone = list(stale.exclude(party=None).values_list("party_id", flat=True).distinct())
+    left = stale.update(status=EntryStatus.LEFT, ended_at=now)
+    if parties_gone:  # a party searches together: one member gone ends the search of all
+        left += QueueEntry.objects.filter(party_id__in=parties_gone, status=EntryStatus.WAITING).update(
+            status=EntryStatus.LEFT, ended_at=now
+        )
     expired = 0
     for entry in (
         QueueEntry.objects.filter(status=EntryStatus.WAITING)
@@ -341,8 +493,17 @@ def _excluded_players(ladder: Ladder, player_id: int, now: datetime) -> set[int]
     return excluded
 
 
-def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now: datetime) -> list[Candidate]:
-    """The waiting searches nearest ``entry``'s rating in ``[low, high]``, up to ``CANDIDATES_EACH_WAY`` each way.
+def candidates(
+    ladder: Ladder,
+    entry: QueueEntry,
+    low: float,
+    high: float,
+    now: datetime,
+    *,
+    bit: int = formats.DUEL.bit,
+    each_way: int = CANDIDATES_EACH_WAY,
+) -> list[Candidate]:
+    """The waiting searches for format ``bit`` nearest ``entry``'s rating in ``[low, high]``, ``each_way`` each way.
 
     Left out: the player's own search, recent opponents (rematch cooldown), blocks in
     either direction, and searches whose own ±N limit refuses the gap (so they do not
@@ -358,7 +519,8 @@ def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now:
             "rating": entry.rating,
             "low": low,
             "high": high,
-            "each_way": CANDIDATES_EACH_WAY,
+            "each_way": each_way,
+            "bit": bit,
         }
         with db.prepared_cursor() as cursor:
             cursor.execute(sql.candidates(cooldown=bool(cooldown)), params)
@@ -366,15 +528,16 @@ def _candidates(ladder: Ladder, entry: QueueEntry, low: float, high: float, now:
     excluded = _excluded_players(ladder, entry.player_id, now)
     accepts = Q(max_rating_gap__isnull=True) | Q(max_rating_gap__gte=Abs(F("rating") - entry.rating))
     waiting = (
-        QueueEntry.objects.filter(accepts, ladder=ladder, status=EntryStatus.WAITING)
+        QueueEntry.objects.annotate(offered=F("formats").bitand(bit))
+        .filter(accepts, ladder=ladder, status=EntryStatus.WAITING, offered__gt=0)
         .exclude(player_id__in=excluded)
         .values_list(*Candidate._fields)
     )
-    below = waiting.filter(rating__gte=low, rating__lte=entry.rating).order_by("-rating")[:CANDIDATES_EACH_WAY]
-    above = waiting.filter(rating__gt=entry.rating, rating__lte=high).order_by("rating")[:CANDIDATES_EACH_WAY]
+    below = waiting.filter(rating__gte=low, rating__lte=entry.rating).order_by("-rating")[:each_way]
+    above = waiting.filter(rating__gt=entry.rating, rating__lte=high).order_by("rating")[:each_way]
     return [
-        Candidate(pk, player, rating, rd, volatility, as_of.timestamp(), joined.timestamp(), gap)
-        for pk, player, rating, rd, volatility, as_of, joined, gap in chain(below, above)
+        Candidate(pk, player, rating, rd, volatility, as_of.timestamp(), joined.timestamp(), gap, party, size, bits)
+        for pk, player, rating, rd, volatility, as_of, joined, gap, party, size, bits in chain(below, above)
     ]
 
 
@@ -394,7 +557,7 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
     my_p_min = window_min_probability(ladder, now - entry.joined_at)
     low, high = _window(ladder, entry, my_rd, my_p_min)
     choices = []
-    for other in _candidates(ladder, entry, low, high, now):
+    for other in candidates(ladder, entry, low, high, now):
         other_rd = engine.rd_at(RatingState(other.rating, other.rd, other.volatility, other.rd_as_of), at)
         p = win_probability(entry.rating, my_rd, other.rating, other_rd)
         p_min = max(my_p_min, window_min_probability(ladder, timedelta(seconds=at - other.joined_at)))
@@ -411,7 +574,7 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
     choices.sort(key=lambda choice: choice[:3])
     with transaction.atomic():
         for _, _, _, p, other in choices:
-            claimed = _claim(entry.pk, other.pk)
+            claimed = claim(entry.pk, other.pk)
             if entry.pk not in claimed:  # already paired, or being paired by someone else right now
                 return None
             if other.pk in claimed:
@@ -419,7 +582,7 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
     return None
 
 
-def _claim(*pks: int) -> set[int]:
+def claim(*pks: int) -> set[int]:
     """Lock those of the searches that are still waiting and not being paired by someone else.
 
     ``SKIP LOCKED``: a search locked by another pairing is left out, never waited for.
@@ -435,10 +598,12 @@ def _claim(*pks: int) -> set[int]:
 
 def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datetime) -> Match:
     """Create the scheduled match and mark both claimed searches matched; ``me`` is updated in place."""
-    match = Match(ladder=ladder, played_at=now, paired_by_queue=True)
+    match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=formats.DUEL.code)
     lifecycle.start(match, ladder, now)
     match.save(force_insert=True)
-    sides = MatchSide.objects.bulk_create([MatchSide(match=match, index=0), MatchSide(match=match, index=1)])
+    sides = MatchSide.objects.bulk_create(
+        [MatchSide(match=match, index=0, win_probability=p), MatchSide(match=match, index=1, win_probability=1.0 - p)]
+    )
     Participant.objects.bulk_create(
         [
             Participant(match=match, side=sides[0], player_id=me.player_id),

@@ -5,8 +5,8 @@ so these run many times a second; all but ``JOIN`` go through ``core.db.prepared
 The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql()``:
 
 - ``JOIN``: ``services._entry_create``, a new search or the reused open one;
-- ``candidates``: ``services._candidates``, the nearest waiting searches each way;
-- ``claim``: ``services._claim``, the searches still waiting, locked with ``SKIP LOCKED``;
+- ``candidates``: ``services.candidates``, the nearest waiting searches each way;
+- ``claim``: ``services.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
 - ``PAIR``: ``services._pair``, both searches matched in one statement;
 - ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search.
 
@@ -31,8 +31,9 @@ _WAITING = EntryStatus.WAITING.value
 _OPEN = f"NOT (status = '{EntryStatus.MATCHED.value}')"
 JOIN = (
     f"INSERT INTO {_ENTRIES} AS e (ladder_id, player_id, status, rating, rd, volatility,"
-    " rd_as_of, max_rating_gap, joined_at, last_seen_at)"
-    " SELECT ladder_id, player_id, %(waiting)s, rating, rd, volatility, rd_as_of, %(gap)s, %(now)s, %(now)s"
+    " rd_as_of, max_rating_gap, joined_at, last_seen_at, formats, party_id, party_size)"
+    " SELECT ladder_id, player_id, %(waiting)s, rating, rd, volatility, rd_as_of, %(gap)s, %(now)s, %(now)s,"
+    " %(formats)s, %(party)s, %(party_size)s"
     f" FROM {PlayerRating._meta.db_table} r WHERE ladder_id = %(ladder)s AND player_id = %(player)s AND is_active"
     f" AND NOT EXISTS (SELECT 1 FROM {Suspension._meta.db_table} s WHERE s.ladder_id = r.ladder_id"
     " AND s.player_id = r.player_id AND s.lifted_at IS NULL AND s.starts_at <= %(now)s"
@@ -40,7 +41,8 @@ JOIN = (
     f" ON CONFLICT (ladder_id, player_id) WHERE {_OPEN} DO UPDATE SET status = EXCLUDED.status,"
     " rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, rd_as_of = EXCLUDED.rd_as_of,"
     " max_rating_gap = EXCLUDED.max_rating_gap, joined_at = EXCLUDED.joined_at,"
-    " last_seen_at = EXCLUDED.last_seen_at, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
+    " last_seen_at = EXCLUDED.last_seen_at, formats = EXCLUDED.formats, party_id = EXCLUDED.party_id,"
+    " party_size = EXCLUDED.party_size, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
     " win_probability = NULL, rejoin_after = NULL, requeued_after_id = NULL"
     " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
     " RETURNING id, rating, rd, volatility, rd_as_of"
@@ -72,8 +74,8 @@ def candidates(*, cooldown: bool) -> str:
         )
     waiting = (
         "SELECT id, player_id, rating, rd, volatility, EXTRACT(EPOCH FROM rd_as_of)::float8,"
-        " EXTRACT(EPOCH FROM joined_at)::float8, max_rating_gap"
-        f" FROM {_ENTRIES} WHERE ladder_id = %(ladder)s AND status = '{_WAITING}'"
+        " EXTRACT(EPOCH FROM joined_at)::float8, max_rating_gap, party_id, party_size, formats"
+        f" FROM {_ENTRIES} WHERE ladder_id = %(ladder)s AND status = '{_WAITING}' AND formats & %(bit)s <> 0"
         " AND player_id <> %(player)s AND player_id NOT IN (SELECT player_id FROM excluded)"
         " AND (max_rating_gap IS NULL OR max_rating_gap >= ABS(rating - %(rating)s))"
     )

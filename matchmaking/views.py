@@ -21,16 +21,19 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 
 from accounts.http import AuthenticatedHttpRequest
-from core.http import HtmxHttpRequest
 from ladder.models import Ladder
 from matchmaking import selectors, services
 from matchmaking.forms import QueueJoinForm
 from matchmaking.models import EntryStatus, QueueEntry
 
 
-def _render(request: HtmxHttpRequest, ladder: Ladder, entry: QueueEntry | None, *, poll: bool = False) -> HttpResponse:
-    context = selectors.panel_context(ladder, entry, timezone.now())
+def _render(
+    request: AuthenticatedHttpRequest, ladder: Ladder, entry: QueueEntry | None, *, poll: bool = False
+) -> HttpResponse:
+    now = timezone.now()
+    context = selectors.panel_context(ladder, entry, now, player=request.user)
     if not request.htmx:
+        context.update(selectors.party_context(ladder, request.user, now))
         return render(request, "matchmaking/queue.html", context)
     state, shown = str(context["shown"]), request.GET.get("shown", "")
     if poll and state and (shown == state or (not shown and state.startswith("w"))):  # the same state: its status
@@ -64,12 +67,18 @@ def queue_join(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         if not form.is_valid():
             raise ValidationError([message for errors in form.errors.values() for message in errors])
         limit = form.cleaned_data["max_rating_gap"]
-        entry = services.queue_join(ladder=ladder, player=request.user, max_rating_gap=limit)
+        wanted = form.formats_wanted()
+        entry = services.queue_join(ladder=ladder, player=request.user, max_rating_gap=limit, formats_wanted=wanted)
         selectors.searching_forget(ladder)
     except ValidationError as exc:
         if request.htmx:
             current = services.current_entry(ladder=ladder, player=request.user)
-            context = {**selectors.panel_context(ladder, current, timezone.now()), "error": " ".join(exc.messages)}
+            context = selectors.panel_context(ladder, current, timezone.now(), player=request.user)
+            context["error"] = " ".join(exc.messages)
+            choices = context.get("choices")
+            if isinstance(choices, list) and request.POST.get("formats_shown"):  # as the player ticked them
+                asked = request.POST.getlist("formats")
+                context["choices"] = [selectors.Choice(c.kind, c.kind.code in asked) for c in choices]
             return render(request, "matchmaking/queue.html#queue-body", context)
         messages.error(request, " ".join(exc.messages))
         return redirect(ladder)

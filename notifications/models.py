@@ -30,6 +30,7 @@ class Kind(models.TextChoices):
     FORFEIT = "forfeit", "A match ended by forfeit"
     COMMENTED = "commented", "A new comment on your match"
     SUSPENDED = "suspended", "Suspended from a ladder"
+    PARTY_INVITED = "party_invited", "Invited to a party"
 
 
 class EmailStatus(models.TextChoices):
@@ -122,6 +123,7 @@ DEFAULT_EMAIL_MODES: dict[str, str] = {
     Kind.FORFEIT: EmailMode.INSTANT,
     Kind.COMMENTED: EmailMode.DIGEST,
     Kind.SUSPENDED: EmailMode.INSTANT,
+    Kind.PARTY_INVITED: EmailMode.OFF,  # the invitation lasts minutes: they are on the site together
 }
 
 

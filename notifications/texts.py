@@ -50,9 +50,19 @@ def _names(value: Any) -> str:
 
 
 def _paired(d: dict[str, Any]) -> tuple[str, str]:
+    team = f" with {_names(d.get('teammates'))}" if d.get("teammates") else ""
     return (
         f"Paired in {d.get('ladder', 'the ladder')}",
-        f"You play {_names(d.get('opponents'))}. Play the game, then report the result on the match page.",
+        f"You play{team} against {_names(d.get('opponents'))}. Play the game, then report the result on the "
+        "match page.",
+    )
+
+
+def _party_invited(d: dict[str, Any]) -> tuple[str, str]:
+    return (
+        f"{d.get('by', 'Someone')} invites you to a party",
+        f"{d.get('by', 'Someone')} asks you to search together in {d.get('ladder', 'a ladder')}, always on one "
+        f"team. Accept or decline on the ladder's page by {_when(d.get('deadline'))}.",
     )
 
 
@@ -213,6 +223,7 @@ WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.FORFEIT: _forfeit,
     Kind.COMMENTED: _commented,
     Kind.SUSPENDED: _suspended,
+    Kind.PARTY_INVITED: _party_invited,
 }
 
 

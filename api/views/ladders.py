@@ -1,4 +1,4 @@
-"""Ladders, leaderboards, snapshots, membership, win probability and the queue."""
+"""Ladders, leaderboards, snapshots, membership and win probability (the queue: ``api.views.queue``)."""
 
 from __future__ import annotations
 
@@ -16,18 +16,14 @@ from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import User
 from api import presenters
 from api.errors import ApiError
-from api.models import ApiToken
 from api.pagination import ApiPagination
-from api.permissions import TokenScope
 from api.serializers import (
     EmptyIn,
     LadderDetailOut,
@@ -36,8 +32,6 @@ from api.serializers import (
     LeaderboardFilterIn,
     MembershipOut,
     PageIn,
-    QueueJoinIn,
-    QueueOut,
     SnapshotDateOut,
     SnapshotOut,
     StandingOut,
@@ -48,13 +42,10 @@ from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
 from core import db
 from core.throttling import search_allow
 from ladder import selectors
-from ladder.models import Ladder, LeaderboardSnapshot, MatchSide
+from ladder.models import Ladder, LeaderboardSnapshot
 from ladder.selectors.ladders import listed_member_count
 from ladder.selectors.leaderboard import cached, cached_entry, order_key
 from ladder.services import membership
-from matchmaking import services as queue_services
-from matchmaking.models import EntryStatus, QueueEntry
-from matchmaking.selectors import searching_count, searching_forget
 from ratings.engines import win_probability
 from ratings.models import PlayerRating
 
@@ -304,77 +295,3 @@ class WinProbabilityView(APIView):
                 "probability_b": 1.0 - p,
             }
         )
-
-
-class QueueView(APIView):
-    """``POST`` joins, ``GET`` polls (keeps the search alive, pairs or expires it), ``DELETE`` leaves.
-
-    A poll through a read-only token only reads: it neither keeps the search alive nor pairs it.
-    """
-
-    permission_classes = [TokenScope, IsAuthenticated]  # a poll too: the search is yours
-
-    @extend_schema(
-        operation_id="queue_poll",
-        responses={200: QueueOut, **errors(403)},
-        description="The search's state. Polling keeps the search alive (one without a poll for 30 s is "
-        "dropped), tries to pair it and expires it at the ladder's timeout; through a read-only token it "
-        "only reports the state as stored. Once matched, `match_status` follows the match: in the ready check "
-        "(`ready_check`) `ready_deadline` and `ready` say by when and whether you pressed Ready; a poll after a "
-        "missed ready check ends it, and a player who was ready is searching again (`waiting`).",
-    )
-    def get(self, request: Request, slug: str) -> Response:
-        ladder = _ladder(slug)
-        if not isinstance(request.user, User):  # IsAuthenticated refused it already; this tells mypy
-            self.permission_denied(request)
-        if isinstance(request.auth, ApiToken) and request.auth.read_only:
-            entry = queue_services.current_entry(ladder=ladder, player=request.user)
-        else:
-            entry = queue_services.queue_poll(ladder=ladder, player=request.user)
-        return Response(_queue(ladder, entry))
-
-    @extend_schema(
-        operation_id="queue_join",
-        request=QueueJoinIn,
-        responses={201: QueueOut, **errors(403, 409)},
-        description="Start searching, and pair at once if someone fits. Within 5 s of leaving a search "
-        "(`DELETE`) a new one is refused with 429, code `queue_cooldown`, and `Retry-After`; so is one during "
-        "the ban that follows missed ready checks (`Retry-After`: the seconds left).",
-    )
-    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
-        ladder = _ladder(slug)
-        params = parse(QueueJoinIn, request.data)
-        entry = queue_services.queue_join(
-            ladder=ladder, player=request.user, max_rating_gap=params.get("max_rating_gap")
-        )
-        searching_forget(ladder)  # the site's panels count this search at once
-        return Response(_queue(ladder, entry), status=status.HTTP_201_CREATED)
-
-    @extend_schema(operation_id="queue_leave", responses={200: QueueOut, **errors(403, 409)})
-    def delete(self, request: AuthenticatedRequest, slug: str) -> Response:
-        ladder = _ladder(slug)
-        entry = queue_services.queue_leave(ladder=ladder, player=request.user)
-        searching_forget(ladder)
-        return Response(_queue(ladder, entry))
-
-
-def _queue(ladder: Ladder, entry: QueueEntry | None) -> dict[str, object]:
-    if entry is not None and entry.opponent_id:
-        entry.opponent = User.objects.only("username", "is_bot").get(pk=entry.opponent_id)
-    paired = None
-    if entry is not None and entry.status == EntryStatus.MATCHED and entry.match_id is not None:
-        paired = _paired(entry.match_id, entry.player_id)
-    return presenters.queue_dict(ladder, entry, searching_count(ladder), timezone.now(), paired=paired)
-
-
-def _paired(match_id: int, player_id: int) -> presenters.PairedMatch | None:
-    """The match a matched search led to, and whether its player pressed Ready, in one query."""
-    row = (
-        MatchSide.objects.filter(match_id=match_id, participants__player_id=player_id)
-        .values_list("match__status", "match__ready_deadline", "ready_at")
-        .first()
-    )
-    if row is None:
-        return None
-    match_status, ready_deadline, ready_at = row
-    return presenters.PairedMatch(status=match_status, ready_deadline=ready_deadline, ready=ready_at is not None)

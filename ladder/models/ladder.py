@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import zoneinfo
+from collections.abc import Callable
 from typing import TypeVar
 
 from django.conf import settings
@@ -13,6 +14,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from ladder import formats
 from ratings.engines import (
     LUCK_P_MAX,
     LUCK_P_MIN,
@@ -212,6 +214,15 @@ class Ladder(models.Model):
         "RD clock restarts without growing.",
     )
 
+    queue_formats = models.CharField(
+        "queue formats",
+        max_length=120,
+        default="1v1",
+        blank=True,
+        help_text="The games the queue forms: 1 v 1, two teams (2 v 2 to 4 v 4, or N players split in two teams, "
+        "uneven where the ladder allows), free-for-all of 3 to 8. A player may search several at once. None: "
+        "results are only reported after play.",
+    )
     rematch_cooldown_minutes = models.PositiveIntegerField(
         "queue: rematch cooldown (minutes)",
         default=10,
@@ -477,8 +488,43 @@ class Ladder(models.Model):
             for allowed, least, why in needs:
                 if allowed and self.max_players < least:
                     add("max_players", f"{why}; the most players in a game is {self.max_players}.")
+        self._clean_queue_formats(add)
         if errors:
             raise ValidationError(errors)
+
+    def _clean_queue_formats(self, add: Callable[[str, str], None]) -> None:
+        codes = self.queue_format_codes
+        if len(set(codes)) != len(codes):
+            add("queue_formats", "Name each format once.")
+        for code in codes:
+            why = self._format_problem(code)
+            if why:
+                add("queue_formats", why)
+
+    def _format_problem(self, code: str) -> str:
+        return formats.problem(
+            code,
+            one_vs_one=self.allow_one_vs_one,
+            teams=self.allow_teams,
+            uneven=self.allow_uneven_teams,
+            free_for_all=self.allow_free_for_all,
+            most=self.max_players or MAX_PLAYERS_PER_MATCH,
+        )
+
+    @property
+    def queue_format_codes(self) -> list[str]:
+        """``queue_formats`` as a list of codes ("1v1,2v2" → ["1v1", "2v2"])."""
+        return [code.strip() for code in (self.queue_formats or "").split(",") if code.strip()]
+
+    @property
+    def queue_format_list(self) -> list[formats.Format]:
+        """The formats the queue offers, in the order of ``formats.FORMATS`` (unknown codes left out)."""
+        codes = set(self.queue_format_codes)
+        return [f for f in formats.FORMATS.values() if f.code in codes and not self._format_problem(f.code)]
+
+    @property
+    def offers_duel(self) -> bool:
+        return formats.DUEL in self.queue_format_list
 
     def engine_params(self) -> Params:
         """This ladder's constants as the engines' ``Params`` (docs/rules.md §1–§9)."""

@@ -93,6 +93,13 @@ class Match(models.Model):
     paired_by_queue = models.BooleanField(
         default=False, db_default=False, help_text="The matchmaking queue paired these players for this game."
     )
+    queue_format = models.CharField(
+        max_length=8,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="Formed by the queue: the format searched for (1v1, 2v2, ffa4, teams4…; ladder/formats.py).",
+    )
     ready_deadline = models.DateTimeField(
         null=True, blank=True, help_text="Paired by the queue: every player must be ready by then."
     )
@@ -163,7 +170,16 @@ class MatchSide(models.Model):
     )
     answered_at = models.DateTimeField(null=True, blank=True)
     dispute_reason = models.TextField(blank=True)
-    ready_at = models.DateTimeField(null=True, blank=True, help_text="When this side pressed Ready.")
+    ready_at = models.DateTimeField(
+        null=True, blank=True, help_text="When this side was ready: every one of its players pressed Ready."
+    )
+    win_probability = models.FloatField(
+        "predicted win chance",
+        null=True,
+        blank=True,
+        help_text="This side's chance to win when the queue formed the game (in a free-for-all, its mean chance "
+        "against each other player).",
+    )
     cancel_requested_at = models.DateTimeField(
         null=True, blank=True, help_text="When this side asked to cancel the match (it is cancelled when all agree)."
     )
@@ -188,6 +204,7 @@ class Participant(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
     side = models.ForeignKey(MatchSide, on_delete=models.CASCADE, related_name="participants")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="participations")
+    ready_at = models.DateTimeField(null=True, blank=True, help_text="When this player pressed Ready.")
 
     class Meta:
         ordering = ["side__index", "id"]

@@ -4,6 +4,10 @@ Every function here validates first and raises ``ValidationError`` with one of t
 messages below (so nothing changes on refusal), then writes in one transaction. Rating a
 confirmed match is ``ratings.services.rating_apply_match``, called in the same
 transaction as the confirmation.
+
+On PostgreSQL a report, a queue match's result and its confirmation run as hand-written
+statements (``_report_in_two_statements``, ``ladder.services.answers``); the ORM code here
+is their twin, which other databases run and the tests run on PostgreSQL too.
 """
 
 from __future__ import annotations
@@ -473,6 +477,10 @@ def match_report_result(
     (``series=True``): a single result would skip the series' games.
     """
     now = now or timezone.now()
+    if db.on_postgresql():  # the same in two statements (``ladder.services.answers``); below, its ORM twin
+        from ladder.services import answers
+
+        return answers.report_result(match=match, reporter=reporter, placements=placements, now=now, series=series)
     with transaction.atomic():
         match = _locked(match)
         if match.paired_by_queue and match.ladder.best_of > 1 and not series:
@@ -608,6 +616,10 @@ def _answerable(match: Match, user: User) -> MatchSide:
 def match_confirm(*, match: Match, user: User, now: datetime | None = None) -> Match:
     """A player of another side confirms; once every other side has, the match is rated."""
     now = now or timezone.now()
+    if db.on_postgresql():  # the same in two statements (``ladder.services.answers``); below, its ORM twin
+        from ladder.services import answers
+
+        return answers.confirm(match=match, user=user, now=now)
     with transaction.atomic():
         match = _locked(match)
         side = _answerable(match, user)

@@ -22,13 +22,18 @@ PANEL = "matchmaking/queue.html#queue-panel"
 
 @register.simple_tag(takes_context=True)
 def queue_panel(context: Context, ladder: Ladder, membership: object | None) -> SafeString:
-    """The panel for the page's viewer: their current search if they are a member, else the invitation."""
+    """The panel for the page's viewer: their current search if they are a member, else the invitation;
+    and for a member, where the queue has team formats, their party."""
     request = context["request"]
     entry = services.current_entry(ladder=ladder, player=request.user) if membership else None
     if context.template is None:  # set whenever a template renders this tag
         raise template.TemplateSyntaxError("{% queue_panel %} renders inside a template only.")
     panel = context.template.engine.get_template(PANEL)
-    with context.push(selectors.panel_context(ladder, entry, timezone.now())):
+    now = timezone.now()
+    shown = selectors.panel_context(ladder, entry, now, player=request.user if membership else None)
+    if membership:
+        shown.update(selectors.party_context(ladder, request.user, now))
+    with context.push(shown):
         return panel.render(context)
 
 

@@ -129,7 +129,7 @@ def test_every_limit_a_serializer_enforces_is_in_the_schema(schema):
     assert checked > 40
 
 
-AUTH_REQUIRED_READS = {"me", "notifications_list", "queue_poll", "replay_jobs_retrieve"}
+AUTH_REQUIRED_READS = {"me", "notifications_list", "queue_poll", "party_retrieve", "replay_jobs_retrieve"}
 
 
 def test_public_reads_declare_optional_auth_and_everything_else_requires_it(schema):
@@ -141,7 +141,7 @@ def test_public_reads_declare_optional_auth_and_everything_else_requires_it(sche
 
 def test_the_declared_auth_is_what_an_anonymous_client_gets(schema, api, ladder, player):
     """Each operation called without credentials: 401 exactly where the schema requires them."""
-    values = {"slug": ladder.slug, "username": player.username, "id": "1", "date": "2026-01-01"}
+    values = {"slug": ladder.slug, "username": player.username, "id": "1", "party_id": "1", "date": "2026-01-01"}
     for path, method, operation in _operations(schema):
         url = path
         for name, value in values.items():
@@ -171,7 +171,7 @@ def test_a_body_the_api_refuses_empty_is_required(schema, client_for, player):
 CONFLICTS = {
     "ladders_join": {"already_member"},
     "ladders_leave": {"not_joined"},
-    "queue_join": {"already_searching"},
+    "queue_join": {"already_searching", "not_in_party"},
     "queue_leave": {"not_searching"},
     "matches_report": {"duplicate", "idempotency_key_reused"},
     "matches_result": {"already_reported", "not_ready", "series_games"},
@@ -185,6 +185,11 @@ CONFLICTS = {
     "matches_no_show_answer": {"no_claim", "own_claim"},
     "matches_games": {"not_a_series", "series_decided", "not_scheduled"},
     "matches_evidence_create": {"duplicate", "evidence_limit"},
+    "party_invite": {"in_a_party", "already_invited", "party_searching"},
+    "party_withdraw": {"not_in_party", "no_invitation"},
+    "party_accept": {"no_invitation", "in_a_party", "party_searching"},
+    "party_decline": {"no_invitation"},
+    "party_leave": {"not_in_party"},
 }
 SITE_ONLY_CONFLICTS = {"cannot_confirm"}  # a moderator's confirmation on the match page; no API operation
 

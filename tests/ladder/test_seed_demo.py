@@ -9,6 +9,8 @@ from django.utils import timezone
 from accounts.models import User
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchStatus, NightlyRun, Participant, SnapshotEntry
 from ladder.selectors.leaderboard import ladder_standings
+from matchmaking.models import EntryStatus, PartyMember, QueueEntry
+from matchmaking.services import queue_join
 from notifications.models import EmailStatus, Kind, Notification
 from ratings.models import PlayerRating
 
@@ -25,14 +27,24 @@ def state() -> tuple:
     return users, ladders, ratings, matches, nights, notices
 
 
+def queue_state() -> tuple:
+    entries = sorted(QueueEntry.objects.values_list("pk", "player__username", "status", "formats", "party_id"))
+    places = sorted(PartyMember.objects.values_list("party_id", "player__username", "status"))
+    return entries, places
+
+
 def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
     call_command("seed_demo", force=True)
-    first = state()
+    call_command("seed_demo_queue", force=True)
+    first, searches = state(), queue_state()
 
     call_command("seed_demo", force=True)
+    call_command("seed_demo_queue", force=True)
 
-    assert state() == first
-    assert "created 0 users, 0 ladders, 0 memberships, 0 matches" in capsys.readouterr().out
+    assert state() == first and queue_state() == searches
+    out = capsys.readouterr().out
+    assert "created 0 users, 0 ladders, 0 memberships, 0 matches" in out
+    assert "Demo queue: 9 searching in Widelands Teams, 0 started now." in out
     assert User.objects.filter(is_superuser=True).count() == 1
     moderator = User.objects.get(username="moderator")
     assert moderator.is_staff and moderator.groups.filter(name="moderators").exists()
@@ -61,6 +73,7 @@ def test_seed_demo_creates_the_cast_and_is_idempotent(capsys):
         )
     assert SnapshotEntry.objects.filter(snapshot__ladder__slug="pokemon-singles", player__username="ash").count() > 5
     assert_serena_has_notifications_of_several_kinds_some_read()
+    assert_a_visitor_completes_each_demo_format(teams)
 
 
 def assert_the_team_ladder_is_alive(teams: Ladder, shapes: set[tuple[int, ...]]) -> None:
@@ -72,6 +85,21 @@ def assert_the_team_ladder_is_alive(teams: Ladder, shapes: set[tuple[int, ...]])
     assert best.wins > best.losses and best.rating > 1600
     assert any(len(shape) == 2 and shape[0] != shape[1] for shape in shapes if shape != (1, 7))
     assert Match.objects.filter(ladder=teams, played_at__gte=now - timedelta(days=1)).count() >= 3
+
+
+def assert_a_visitor_completes_each_demo_format(teams: Ladder) -> None:
+    """Each format has one searcher too few (a party in teams4); the tour's players each complete one."""
+    assert teams.queue_format_codes == ["2v2", "ffa4", "teams4"]
+    waiting = QueueEntry.objects.filter(ladder=teams, status=EntryStatus.WAITING)
+    now = timezone.now()
+    assert waiting.count() == 9 and not waiting.filter(joined_at__lt=now - timedelta(minutes=5)).exists()
+    assert waiting.exclude(party=None).count() == 2
+    for visitor, code in (("ash", "2v2"), ("serena", "ffa4"), ("lillie", "teams4")):
+        entry = queue_join(ladder=teams, player=User.objects.get(username=visitor), formats_wanted=[code])
+        assert entry.status == EntryStatus.MATCHED, (visitor, code)
+        assert entry.match.queue_format == code
+        assert entry.match.participants.count() == 4
+    assert not waiting.exists()
 
 
 def assert_serena_has_notifications_of_several_kinds_some_read() -> None:

@@ -113,7 +113,7 @@ def test_timed_out_search_is_told_kindly(client, ladder, player):
     [
         ("twice", "You are already searching for a match in Chess."),
         ("outsider", "Join Chess before searching for a match."),
-        ("team", "team games are reported after play"),
+        ("team", "Chess has no queue: its games are reported after play."),
     ],
 )
 def test_refusals_are_shown_in_the_panel_and_on_full_pages(client, ladder, setup, message, player):
@@ -189,4 +189,4 @@ def test_ladder_page_shows_the_queue_panel_or_the_team_note(client, ladder, play
     assert "Find a match" in page.text and 'id="queue-panel"' in page.text
 
     teams = LadderFactory(name="Teams", slug="teams", allow_one_vs_one=False, allow_teams=True)
-    assert "free-for-all games are reported after play" in Client().get(teams.get_absolute_url()).text
+    assert "This ladder has no queue: its games are reported after play." in Client().get(teams.get_absolute_url()).text

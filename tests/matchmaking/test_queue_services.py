@@ -222,7 +222,7 @@ def test_stale_entries_leave_without_the_reset_and_the_sweep_expires(ladder):
         ("twice", "You are already searching for a match in Chess."),
         ("banned", "Your account is deactivated"),
         ("outsider", "Join Chess before searching for a match."),
-        ("team", "has no 1 v 1 games: team games are reported after play."),
+        ("team", "has no queue: its games are reported after play."),
     ],
 )
 def test_join_refusals(ladder, setup, message):

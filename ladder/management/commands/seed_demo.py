@@ -107,12 +107,14 @@ LADDERS = [
         "name": "Widelands Teams",
         "game": "Widelands",
         "description": "Team and free-for-all games of Widelands, up to eight players. Uneven teams are welcome: "
-        "the smaller team's rating is padded so the expected result stays fair.\n\nReport the game after play "
-        "with every player's team and placement.",
+        "the smaller team's rating is padded so the expected result stays fair.\n\nFind a 2 v 2, four players "
+        "in two teams or a free-for-all of four in the queue, or report any game after play with every player's "
+        "team and placement.",
         "allow_one_vs_one": True,
         "allow_teams": True,
         "allow_uneven_teams": True,
         "allow_free_for_all": True,
+        "queue_formats": "2v2,ffa4,teams4",  # matchmaking's seed_demo_queue starts a few searches in them
         "team_update": TeamUpdate.OWN_RD,
         "time_zone": "Europe/Berlin",
     },
@@ -217,6 +219,7 @@ class Command(BaseCommand):
             match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=played, now=played)
             if (number + 1) % 300 == 0:
                 self.stdout.write(f"  {ladder.name}: {number + 1}/{SINGLES_MATCHES} matches")
+        self._created_when_played(ladder)
         # A few fresh results for the demo players to confirm or dispute.
         now = timezone.now()
         self._nights(ladder, since=start, until=now)
@@ -303,7 +306,13 @@ class Command(BaseCommand):
             if (number + 1) % 100 == 0:
                 self.stdout.write(f"  {ladder.name}: {number + 1}/{TEAM_GAMES} games")
         self._nights(ladder, since=start, until=timezone.now())
+        self._created_when_played(ladder)
         return TEAM_GAMES
+
+    def _created_when_played(self, ladder: Ladder) -> None:
+        """The season's games were recorded when played, not when seeded: the queue's rematch
+        cooldown (counted from a match's creation) does not keep their players apart after seeding."""
+        Match.objects.filter(ladder=ladder).update(created_at=F("played_at"))
 
     def _places(self, rng: random.Random, sides: list[list[float]]) -> list[int]:
         """Each side's place: its strength and a size bonus, plus noise; a close free-for-all shares a place."""
