@@ -39,6 +39,7 @@ from ladder.selectors.leaderboard import cached_entry
 from ladder.services import matches as match_services
 from ladder.services import suspensions
 from ladder.services.matches import SideInput
+from ladder.settling import settle_match
 from ratings.models import PlayerRating
 from ratings.services import replay_job_for_match
 
@@ -300,6 +301,9 @@ def match_detail(request: HttpRequest, pk: int, *, typed: Typed | None = None, s
     summary = selectors.match_summary(pk=pk, viewer=viewer)
     if summary is None:
         raise Http404("No such match.")
+    if summary.match.paired_by_queue and settle_match(summary.match):  # a deadline ran out since: read it again
+        summary = selectors.match_summary(pk=pk, viewer=viewer)
+        assert summary is not None
     match = summary.match
     # Only a rated match has ratings a replay can still change (one query, only then).
     re_rating = replay_job_for_match(match=match) if match.rated_at is not None else None
@@ -315,15 +319,23 @@ def match_detail(request: HttpRequest, pk: int, *, typed: Typed | None = None, s
 @require_POST
 @login_required
 def match_result(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    """The result of a queue-scheduled 1 v 1, from one of its players: won, lost or drawn."""
+    """The result of a match the queue formed, from one of its players: won, lost or drawn
+    for two sides; each side's place (``place-<index>``) for a free-for-all."""
     match = get_object_or_404(Match, pk=pk)
     outcome = request.POST.get("outcome", "")
     mine = match.participants.filter(player=request.user).values_list("side__index", flat=True).first()
-    if outcome not in {"won", "lost", "draw"} or mine is None:
+    sides = match.sides.count()
+    if mine is not None and sides > 2:
+        placements = _places(request, sides)
+        if placements is None:
+            messages.error(request, f"Give each player a place from 1 to {sides}.")
+            return redirect(match)
+    elif outcome not in {"won", "lost", "draw"} or mine is None:
         messages.error(request, "Choose whether you won, lost or drew this match.")
         return redirect(match)
-    first, second = {"won": (1, 2), "lost": (2, 1), "draw": (1, 1)}[outcome]
-    placements = [first, second] if mine == 0 else [second, first]
+    else:
+        first, second = {"won": (1, 2), "lost": (2, 1), "draw": (1, 1)}[outcome]
+        placements = [first, second] if mine == 0 else [second, first]
     try:
         match_services.match_report_result(match=match, reporter=request.user, placements=placements)
     except ValidationError as exc:
@@ -331,6 +343,17 @@ def match_result(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, "Result reported. The other side confirms it.")
     return redirect(match)
+
+
+def _places(request: HttpRequest, sides: int) -> list[int] | None:
+    """Each side's place from the form's ``place-<index>`` fields, or None if one is missing or out of range."""
+    places = []
+    for index in range(sides):
+        value = request.POST.get(f"place-{index}", "")
+        if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= sides:
+            return None
+        places.append(int(value))
+    return places
 
 
 @require_POST

@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class MatchmakingConfig(AppConfig):
     name = "matchmaking"
     verbose_name = "Matchmaking"
+
+    def ready(self) -> None:
+        from ladder.settling import register_settler
+        from matchmaking.lifecycle import settle
+
+        register_settler(settle)  # a queue match's deadlines are settled before its page is drawn

@@ -159,6 +159,7 @@ class PartyStatus(models.TextChoices):
     DECLINED = "declined", "Declined"
     LEFT = "left", "Left"
     EXPIRED = "expired", "Invitation expired"
+    WITHDRAWN = "withdrawn", "Invitation withdrawn"
 
 
 class PartyMember(models.Model):
@@ -171,7 +172,7 @@ class PartyMember(models.Model):
     party = models.ForeignKey(Party, on_delete=models.CASCADE, related_name="members")
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="party_places")
-    status = models.CharField(max_length=8, choices=PartyStatus.choices)
+    status = models.CharField(max_length=9, choices=PartyStatus.choices)
     invited_at = models.DateTimeField()
     answered_at = models.DateTimeField(null=True, blank=True)
 

@@ -52,6 +52,7 @@ class PartyView:
     party: Party
     members: list[PartyMember]  # accepted, leader first
     invited: list[PartyMember]  # invitations still open
+    answered: list[tuple[PartyMember, str]]  # recent invitations that closed, and how: declined, expired, left
 
     @property
     def size(self) -> int:
@@ -82,15 +83,28 @@ def current_party(*, ladder: Ladder, player: User) -> Party | None:
 
 
 def party_view(party: Party, now: datetime | None = None) -> PartyView:
+    """The party's members and open invitations, and what became of the invitations of the last
+    ``PARTY_INVITE_TTL`` that closed (declined, expired, or a member who left), so the leader sees it."""
     now = now or timezone.now()
+    recent = now - 2 * PARTY_INVITE_TTL
     rows = list(
-        PartyMember.objects.filter(Q(status=PartyStatus.ACCEPTED) | _open_invitations(now), party=party)
+        PartyMember.objects.filter(
+            Q(status=PartyStatus.ACCEPTED) | Q(invited_at__gt=recent) | Q(answered_at__gt=recent), party=party
+        )
         .select_related("player")
         .order_by("invited_at", "pk")
     )
     members = [row for row in rows if row.status == PartyStatus.ACCEPTED]
     members.sort(key=lambda row: row.player_id != party.leader_id)
-    return PartyView(party, members, [row for row in rows if row.status == PartyStatus.INVITED])
+    invited, answered = [], []
+    for row in rows:
+        if row.status == PartyStatus.INVITED and row.invited_at > now - PARTY_INVITE_TTL:
+            invited.append(row)
+        elif row.status == PartyStatus.INVITED:
+            answered.append((row, PartyStatus.EXPIRED.label.lower()))
+        elif row.status != PartyStatus.ACCEPTED and row.player_id != party.leader_id:
+            answered.append((row, PartyStatus(row.status).label.lower()))
+    return PartyView(party, members, invited, answered)
 
 
 def invitations_for(*, ladder: Ladder, player: User, now: datetime | None = None) -> list[PartyMember]:
@@ -225,9 +239,13 @@ def party_leave(*, ladder: Ladder, player: User, now: datetime | None = None) ->
         party = Party.objects.select_for_update().get(pk=party.pk)
         QueueEntry.objects.filter(party=party, status=EntryStatus.WAITING).update(status=EntryStatus.LEFT, ended_at=now)
         ending = party.leader_id == player.pk
-        leaving = PartyMember.objects.filter(party=party, status__in=[PartyStatus.ACCEPTED, PartyStatus.INVITED])
-        if not ending:
-            leaving = leaving.filter(player=player)
+        if ending:  # the party ends: its open invitations are withdrawn, everyone leaves it
+            PartyMember.objects.filter(party=party, status=PartyStatus.INVITED).update(
+                status=PartyStatus.WITHDRAWN, answered_at=now
+            )
+            leaving = PartyMember.objects.filter(party=party, status=PartyStatus.ACCEPTED)
+        else:
+            leaving = PartyMember.objects.filter(party=party, status=PartyStatus.ACCEPTED, player=player)
         leaving.update(status=PartyStatus.LEFT, answered_at=now)
         if ending:
             party.ended_at = now
@@ -242,7 +260,7 @@ def party_withdraw(*, party: Party, leader: User, username: str, now: datetime |
         raise ValidationError(NOT_LEADER, code="not_leader", params={"leader": party.leader.username})
     withdrawn = PartyMember.objects.filter(
         _open_invitations(now), party=party, player__username__iexact=username
-    ).update(status=PartyStatus.LEFT, answered_at=now)
+    ).update(status=PartyStatus.WITHDRAWN, answered_at=now)
     if not withdrawn:
         raise ValidationError(NO_INVITATION, code="no_invitation")
 

@@ -413,3 +413,39 @@ class RatingSettingsChange(models.Model):
     @property
     def changed_fields(self) -> list[str]:
         return [name for name, value in self.new_values.items() if self.old_values.get(name) != value]
+
+
+class BacktestStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class Backtest(models.Model):
+    """A prediction-quality check of one ladder (docs/rules.md, "Prediction quality").
+
+    Its confirmed history re-rated read-only under the ladder's settings, the baselines and
+    tuned alternatives, each match's prediction taken before its update; ``result`` holds the
+    metrics, the reliability bins and the recommended engine and parameters, as
+    ``ratings.backtest`` reports them. Runs as a Celery task that moves ``progress``.
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="backtests")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=8, choices=BacktestStatus.choices, default=BacktestStatus.QUEUED)
+    progress = models.FloatField(default=0.0, help_text="From 0 to 1.")
+    matches = models.PositiveIntegerField(default=0, help_text="Confirmed matches replayed.")
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["ladder", "-created_at"], name="backtest_ladder_latest")]
+
+    def __str__(self) -> str:
+        return f"backtest {self.pk} of {self.ladder_id} ({self.status})"

@@ -76,3 +76,21 @@ def moderator_account(username: str) -> User:
     user = UserFactory(username=username, is_staff=True)
     user.groups.add(Group.objects.get(name="moderators"))
     return user
+
+
+def team_queue_ladder(formats: str, *, window: float = 0.05, uneven: bool = True):
+    """The ``ladder`` fixture as a Widelands ladder whose queue forms ``formats`` ("2v2,ffa4"),
+    with no rematch cooldown and a fixed window of ``window`` to ``1 − window``."""
+    import pytest
+
+    return pytest.mark.ladder(
+        name="Widelands",
+        slug="widelands",
+        allow_teams=True,
+        allow_uneven_teams=uneven,
+        allow_free_for_all=True,
+        queue_formats=formats,
+        rematch_cooldown_minutes=0,
+        queue_min_win_probability=window,
+        queue_widest_min_win_probability=window,
+    )

@@ -107,6 +107,14 @@ class Ladder(models.Model):
         default=350.0,
         help_text="The most uncertain a rating can become after a long absence. At least the initial RD.",
     )
+    rd_min = models.FloatField(
+        "RD floor",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0)],
+        help_text="A game never makes a rating more certain than this RD (Lichess uses 45, Showdown 25), so a "
+        "rating keeps following a player who improves. Empty: no floor.",
+    )
     rd_growth_per_day = models.FloatField(
         "SC (RD growth per day)",
         default=20.0,

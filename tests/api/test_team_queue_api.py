@@ -9,21 +9,11 @@ from ladder.formats import FORMATS
 from matchmaking import parties
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.models import PlayerRating
-from tests.factories import member
+from tests.factories import member, team_queue_ladder
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.ladder(
-        name="Widelands",
-        slug="widelands",
-        allow_teams=True,
-        allow_uneven_teams=True,
-        allow_free_for_all=True,
-        queue_formats="1v1,2v2,ffa4",
-        rematch_cooldown_minutes=0,
-        queue_min_win_probability=0.05,
-        queue_widest_min_win_probability=0.05,
-    ),
+    team_queue_ladder("1v1,2v2,ffa4"),
 ]
 
 QUEUE = "/api/v1/ladders/widelands/queue/"

@@ -19,21 +19,12 @@ from matchmaking import lifecycle, parties
 from matchmaking import services as q
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, PartyStatus, QueueEntry, QueuePenalty
 from ratings.models import PlayerRating
-from tests.factories import UserFactory, member
+from tests.factories import UserFactory, member, team_queue_ladder
 
 pytestmark = [
     pytest.mark.django_db,
     pytest.mark.usefixtures("sql_or_orm"),
-    pytest.mark.ladder(
-        name="Widelands",
-        slug="widelands",
-        allow_teams=True,
-        allow_free_for_all=True,
-        queue_formats="1v1,2v2,ffa4",
-        rematch_cooldown_minutes=0,
-        queue_min_win_probability=0.05,
-        queue_widest_min_win_probability=0.05,
-    ),
+    team_queue_ladder("1v1,2v2,ffa4", uneven=False),
 ]
 
 BIG = pytest.mark.ladder(queue_formats="2v2,4v4")  # parties of up to 4
@@ -482,3 +473,23 @@ def test_a_party_search_expires_for_every_member_at_once(ladder):
     assert set(QueueEntry.objects.values_list("status", flat=True)) == {EntryStatus.EXPIRED}
     again = q.queue_join(ladder=ladder, player=bob, formats_wanted=["2v2"], now=later)  # not "already searching"
     assert again.status == EntryStatus.WAITING and waiting_players(ladder) == {"ann", "bob"}
+
+
+def test_the_leader_sees_what_became_of_each_invitation(ladder):
+    now = timezone.now()
+    ann, bob, cid = (rated_member(ladder, n) for n in ("ann", "bob", "cid"))
+    invite(ladder, ann, "bob", now)
+    answer(ladder, ann, bob, now, accept=False)
+    invite(ladder, ann, "cid", now)
+    party = parties.current_party(ladder=ladder, player=ann)
+    parties.party_withdraw(party=party, leader=ann, username="cid", now=now)
+    invite(ladder, ann, "cid", now + timedelta(seconds=1))  # invited again, then left unanswered
+    later = now + parties.PARTY_INVITE_TTL + timedelta(seconds=2)
+    view = parties.party_view(party, later)
+    assert [(row.player.username, how) for row, how in view.answered] == [
+        ("bob", "declined"),
+        ("cid", "invitation expired"),
+    ]
+    assert view.invited == []
+    parties.party_leave(ladder=ladder, player=ann, now=later)  # ending the party withdraws what is still invited
+    assert PartyMember.objects.get(player=cid).status == PartyStatus.WITHDRAWN

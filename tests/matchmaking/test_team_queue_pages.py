@@ -4,6 +4,7 @@ searching, the formed teams with their chances, the party box, and the match pag
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -12,26 +13,16 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from ladder import formats
-from ladder.models import MatchSide, Participant
+from ladder.models import Match, MatchSide, Participant
 from matchmaking import parties
 from matchmaking.models import EntryStatus, PartyMember, PartyStatus, QueueEntry
 from matchmaking.views_party import ACCEPTED, DECLINED, LEFT, WITHDRAWN
 from ratings.models import PlayerRating
-from tests.factories import LadderFactory, member
+from tests.factories import LadderFactory, member, team_queue_ladder
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.ladder(
-        name="Widelands",
-        slug="widelands",
-        allow_teams=True,
-        allow_uneven_teams=True,
-        allow_free_for_all=True,
-        queue_formats="1v1,2v2,ffa4",
-        rematch_cooldown_minutes=0,
-        queue_min_win_probability=0.05,
-        queue_widest_min_win_probability=0.05,
-    ),
+    team_queue_ladder("1v1,2v2,ffa4"),
 ]
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -133,7 +124,7 @@ def test_a_formed_two_v_two_shows_the_teams_their_chances_and_who_is_ready(ladde
     assert formed.status_code == 286
     match = QueueEntry.objects.get(player__username="dan").match
     sides = list(MatchSide.objects.filter(match=match).order_by("index"))
-    assert "Your 2 v 2 game is formed" in formed.text
+    assert "Your game is formed (2 v 2)" in formed.text
     assert "Team 1" in formed.text and "Team 2" in formed.text and "(yours)" in formed.text
     for side in sides:
         assert f"Predicted: {round(side.win_probability * 100)}% to win" in formed.text
@@ -152,7 +143,7 @@ def test_a_formed_two_v_two_shows_the_teams_their_chances_and_who_is_ready(ladde
     poll = clients["dan"].get(reverse("matchmaking:status", args=["widelands"]), {"shown": shown}, **HTMX)
 
     assert poll.status_code == 286
-    assert "Everyone is ready: play your 2 v 2 game now." in poll.text
+    assert "Everyone is ready: play your game (2 v 2) now." in poll.text
     assert "Go to the match" in poll.text and "Search again" in poll.text
 
 
@@ -166,9 +157,9 @@ def test_a_formed_free_for_all_shows_each_players_chance(ladder):
     formed = join(clients["dan"], ["ffa4"], **HTMX)
 
     match = QueueEntry.objects.get(player__username="dan").match
-    assert "Your free-for-all of 4 game is formed" in formed.text and 'aria-label="Players"' in formed.text
+    assert "Your game is formed (free-for-all of 4)" in formed.text and 'aria-label="Players"' in formed.text
     for side in MatchSide.objects.filter(match=match):
-        assert f"Predicted: {round(side.win_probability * 100)}% to win" in formed.text
+        assert f"Predicted: {round(side.win_probability * 100)}% against each other" in formed.text
     assert "mean chance to beat each other player" in formed.text and "<strong>You</strong>" in formed.text
 
 
@@ -304,3 +295,41 @@ def test_party_actions_are_post_only_signed_in_and_csrf_checked(ladder, player):
     strict.force_login(player)
     assert strict.post(url, {"username": "bob"}, **HTMX).status_code == 403
     assert signed_in(player).post(reverse("matchmaking:party_answer", args=["widelands", 999])).status_code == 404
+
+
+@pytest.mark.ladder(ready_window_seconds=0)
+def test_a_free_for_all_is_reported_with_each_players_place(ladder):
+    clients = {
+        name: signed_in(rated(ladder, name, 1500 + 20 * n)) for n, name in enumerate(["ann", "ben", "cat", "dan"])
+    }
+    for client in clients.values():
+        join(client, ["ffa4"])
+    match = QueueEntry.objects.get(player__username="dan").match
+    page = clients["ann"].get(match.get_absolute_url())
+    assert "Report the places" in page.text and 'name="place-3"' in page.text
+    url = reverse("ladder:match_result", args=[match.pk])
+
+    for bad in ({"place-0": "1"}, {f"place-{i}": "²" for i in range(4)}, {f"place-{i}": "5" for i in range(4)}):
+        refused = clients["ann"].post(url, bad, follow=True)
+        assert refused.status_code == 200 and "Give each player a place from 1 to 4." in refused.text
+    by_side = dict(Participant.objects.filter(match=match).values_list("player__username", "side__index"))
+    places = {"ann": 2, "ben": 1, "cat": 4, "dan": 3}
+    clients["ann"].post(url, {f"place-{by_side[name]}": str(place) for name, place in places.items()})
+
+    match.refresh_from_db()
+    assert match.status == "pending"
+    got = dict(MatchSide.objects.filter(match=match).values_list("index", "placement"))
+    assert {name: got[index] for name, index in by_side.items()} == places
+
+
+def test_the_match_page_settles_a_lapsed_ready_check_before_its_header(ladder):
+    clients = [signed_in(rated(ladder, name, 1500)) for name in ("ann", "ben", "cat", "dan")]
+    for client in clients:
+        join(client, ["2v2"])
+    match = QueueEntry.objects.get(player__username="dan").match
+    Match.objects.filter(pk=match.pk).update(ready_deadline=timezone.now() - timedelta(seconds=1))
+
+    page = clients[0].get(match.get_absolute_url())
+
+    assert '<span class="badge status-cancelled">Cancelled</span>' in page.text
+    assert "Waiting for players to be ready" not in page.text

@@ -22,22 +22,12 @@ from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import RatingState, composite, rating_difference_for_probability, win_probability
 from ratings.engines.teams import pad
 from ratings.models import PlayerRating
-from tests.factories import member
+from tests.factories import member, team_queue_ladder
 
 pytestmark = [
     pytest.mark.django_db,
     pytest.mark.usefixtures("sql_or_orm"),
-    pytest.mark.ladder(
-        name="Widelands",
-        slug="widelands",
-        allow_teams=True,
-        allow_uneven_teams=True,
-        allow_free_for_all=True,
-        queue_formats="2v2,teams4,teams5,ffa4",
-        rematch_cooldown_minutes=0,
-        queue_min_win_probability=0.02,
-        queue_widest_min_win_probability=0.02,
-    ),
+    team_queue_ladder("2v2,teams4,teams5,ffa4", window=0.02),
 ]
 
 

@@ -1,0 +1,142 @@
+"""``python -m ratings.backtest --csv FILE [--engine E] [--params JSON] [--tune] [--train-until ISO-DATE] [--json]``.
+
+Replays the results of FILE in file order and scores each match's prediction before its
+update on the last 20% of matches (or from ``--train-until``): the engine, plain Elo K=32
+and always 50%. ``--tune`` first chooses each engine's parameters on the earlier part.
+Bad input exits with status 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from ratings.backtest.data import DataError, Match, index_at, read_matches, split_index
+from ratings.backtest.run import backtest_report, tune_report
+from ratings.backtest.tune import stderr_progress
+from ratings.engines import ENGINES, Params
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ratings.backtest", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--csv", required=True, help="results: when_utc_seconds,player_a,player_b,score_a")
+    parser.add_argument("--engine", choices=[*ENGINES, "all"], help="tgr by default; with --tune, all")
+    parser.add_argument("--params", help='engine constants as a JSON object, e.g. {"sc": 5, "luck_p": 1}')
+    parser.add_argument("--tune", action="store_true", help="choose parameters on the training part first")
+    parser.add_argument("--train-until", metavar="ISO-DATE", help="score from this instant (UTC) on")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+class UsageError(ValueError):
+    """A bad option value; the message is the one line printed."""
+
+
+def _params(text: str | None) -> Params:
+    if text is None:
+        return Params()
+    try:
+        values = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--params must be a JSON object: {error.msg} at character {error.pos}") from None
+    if not isinstance(values, dict):
+        raise UsageError(f"--params must be a JSON object, got {type(values).__name__}")
+    try:
+        return Params(**values)
+    except TypeError:
+        known = ", ".join(field for field in Params.__dataclass_fields__)
+        raise UsageError(f"--params accepts only {known}; got {', '.join(sorted(values))}") from None
+    except ValueError as error:
+        raise UsageError(f"--params: {error}") from None
+
+
+def _test_start(matches: list[Match], train_until: str | None) -> int:
+    if train_until is None:
+        return split_index(matches)
+    try:
+        instant = datetime.fromisoformat(train_until)
+    except ValueError:
+        raise UsageError(f"--train-until must be an ISO date such as 2020-01-01, got {train_until!r}") from None
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=UTC)
+    return index_at(matches, instant.timestamp())
+
+
+def _date(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).date().isoformat()
+
+
+def _row(name: str, row: dict[str, Any], versus: str | None = None) -> str:
+    m = row["metrics"]
+    text = f"{name:<22} {m['log_loss']:>8.4f} {m['brier']:>7.4f} {m['accuracy']:>8.4f} {m['ece']:>7.4f} {m['n']:>8}"
+    if versus is not None:
+        difference = row["log_loss_minus"][versus]
+        mark = " *" if difference["significant"] else ""
+        text += f"   {difference['mean']:+.4f} ± {2 * difference['se']:.4f}{mark}"
+    return text
+
+
+def _table(report: dict[str, Any]) -> list[str]:
+    split = report["split"]
+    lines = [
+        f"{split['matches']:,} matches: trained on {split['train']:,}, "
+        f"scored on {split['test']:,} from {_date(split['test_from_utc_seconds'])}",
+        f"{'predictor':<22} {'log-loss':>8} {'Brier':>7} {'accuracy':>8} {'ECE':>7} {'n':>8}   vs Elo K=32 (± 2 SE)",
+    ]
+    rows = report.get("engines") or [report]
+    lines += [_row(row["engine"], row, "elo_k32") for row in rows]
+    lines += [_row(name, row) for name, row in report["baselines"].items()]
+    lines.append("* the margin is larger than twice its paired standard error")
+    if "bands" in report:
+        lines.append(f"{report['engine']} by the favourite's rating:")
+        lines += [_row(f"  {name}", {"metrics": m}) for name, m in report["bands"].items()]
+        lines.append(
+            "reliability: "
+            + ", ".join(
+                f"{b['low']:.1f}-{b['high']:.1f}: {b['predicted']:.3f}→{b['observed']:.3f} ({b['n']})"
+                for b in report["reliability"]
+            )
+        )
+    if "tuned" in rows[0]:
+        lines.append("best parameters (on the validation slice of the training part):")
+        lines += [
+            f"  {row['engine']:<8} {json.dumps(row['tuned'])}  validation log-loss {row['validation']['log_loss']:.4f}"
+            for row in rows
+        ]
+        lines.append(f"recommended: {report['engine']} {json.dumps(rows[0]['tuned'])}")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        params = _params(args.params)
+        matches = read_matches(args.csv)
+        test_start = _test_start(matches, args.train_until)
+        if args.tune:
+            engines = list(ENGINES) if args.engine in (None, "all") else [args.engine]
+            report = tune_report(matches, test_start, engines=engines, progress=stderr_progress)
+        elif args.engine == "all":
+            if args.json:
+                raise UsageError("--json prints one engine: name it with --engine, or add --tune")
+            reports = [backtest_report(matches, name, params, test_start) for name in ENGINES]
+            report = {**reports[0], "engines": reports}
+            del report["bands"]
+        else:
+            report = backtest_report(matches, args.engine or "tgr", params, test_start)
+    except (DataError, UsageError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print("\n".join(_table(report)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""One backtest as a plain dict: the code path the CLI prints (and a future ladder service stores).
+
+``backtest_report`` replays one engine and the two baselines and scores them on the test
+part; ``tune_report`` tunes every engine on the training part (``tune.tune``) and scores
+each engine's best set on the test part. Both return JSON-ready dicts whose ``engine``,
+``params`` (every ``Params`` field, so ``Params(**params)`` rebuilds it) and ``metrics``
+are the headline, and which hold the evidence next to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from ratings.backtest.data import Match
+from ratings.backtest.metrics import by_band, metrics, paired_difference, reliability
+from ratings.backtest.replay import ELO_BASELINE, Predictions, elo_baseline, half_baseline, replay_engine
+from ratings.backtest.tune import Progress, _quiet, tune
+from ratings.engines import ENGINES, Params
+
+ELO_NAME = "elo_k32"
+HALF_NAME = "always_50"
+
+
+def split_summary(matches: Sequence[Match], test_start: int) -> dict[str, Any]:
+    return {
+        "matches": len(matches),
+        "train": test_start,
+        "test": len(matches) - test_start,
+        "test_from_utc_seconds": matches[test_start].at,
+    }
+
+
+def _predictor(predictions: Predictions, baselines: dict[str, Predictions]) -> dict[str, Any]:
+    """Metrics of one predictor and its paired log-loss difference against each baseline."""
+    probabilities, outcomes = predictions.probabilities, predictions.outcomes
+    versus = {}
+    for name, baseline in baselines.items():
+        difference = paired_difference(probabilities, baseline.probabilities, outcomes)
+        versus[name] = {"mean": difference.mean, "se": difference.se, "significant": difference.significant}
+    return {"metrics": metrics(probabilities, outcomes).as_dict(), "log_loss_minus": versus}
+
+
+def _baselines(matches: Sequence[Match], test_start: int) -> dict[str, Predictions]:
+    """Plain Elo K=32 and always 50% on the test part (the 50% row's favourites are Elo's)."""
+    elo = elo_baseline(matches, score_from=test_start)
+    return {ELO_NAME: elo, HALF_NAME: half_baseline(elo.outcomes, elo.favourites)}
+
+
+def _baseline_rows(baselines: dict[str, Predictions]) -> dict[str, Any]:
+    rows: dict[str, Any] = {
+        name: {"metrics": metrics(b.probabilities, b.outcomes).as_dict()} for name, b in baselines.items()
+    }
+    rows[ELO_NAME]["params"] = dataclasses.asdict(ELO_BASELINE)
+    return rows
+
+
+def backtest_report(matches: Sequence[Match], engine: str, params: Params, test_start: int) -> dict[str, Any]:
+    """``engine`` under ``params`` and both baselines, scored on ``matches[test_start:]``."""
+    predictions = replay_engine(matches, engine, params, score_from=test_start)
+    baselines = _baselines(matches, test_start)
+    probabilities, outcomes = predictions.probabilities, predictions.outcomes
+    return {
+        "engine": engine,
+        "params": dataclasses.asdict(params),
+        **_predictor(predictions, baselines),
+        "bands": {name: m.as_dict() for name, m in by_band(probabilities, outcomes, predictions.favourites).items()},
+        "reliability": [row._asdict() for row in reliability(probabilities, outcomes)],
+        "baselines": _baseline_rows(baselines),
+        "split": split_summary(matches, test_start),
+    }
+
+
+def tune_report(
+    matches: Sequence[Match],
+    test_start: int,
+    *,
+    engines: Sequence[str] = tuple(ENGINES),
+    progress: Progress = _quiet,
+) -> dict[str, Any]:
+    """Every engine tuned on the training part; the headline is the best on the validation slice."""
+    tuned = tune(matches, test_start, engines=engines, progress=progress)
+    baselines = _baselines(matches, test_start)
+    outcomes = baselines[ELO_NAME].outcomes
+    rows = []
+    for result in tuned:
+        predictions = Predictions(result.probabilities, outcomes, [])
+        rows.append(
+            {
+                "engine": result.engine,
+                "params": dataclasses.asdict(Params(**result.params)),
+                "tuned": result.params,
+                "validation": result.validation.as_dict(),
+                **_predictor(predictions, baselines),
+            }
+        )
+    best = rows[0]
+    return {
+        "engine": best["engine"],
+        "params": best["params"],
+        "metrics": best["metrics"],
+        "log_loss_minus": best["log_loss_minus"],
+        "engines": rows,
+        "baselines": _baseline_rows(baselines),
+        "split": split_summary(matches, test_start),
+    }
