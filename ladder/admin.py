@@ -74,7 +74,7 @@ class LadderAdmin(admin.ModelAdmin):
         (
             "Rating engine",
             {
-                "fields": ("engine", "initial_rating", "initial_rd", "rd_max"),
+                "fields": ("engine", "initial_rating", "initial_rd", "rd_max", "rd_min"),
                 "description": "The engine and starting values for every new member. Ratings are on the usual "
                 "Glicko scale (1500 average); RD is the uncertainty, about a third of the range a player's true "
                 "strength is 95% sure to be in either way.",
@@ -166,17 +166,26 @@ class LadderAdmin(admin.ModelAdmin):
     def get_urls(self) -> list[URLPattern]:
         from django.urls import path
 
+        from ladder.admin_prediction import prediction_quality_view
         from ladder.admin_rating_settings import rating_settings_view
 
         def view(request: AuthenticatedHttpRequest, object_id: str) -> HttpResponse:
             return rating_settings_view(self, request, object_id)
+
+        def prediction(request: AuthenticatedHttpRequest, object_id: str) -> HttpResponse:
+            return prediction_quality_view(self, request, object_id)
 
         own = [
             path(
                 "<path:object_id>/rating-settings/",
                 self.admin_site.admin_view(view),
                 name="ladder_ladder_rating_settings",
-            )
+            ),
+            path(
+                "<path:object_id>/prediction-quality/",
+                self.admin_site.admin_view(prediction),
+                name="ladder_ladder_prediction_quality",
+            ),
         ]
         return own + super().get_urls()
 

@@ -75,13 +75,26 @@ def _form_field(name: str, *, initial: object) -> forms.Field:
     return field
 
 
+def _prefill(request: AuthenticatedHttpRequest) -> dict[str, str]:
+    """Values given in the address (``?engine=glicko2&tau=0.3&mode=rerate``), shown instead of the ladder's.
+
+    The "Prediction quality" page links here with its recommended settings; nothing is
+    applied until the moderator previews and applies them with a reason, as for any change.
+    """
+    names = (*RATING_SETTING_FIELDS, "mode", "reason")
+    return {name: request.GET[name] for name in names if name in request.GET}
+
+
 def rating_settings_view(model_admin: LadderAdmin, request: AuthenticatedHttpRequest, object_id: str) -> HttpResponse:
     ladder = model_admin.get_object(request, object_id)
     if ladder is None:
         raise Http404("No such ladder.")
     if not model_admin.has_change_permission(request, ladder):
         raise PermissionDenied
-    form = RatingSettingsForm(request.POST if request.method == "POST" else None, ladder=ladder)
+    if request.method == "POST":
+        form = RatingSettingsForm(request.POST, ladder=ladder)
+    else:
+        form = RatingSettingsForm(ladder=ladder, initial=_prefill(request))
     preview = None
     preview_error = ""
     if request.method == "POST" and form.is_valid():
@@ -136,6 +149,7 @@ def rating_settings_view(model_admin: LadderAdmin, request: AuthenticatedHttpReq
         "preview": preview,
         "preview_error": preview_error,
         "has_rated_events": ladder_has_rated_events(ladder=ladder),
+        "prefilled": request.method != "POST" and bool(_prefill(request)),
         "changes": RatingSettingsChange.objects.filter(ladder=ladder).select_related("changed_by")[:10],
         "media": model_admin.media + form.media,
     }

@@ -62,6 +62,7 @@ RATING_SETTING_FIELDS = (
     "initial_rating",
     "initial_rd",
     "rd_max",
+    "rd_min",
     "rd_growth_per_day",
     "luck_p",
     "glicko_c",
@@ -72,6 +73,9 @@ RATING_SETTING_FIELDS = (
     "team_update",
 )
 _PARAM_FIELDS = {field.name for field in dataclasses.fields(Params)}
+# Settings added after changes were first recorded, with the value that rates as ladders did
+# before them: a record without one was made under that value, not the ladder's current one.
+_ADDED_LATER = {"rd_min": None}
 
 
 def rating_settings(ladder: Ladder) -> dict[str, Any]:
@@ -119,6 +123,10 @@ class EngineBook:
 
     def of_values(self, ladder: Ladder, values: Mapping[str, Any]) -> RatedWith:
         return self.of_ladder(ladder_with(ladder, values))
+
+    def of_record(self, ladder: Ladder, values: Mapping[str, Any]) -> RatedWith:
+        """The settings a ``RatingSettingsChange`` recorded (old or new values), complete."""
+        return self.of_values(ladder, {**_ADDED_LATER, **values})
 
     def of_recorded(self, name: str, recorded: Any) -> RatedWith:
         """The engine a history row records (``engine`` and ``engine_params``, as JSON text or parsed)."""
@@ -217,8 +225,8 @@ class SettingsTimeline:
         changes = [
             (
                 (change.after_event_id or 0, change.created_at),
-                book.of_values(ladder, change.old_values),
-                book.of_values(ladder, change.new_values),
+                book.of_record(ladder, change.old_values),
+                book.of_record(ladder, change.new_values),
                 change.mode == SettingsChangeMode.RERATE,
             )
             for change in RatingSettingsChange.objects.filter(ladder=ladder).order_by("id")

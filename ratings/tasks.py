@@ -38,3 +38,16 @@ def resend_stale_replay_jobs_task() -> int:
     if count:
         logger.warning("sent %s replay jobs left queued to a worker again", count)
     return count
+
+
+@shared_task(**RETRY)
+def run_backtest_task(backtest_id: int) -> str | None:
+    """Run the prediction-quality backtest ``backtest_id`` (``ratings.backtests``); a finished one is left alone."""
+    from ratings.backtests import backtest_run
+
+    backtest = backtest_run(backtest_id=backtest_id)
+    if backtest is None:
+        logger.warning("backtest %s does not exist", backtest_id)
+        return None
+    logger.info("backtest %s: %s", backtest.pk, backtest.status)
+    return backtest.status

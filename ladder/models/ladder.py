@@ -442,6 +442,8 @@ class Ladder(models.Model):
                 f"The RD cap ({self.rd_max:g}) is below the initial RD ({self.initial_rd:g}): new players would "
                 "start more uncertain than anyone may ever be. Raise the cap or lower the initial RD.",
             )
+        if self.rd_min is not None and self.rd_max is not None and self.rd_min > self.rd_max:
+            add("rd_min", f"The RD floor ({self.rd_min:g}) is above the RD cap ({self.rd_max:g}). Lower the floor.")
         if self.rd_growth_per_day is not None and self.rd_growth_per_day < 0:
             add("rd_growth_per_day", "SC cannot be negative: idle time can only make a rating less certain.")
         if self.luck_p is not None and not LUCK_P_MIN <= self.luck_p <= LUCK_P_MAX:
@@ -546,6 +548,7 @@ class Ladder(models.Model):
             initial_rd=self.initial_rd,
             team_delta="shared" if self.team_update == TeamUpdate.SHARED else "own",
             period_days=self.rating_period_days,
+            rd_min=self.rd_min,
         )
 
     def get_engine(self) -> Engine:

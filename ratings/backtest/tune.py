@@ -1,15 +1,25 @@
 """Choosing each engine's parameters from the past only, then scoring them once on the future.
 
 The protocol (issue 17; ``../shared/data/README.md``): the training part is every match
-before the test part. Each parameter set of a small grid is replayed through the training
-part and scored on its own last 20% (the validation slice, snapped back to a change of
-time like the test cut). The best set of each engine, by validation log-loss, is then
-replayed through training and test and scored on the test part, which no choice has seen.
+before the test part. Each parameter set of the grid is scored on the training part's own
+last 20% (the validation slice, snapped back to a change of time like the test cut). The
+best set of each engine, by validation log-loss, is then scored on the test part, which
+no choice has seen.
 The recommended engine is the one with the best *validation* log-loss, not the best test
 score: choosing by test score would be peeking.
 
-The grids are small on purpose (a first version, one replay per parameter set, both cores
-through a process pool): 84 replays.
+Every engine runs its whole grid in one vectorised pass over every match
+(``vector.replay_sets``), half the grid on each core: a set's validation and test
+predictions come from the same pass (a replay never looks ahead, so the predictions of the
+validation slice do not depend on what follows it), and only the validation ones choose.
+Glicko-2's vectorised predictions agree with its engine to about 1e-6 only
+(``vector.EXACT``), so its chosen set is replayed once more through ``Engine.rate`` for the
+test figures. ``vectorised=False`` replays every set through ``Engine.rate``, one a task.
+
+The grids are geometric and wide (each step doubles a value or so), because a community's
+best values are not known in advance. When an engine's best value sits at the open end of
+an axis, the axis is extended by one more step and only the new points are replayed, at
+most ``EXTEND`` times: the grid follows the data rather than our guess of it.
 """
 
 from __future__ import annotations
@@ -17,25 +27,43 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ratings.backtest import vector
 from ratings.backtest.data import Match, split_index
 from ratings.backtest.metrics import Metrics, metrics
 from ratings.backtest.replay import replay_engine
 from ratings.engines import ENGINES, Params
 
 # Every engine's grid, as Params fields. SC is TGR's RD growth per √day (the seed's 20 was
-# chosen for a daily Pokémon ladder; the issue's fit on tennis was about 2.5); Glicko-1's c
-# is per rating period of 1 day; Glicko-2's RD growth is set by σ (0.06 for a new player)
-# per period, so a longer period grows RD more slowly. Elo's k moves the rating; its RD
-# (grown by SC) only attenuates the site's win probability.
+# chosen for a daily Pokémon ladder); Glicko-1's c is per rating period, which the engine
+# spreads over the idle time (RD² grows by c²/period a day), so its period adds nothing a
+# wider c does not; Glicko-2's RD growth is set by σ (0.06 for a new player) per period, so
+# a longer period grows RD more slowly. Elo's k moves the rating; its RD (grown by SC)
+# only attenuates the site's win probability.
 GRIDS: dict[str, dict[str, Sequence[float]]] = {
-    "tgr": {"sc": (1.25, 2.5, 5.0, 10.0, 20.0), "luck_p": (0.9, 1.0), "initial_rd": (150.0, 250.0, 350.0)},
-    "glicko1": {"c": (1.25, 2.5, 5.0, 10.0, 20.0, 34.6), "initial_rd": (150.0, 250.0, 350.0)},
+    "tgr": {
+        "sc": (0.625, 1.25, 2.5, 5.0, 10.0, 20.0),
+        "luck_p": (5.0 / 6.0, 0.9, 0.95, 1.0),
+        "initial_rd": (125.0, 175.0, 250.0, 350.0),
+    },
+    "glicko1": {"c": (0.625, 1.25, 2.5, 5.0, 10.0, 20.0, 40.0), "initial_rd": (125.0, 175.0, 250.0, 350.0)},
     "glicko2": {"tau": (0.3, 0.6, 1.0), "period_days": (1.0, 7.0, 30.0, 90.0), "initial_rd": (250.0, 350.0)},
-    "elo": {"k": (16.0, 24.0, 32.0, 48.0), "sc": (2.5, 5.0, 20.0)},
+    "elo": {"k": (8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0), "sc": (1.25, 2.5, 5.0, 20.0)},
 }
+# How an axis may grow past its ends: the factor of one step and the bounds it must stay in
+# (luck P is bounded by docs/rules.md §4 on both sides and its grid already spans them; an
+# initial RD beyond the cap of 350 would be capped at once).
+STEPS: dict[str, tuple[float, float, float]] = {
+    "sc": (2.0, 0.01, 400.0),
+    "c": (2.0, 0.01, 400.0),
+    "initial_rd": (1.4, 30.0, 350.0),
+    "tau": (2.0, 0.05, 4.0),
+    "period_days": (3.0, 1.0 / 24.0, 3650.0),
+    "k": (1.5, 1.0, 400.0),
+}
+EXTEND = 3  # at most this many extensions of an engine's grid
 
 Progress = Callable[[int, int], None]
 
@@ -57,30 +85,82 @@ class Tuned(NamedTuple):
     probabilities: list[float]
 
 
-def grid(engine: str) -> list[dict[str, Any]]:
+class _Outcome(NamedTuple):
+    """A task's candidates and, for a vectorised one, its best candidate's test predictions."""
+
+    candidates: list[Candidate]
+    best: Candidate | None
+    test: list[float]
+
+
+def grid(engine: str, grids: Mapping[str, Mapping[str, Sequence[float]]] | None = None) -> list[dict[str, Any]]:
     """Every parameter set of ``engine``'s grid, as keyword arguments of ``Params``."""
-    fields = GRIDS[engine]
+    fields = (grids or GRIDS)[engine]
     return [dict(zip(fields, values, strict=True)) for values in itertools.product(*fields.values())]
 
 
+def extended(axes: dict[str, list[float]], best: dict[str, Any]) -> list[dict[str, Any]]:
+    """New points when ``best`` sits at an open end of an axis; ``axes`` grows in place.
+
+    Each extended axis gets one more step past its end, crossed with every value of the
+    other axes (so the new points are a slab of the grid, not a single guess).
+    """
+    points: list[dict[str, Any]] = []
+    for name, values in axes.items():
+        if name not in STEPS:
+            continue
+        factor, low, high = STEPS[name]
+        added = []
+        if best[name] == max(values) and max(values) * factor <= high:
+            added.append(max(values) * factor)
+        if best[name] == min(values) and min(values) / factor >= low:
+            added.append(min(values) / factor)
+        for value in added:
+            others = {key: (value,) if key == name else tuple(axes[key]) for key in axes}
+            points += [dict(zip(others, combo, strict=True)) for combo in itertools.product(*others.values())]
+        values += added
+    return points
+
+
 _MATCHES: Sequence[Match] = ()
+_ROUNDS: vector.Rounds | None = None
 
 
-def _init(matches: Sequence[Match]) -> None:
-    global _MATCHES
+def _init(matches: Sequence[Match], rounds: vector.Rounds | None) -> None:
+    global _MATCHES, _ROUNDS
     _MATCHES = matches
+    _ROUNDS = rounds
 
 
-def _score(task: tuple[str, dict[str, Any], int, int]) -> Candidate:
-    """Replay ``_MATCHES[:end]`` under one parameter set and score it from ``score_from``."""
-    engine, params, end, score_from = task
-    predictions = replay_engine(_MATCHES[:end], engine, Params(**params), score_from=score_from)
-    return Candidate(engine, params, metrics(predictions.probabilities, predictions.outcomes))
+def _run(task: tuple[str, list[dict[str, Any]], int, int]) -> _Outcome:
+    """Score one task's parameter sets on the validation slice ``[validation_start, test_start)``."""
+    engine, sets, test_start, validation_start = task
+    if _ROUNDS is not None and engine in vector.ENGINES:
+        return _vectorised(engine, sets, test_start, validation_start)
+    candidates = []
+    for params in sets:
+        predictions = replay_engine(_MATCHES[:test_start], engine, Params(**params), score_from=validation_start)
+        candidates.append(Candidate(engine, params, metrics(predictions.probabilities, predictions.outcomes)))
+    return _Outcome(candidates, None, [])
 
 
-def _test(task: tuple[str, dict[str, Any], int, int]) -> list[float]:
-    engine, params, _end, score_from = task
-    return replay_engine(_MATCHES, engine, Params(**params), score_from=score_from).probabilities
+def _vectorised(engine: str, sets: list[dict[str, Any]], test_start: int, validation_start: int) -> _Outcome:
+    """Every set in one pass over all matches; validation chooses, the test part is kept for the best."""
+    assert _ROUNDS is not None
+    parameter_sets = [Params(**params) for params in sets]
+    probabilities = vector.replay_sets(_ROUNDS, engine, parameter_sets, score_from=validation_start)
+    cut = test_start - validation_start
+    scores = vector.column_metrics(probabilities[:cut], _ROUNDS.score[validation_start:test_start])
+    candidates = [Candidate(engine, params, score) for params, score in zip(sets, scores, strict=True)]
+    if engine not in vector.EXACT:  # chosen here, its test figures come from the engine itself
+        return _Outcome(candidates, None, [])
+    best = min(range(len(sets)), key=lambda index: scores[index].log_loss)
+    return _Outcome(candidates, candidates[best], probabilities[cut:, best].tolist())
+
+
+def _test(task: tuple[str, dict[str, Any], int]) -> list[float]:
+    engine, params, test_start = task
+    return replay_engine(_MATCHES, engine, Params(**params), score_from=test_start).probabilities
 
 
 def _quiet(done: int, total: int) -> None:
@@ -88,10 +168,22 @@ def _quiet(done: int, total: int) -> None:
 
 
 def stderr_progress(done: int, total: int) -> None:
-    """A line on stderr at every tenth of the grid: ``tune: 42/84 parameter sets``."""
+    """A line on stderr at every tenth of the grid: ``tune: 42/176 parameter sets``."""
     if done == total or done % max(1, total // 10) == 0:
         sys.stderr.write(f"tune: {done}/{total} parameter sets\n")
         sys.stderr.flush()
+
+
+def _tasks(
+    engine: str, sets: list[dict[str, Any]], processes: int, vectorised: bool, test_start: int, validation_start: int
+) -> list[tuple[str, list[dict[str, Any]], int, int]]:
+    """A vectorised engine's sets in one slice per process; any other engine's one set a task."""
+    if vectorised and engine in vector.ENGINES:
+        size = -(-len(sets) // processes)
+        slices = [sets[start : start + size] for start in range(0, len(sets), size)]
+    else:
+        slices = [[params] for params in sets]
+    return [(engine, chunk, test_start, validation_start) for chunk in slices]
 
 
 def tune(
@@ -101,28 +193,48 @@ def tune(
     engines: Sequence[str] = tuple(ENGINES),
     processes: int = 2,
     progress: Progress = _quiet,
+    grids: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+    extend: int = EXTEND,
+    vectorised: bool = True,
 ) -> list[Tuned]:
     """Each engine's best grid point on the validation slice, with its test predictions.
 
     ``matches[:test_start]`` is the training part; its last 20% (snapped back to a change
     of time) scores the grid. The result is sorted by validation log-loss, best first.
+    ``vectorised=False`` replays every set through ``Engine.rate`` (the reference path).
     """
     validation_start = split_index(list(matches[:test_start]))
-    tasks: list[tuple[str, dict[str, Any], int, int]] = [
-        (engine, params, test_start, validation_start) for engine in engines for params in grid(engine)
-    ]
+    rounds = vector.rounds(matches) if vectorised and any(engine in vector.ENGINES for engine in engines) else None
+    axes = {engine: {name: list(values) for name, values in (grids or GRIDS)[engine].items()} for engine in engines}
+    pending = {engine: grid(engine, grids) for engine in engines}
     best: dict[str, Candidate] = {}
-    with multiprocessing.Pool(processes, initializer=_init, initargs=(matches,)) as pool:
-        for done, candidate in enumerate(pool.imap_unordered(_score, tasks), start=1):
-            progress(done, len(tasks))
-            current = best.get(candidate.engine)
-            if current is None or candidate.validation.log_loss < current.validation.log_loss:
-                best[candidate.engine] = candidate
+    tests: dict[str, list[float]] = {}
+    done = total = 0
+    with multiprocessing.Pool(processes, initializer=_init, initargs=(matches, rounds)) as pool:
+        for _pass in range(extend + 1):
+            tasks = [
+                task
+                for engine, sets in pending.items()
+                for task in _tasks(engine, sets, processes, rounds is not None, test_start, validation_start)
+            ]
+            if not tasks:
+                break
+            total += sum(len(sets) for sets in pending.values())
+            for outcome in pool.imap_unordered(_run, tasks):
+                done += len(outcome.candidates)
+                progress(done, total)
+                for candidate in outcome.candidates:
+                    current = best.get(candidate.engine)
+                    if current is None or candidate.validation.log_loss < current.validation.log_loss:
+                        best[candidate.engine] = candidate
+                if outcome.best is not None and best[outcome.best.engine] is outcome.best:
+                    tests[outcome.best.engine] = outcome.test
+            pending = {engine: extended(axes[engine], best[engine].params) for engine in engines}
+            pending = {engine: sets for engine, sets in pending.items() if sets}
         winners = sorted(best.values(), key=lambda candidate: candidate.validation.log_loss)
-        tests: list[Any] = pool.map(
-            _test, [(winner.engine, winner.params, len(matches), test_start) for winner in winners]
-        )
-    return [
-        Tuned(winner.engine, winner.params, winner.validation, probabilities)
-        for winner, probabilities in zip(winners, tests, strict=True)
-    ]
+        scalar = [winner for winner in winners if winner.engine not in tests]
+        for winner, probabilities in zip(
+            scalar, pool.map(_test, [(w.engine, w.params, test_start) for w in scalar]), strict=True
+        ):
+            tests[winner.engine] = probabilities
+    return [Tuned(winner.engine, winner.params, winner.validation, tests[winner.engine]) for winner in winners]

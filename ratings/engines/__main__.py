@@ -17,7 +17,19 @@ from ratings.engines.display import display
 from ratings.engines.teams import composite, pad
 from ratings.engines.values import MAX_PLAYERS, SECONDS_PER_DAY, check_number
 
-PARAM_NAMES = ("sc", "luck_p", "rd_max", "c", "tau", "k", "initial_rd", "null_rating", "team_delta", "period_days")
+PARAM_NAMES = (
+    "sc",
+    "luck_p",
+    "rd_max",
+    "c",
+    "tau",
+    "k",
+    "initial_rd",
+    "null_rating",
+    "team_delta",
+    "period_days",
+    "rd_min",
+)
 PLAYER_FIELDS = ("rating", "rd", "volatility", "days_idle")
 
 

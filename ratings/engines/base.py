@@ -10,7 +10,9 @@ pre-game values, and the side's change reaches its members (docs/rules.md §9).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
+from typing import SupportsIndex
 
 from ratings.engines.teams import composite, pad
 from ratings.engines.values import (
@@ -76,6 +78,8 @@ class Engine:
 
         Raises ``ValueError`` naming the field for an empty team, more than 8 players,
         placements that do not match the sides, or a non-finite or non-positive value.
+        A placement may be any integral number (a NumPy integer, ``2.0``); 1.5, ``True``
+        and NaN are refused.
         """
         if len(sides) == 2 and len(sides[0]) == 1 and len(sides[1]) == 1 and len(placements) == 2:
             a = sides[0][0]
@@ -98,10 +102,10 @@ class Engine:
                 and type(a) is RatingState
                 and type(b) is RatingState
             ):
-                self._validate(sides, placements, at)
+                pa, pb = self._validate(sides, placements, at)
             return self._rate_1v1(a, b, 1.0 if pa < pb else 0.5 if pa == pb else 0.0, at)
         if not self._quick_check(sides, placements, at):
-            self._validate(sides, placements, at)
+            placements = self._validate(sides, placements, at)
         return self._rate_general(sides, placements, at)
 
     def rate_period(self, player: RatingState, games: Sequence[tuple[RatingState, float]], at: float) -> PlayerResult:
@@ -212,7 +216,8 @@ class Engine:
         check_number(f"{name}.volatility", state.volatility, positive=True)
         check_number(f"{name}.rd_as_of", state.rd_as_of)
 
-    def _validate(self, sides: Sequence[Sequence[RatingState]], placements: Sequence[int], at: float) -> None:
+    def _validate(self, sides: Sequence[Sequence[RatingState]], placements: Sequence[int], at: float) -> list[int]:
+        """Raise ``ValueError`` naming the first bad value; else the placements as plain ``int``."""
         check_number("at", at)
         if len(sides) < 2:
             raise ValueError(f"sides must hold at least 2 sides, got {len(sides)}")
@@ -227,6 +232,17 @@ class Engine:
             raise ValueError(f"sides must hold at most {MAX_PLAYERS} players in total, got {total}")
         if len(placements) != len(sides):
             raise ValueError(f"placements must give one place per side: {len(sides)} sides, got {len(placements)}")
-        for index, place in enumerate(placements):
-            if type(place) is not int or place < 1:
-                raise ValueError(f"placements[{index}] must be a whole number of at least 1, got {place!r}")
+        return [_placement(index, place) for index, place in enumerate(placements)]
+
+
+def _placement(index: int, place: object) -> int:
+    """``place`` as a plain ``int``: any integral number (``operator.index``, or a float equal to one)."""
+    number: int | None = None
+    if not isinstance(place, bool):
+        if isinstance(place, float):
+            number = int(place) if place.is_integer() else None  # NaN and ±inf are not integers
+        elif isinstance(place, SupportsIndex):  # int, NumPy integers
+            number = operator.index(place)
+    if number is None or number < 1:
+        raise ValueError(f"placements[{index}] must be a whole number of at least 1, got {place!r}")
+    return number

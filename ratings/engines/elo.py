@@ -47,8 +47,16 @@ class Elo(GlickoFamily):
         rd_new_b = 1.0 / _sqrt(1.0 / (rd_b * rd_b) + _Q2 * g_b * g_b * e_a * e_b)
         return GameResult(
             (
-                (PlayerResult(a.rating + delta_a, rd_new_a, a.volatility, at, delta_a, e_a, score, rd_a),),
-                (PlayerResult(b.rating + delta_b, rd_new_b, b.volatility, at, delta_b, e_b, 1.0 - score, rd_b),),
+                (
+                    PlayerResult(
+                        a.rating + delta_a, rd_new_a, a.volatility, max(a.rd_as_of, at), delta_a, e_a, score, rd_a
+                    ),
+                ),
+                (
+                    PlayerResult(
+                        b.rating + delta_b, rd_new_b, b.volatility, max(b.rd_as_of, at), delta_b, e_b, 1.0 - score, rd_b
+                    ),
+                ),
             ),
             ((a.rating, rd_a), (b.rating, rd_b)),
         )
@@ -81,7 +89,7 @@ class Elo(GlickoFamily):
                 member.rating + delta,
                 1.0 / _sqrt(1.0 / (member_rd * member_rd) + _Q2 * information),
                 member.volatility,
-                at,
+                max(member.rd_as_of, at),
                 delta,
                 expected,
                 scores,

@@ -6,7 +6,10 @@ One game's update for player a against b (Glickman 1999, steps 2; docs/rules.md 
     1/d² = q²g²E(1 − E)              RD' = 1/sqrt(1/RD² + 1/d²)
     r' = r + q·RD'²·g·(s − E)·w
 
-with every RD first inflated to the game's instant. ``w`` is TGR's luck weighting
+with every RD first inflated to the game's instant; with an RD floor (``Params.rd_min``) the
+RD the game leaves is ``max(RD', rd_min)`` (docs/rules.md §1). E is the update's own expected
+score (``PlayerResult.expected``), not the displayed win probability, which uses both RDs
+(``win_probability``, docs/rules.md §2). ``w`` is TGR's luck weighting
 ``2·MERIT − 1`` (docs/rules.md §4) and 1 for Glicko-1 and Glicko-2. In Glicko-2 units the same
 update reads μ' = μ + φ'²Σg(s − E) with v = S²·d², so the three engines share it and
 differ in how RD grows with time and in Glicko-2's volatility (Glickman 2012, step 5).
@@ -128,12 +131,13 @@ class GlickoFamily(Engine):
     are a large share of it (``bench/engines.py``).
     """
 
-    __slots__ = ("_growth_per_second", "_luck_p", "_rd_max", "_shared")
+    __slots__ = ("_growth_per_second", "_luck_p", "_rd_max", "_rd_min", "_shared")
     uses_volatility = False
 
     def __init__(self, params: Params | None = None) -> None:
         super().__init__(params)
         self._rd_max = self.params.rd_max
+        self._rd_min = self.params.rd_min
         self._luck_p = self._luck()
         self._shared = self.params.team_delta == "shared"
         growth = self._growth2_per_day()
@@ -253,14 +257,28 @@ class GlickoFamily(Engine):
         if self.uses_volatility:
             vol_a = self._volatility(a, rd_a, v_inv_a, total_a)
             vol_b = self._volatility(b, rd_b, v_inv_b, total_b)
+        new_rd_a = _sqrt(rd2_a)
+        new_rd_b = _sqrt(rd2_b)
+        rd_min = self._rd_min
+        if rd_min is not None:  # the RD floor (docs/rules.md §1): a game stops shrinking an RD there
+            if new_rd_a < rd_min:
+                new_rd_a = rd_min
+            if new_rd_b < rd_min:
+                new_rd_b = rd_min
+        # A game dated before a player's clock leaves the clock where it is (docs/rules.md §1).
+        if as_of_a < at:
+            as_of_a = at
+        if as_of_b < at:
+            as_of_b = at
         return _new(
             GameResult,
             (
                 (
-                    (_new(PlayerResult, (rating_a + delta_a, _sqrt(rd2_a), vol_a, at, delta_a, e_a, score, rd_a)),),
+                    (_new(PlayerResult, (rating_a + delta_a, new_rd_a, vol_a, as_of_a, delta_a, e_a, score, rd_a)),),
                     (
                         _new(
-                            PlayerResult, (rating_b + delta_b, _sqrt(rd2_b), vol_b, at, delta_b, e_b, 1.0 - score, rd_b)
+                            PlayerResult,
+                            (rating_b + delta_b, new_rd_b, vol_b, as_of_b, delta_b, e_b, 1.0 - score, rd_b),
                         ),
                     ),
                 ),
@@ -335,18 +353,22 @@ class GlickoFamily(Engine):
         shared = self._shared and len(members) > 1
         team_delta = weighted / (1.0 / team_rd2 + information) if shared else 0.0
         volatility = self.uses_volatility
+        rd_min = self._rd_min
         results = []
         for member, member_rd in zip(members, member_rds):  # noqa: B905 (same length by construction)
             rd2 = 1.0 / (1.0 / (member_rd * member_rd) + information)
             delta = team_delta if shared else weighted * rd2
+            new_rd = _sqrt(rd2)
+            if rd_min is not None and new_rd < rd_min:  # the RD floor (docs/rules.md §1)
+                new_rd = rd_min
             results.append(
                 _new(
                     PlayerResult,
                     (
                         member[0] + delta,
-                        _sqrt(rd2),
+                        new_rd,
                         self._volatility(member, member_rd, v_inverse, total) if volatility else member[2],
-                        at,
+                        member[3] if member[3] > at else at,
                         delta,
                         expected,
                         score,

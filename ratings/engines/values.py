@@ -42,6 +42,12 @@ class PlayerResult(NamedTuple):
     as a ``RatingState``). ``rd_at_game`` is the RD the update started from (inflated to
     the game's instant). ``expected`` and ``score`` are averages over the pairings of the
     game (for 1 v 1 simply E and 1, ½ or 0); ``delta`` is the rating change.
+
+    ``expected`` is the E of the engine's own update formula, not the win probability
+    (``win_probability``, both RDs) that pages, the API and the queue show: Glicko's E uses
+    only the opponent's RD, so two players' values need not sum to 1, and Elo's uses no RD
+    (docs/rules.md §2). ``rd_as_of`` is the game's instant, or the player's own clock if
+    that is later: a game dated before it never moves a clock back (docs/rules.md §1).
     """
 
     rating: float
@@ -94,6 +100,8 @@ class Params:
     unless ``null_rd`` is given. null_rating: R0 of null players (docs/rules.md §8).
     team_delta: ``"own"`` (each member moves by their own RD) or ``"shared"`` (every
     member gets the composite's change). period_days: a Glicko rating period in days.
+    rd_min: the RD floor of TGR, Glicko-1 and Glicko-2: a game never leaves an RD below it
+    (docs/rules.md §1); ``None``, the default, is no floor. Elo ignores it.
     """
 
     sc: float = 20.0
@@ -107,6 +115,7 @@ class Params:
     null_rd: float | None = None
     team_delta: str = "own"
     period_days: float = 1.0
+    rd_min: float | None = None
 
     def __post_init__(self) -> None:
         check_number("sc", self.sc, minimum=0.0)
@@ -127,6 +136,10 @@ class Params:
         if self.team_delta not in TEAM_DELTA_MODES:
             raise ValueError(f"team_delta must be 'own' or 'shared', got {self.team_delta!r}")
         check_number("period_days", self.period_days, positive=True)
+        if self.rd_min is not None:
+            rd_min = check_number("rd_min", self.rd_min, minimum=0.0)
+            if rd_min > self.rd_max:
+                raise ValueError(f"rd_min must be at most rd_max ({self.rd_max:g}), got {self.rd_min!r}")
 
     @property
     def null_player_rd(self) -> float:

@@ -78,7 +78,8 @@ def screenshot():
 
     def take(page, name: str) -> Path:
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        # A long page (Redoc lays out the whole API) takes a while to capture on a busy machine.
+        page.screenshot(path=str(path), full_page=True, timeout=30_000)
         axe_check(page)  # what a screenshot keeps is a state a person sees: it must pass axe too
         return path
 

@@ -209,7 +209,7 @@ def test_the_preview_writes_nothing(moderator_client, moderator):
 def _form_data(ladder) -> dict:
     from ratings.settings_timeline import rating_settings
 
-    return dict(rating_settings(ladder))
+    return {name: "" if value is None else value for name, value in rating_settings(ladder).items()}  # no RD floor
 
 
 def test_a_rerate_equals_a_ladder_that_always_had_the_new_settings(moderator):

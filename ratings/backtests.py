@@ -1,0 +1,247 @@
+"""How well a ladder's ratings predict its own results: a backtest of its confirmed history (issue 17).
+
+A ``Backtest`` reads the ladder's rated history read-only, in rating order, and hands it to
+``ratings.backtest`` through the very functions ``python -m ratings.backtest`` calls
+(``split_index``, ``backtest_report``, ``tune_report``): the admin and the command line
+are one code path. Three reports go into ``Backtest.result``:
+
+- ``current``: the ladder's own engine and constants, with the baselines (Elo K=32, always
+  50%), the reliability bins and the rating bands;
+- ``tuning``: every engine tuned on the earlier part of the history, scored on the last 20%;
+- ``recommended``: the tuner's choice replayed like ``current``, for its reliability bins;
+
+and ``recommended_settings``, the choice as the ladder's own rating fields, which the
+"Change rating settings" page takes prefilled. The package scores 1 v 1 games only: team
+and free-for-all games are counted in ``game_types`` as not scored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from ladder.models import Ladder, Participant
+from ratings.backtest.data import DataError, Match, split_index
+from ratings.backtest.run import backtest_report, tune_report
+from ratings.engines import Params
+from ratings.models import Backtest, BacktestStatus
+
+logger = logging.getLogger(__name__)
+
+ONE_V_ONE, TEAMS, FREE_FOR_ALL = "one_v_one", "teams", "free_for_all"
+GAME_TYPE_LABELS = {ONE_V_ONE: "1 v 1", TEAMS: "Teams", FREE_FOR_ALL: "Free-for-all"}
+# Fewer scored games than this say nothing about a rating system (and cannot be split twice).
+MIN_MATCHES = 20
+TOO_FEW = (
+    "Only {n} rated 1 v 1 games: a backtest needs at least {minimum}, so that the last 20% it scores "
+    "and the earlier part it learns from both hold enough games."
+)
+# The progress bar's share of each step: the tuner's replays are most of the work.
+CURRENT_DONE, TUNING_DONE = 0.05, 0.95
+PROGRESS_STEP = 0.03  # write progress when it has moved this much (every few percent)
+
+# ``Params`` field -> the ``Ladder`` field that holds it (the inverse of ``Ladder.engine_params``).
+PARAM_TO_LADDER = {
+    "sc": "rd_growth_per_day",
+    "luck_p": "luck_p",
+    "rd_max": "rd_max",
+    "c": "glicko_c",
+    "tau": "tau",
+    "k": "elo_k",
+    "initial_rd": "initial_rd",
+    "period_days": "rating_period_days",
+    "rd_min": "rd_min",
+}
+
+Progress = Callable[[float], None]
+
+
+class BacktestError(ValueError):
+    """A ladder whose history cannot be backtested; the message is shown to the moderator."""
+
+
+def game_type(layout: list[list[int]]) -> str:
+    """1 v 1 (two sides of one), teams (two sides, one of several) or free-for-all (three sides or more)."""
+    if len(layout) > 2:
+        return FREE_FOR_ALL
+    return ONE_V_ONE if all(len(side) == 1 for side in layout) else TEAMS
+
+
+def _events(ladder: Ladder) -> Iterable[tuple[datetime, list[list[int]], list[int]]]:
+    """The active match events of ``ladder`` in rating order: played-at, players by side, placements."""
+    rows = (
+        Participant.objects.filter(match__rating_event__ladder=ladder, match__rating_event__is_active=True)
+        .order_by("match__rating_event__id", "side__index", "id")
+        .values_list("match__rating_event__id", "match__played_at", "side__index", "side__placement", "player_id")
+        .iterator(chunk_size=20_000)
+    )
+    current: tuple[int, datetime, list[list[int]], list[int]] | None = None
+    for event_id, played_at, side_index, placement, player_id in rows:
+        if current is None or current[0] != event_id:
+            if current is not None:
+                yield current[1:]
+            current = (event_id, played_at, [], [])
+        layout, placements = current[2], current[3]
+        if side_index == len(layout):
+            layout.append([])
+            placements.append(placement or 0)  # a rated game's sides always have a placement
+        layout[side_index].append(player_id)
+    if current is not None:
+        yield current[1:]
+
+
+def ladder_history(ladder: Ladder) -> tuple[list[Match], dict[str, int]]:
+    """``ladder``'s rated 1 v 1 games as the package's matches, and how many games of each type.
+
+    Players are named by id. Times never go back (the package's rule, so RD never re-grows
+    over time already counted): a game rated after a later one counts at that one's time.
+    """
+    matches: list[Match] = []
+    counts = dict.fromkeys(GAME_TYPE_LABELS, 0)
+    latest = float("-inf")
+    for played_at, layout, placements in _events(ladder):
+        kind = game_type(layout)
+        counts[kind] += 1
+        if kind != ONE_V_ONE:
+            continue
+        latest = max(latest, played_at.timestamp())
+        (a,), (b,) = layout
+        score = 1.0 if placements[0] < placements[1] else 0.5 if placements[0] == placements[1] else 0.0
+        matches.append(Match(latest, str(a), str(b), score))
+    return matches, counts
+
+
+def ladder_settings_of(engine: str, params: dict[str, Any]) -> dict[str, Any]:
+    """An engine and its ``Params`` fields as the ladder's rating fields (for "Change rating settings")."""
+    fields = {field.name for field in Ladder._meta.get_fields()}
+    values: dict[str, Any] = {"engine": engine}
+    for name, value in params.items():
+        field = PARAM_TO_LADDER.get(name)
+        if field is not None and field in fields:
+            values[field] = value
+    return values
+
+
+def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -> dict[str, Any]:
+    """The backtest of ``ladder``'s history, as ``Backtest.result`` stores it; ``BacktestError`` if too short."""
+    progress = _monotone(progress)
+    matches, counts = ladder_history(ladder)
+    if len(matches) < MIN_MATCHES:
+        raise BacktestError(TOO_FEW.format(n=len(matches), minimum=MIN_MATCHES))
+    try:
+        test_start = split_index(matches)
+        current = backtest_report(matches, ladder.engine, ladder.engine_params(), test_start)
+        progress(CURRENT_DONE)
+        with _may_start_processes():
+            tuning = tune_report(
+                matches,
+                test_start,
+                progress=lambda done, total: progress(
+                    CURRENT_DONE + (TUNING_DONE - CURRENT_DONE) * done / max(total, 1)
+                ),
+            )
+        recommended = backtest_report(matches, tuning["engine"], Params(**tuning["params"]), test_start)
+    except DataError as error:
+        raise BacktestError(str(error)) from None
+    progress(1.0)
+    return {
+        "game_types": {
+            kind: {"label": GAME_TYPE_LABELS[kind], "games": count, "scored": kind == ONE_V_ONE}
+            for kind, count in counts.items()
+        },
+        "current": current,
+        "tuning": tuning,
+        "recommended": recommended,
+        "recommended_settings": ladder_settings_of(recommended["engine"], recommended["params"]),
+        "current_params": dataclasses.asdict(ladder.engine_params()),
+    }
+
+
+@contextlib.contextmanager
+def _may_start_processes() -> Iterator[None]:
+    """Let the tuner start its pool of processes inside a Celery worker process.
+
+    Celery's prefork workers are daemonic processes, and ``multiprocessing`` refuses to
+    start children from one ("daemonic processes are not allowed to have children"). The
+    tuner's pool is closed before ``tune_report`` returns, so no child outlives the task:
+    the flag is lifted for that call only.
+    """
+    process = multiprocessing.current_process()
+    daemon = process.daemon
+    process._config["daemon"] = False  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        process._config["daemon"] = daemon  # type: ignore[attr-defined]
+
+
+def _monotone(progress: Progress) -> Progress:
+    """``progress`` that never goes back: the tuner's total grows when it widens a grid past its edge."""
+    highest = [0.0]
+
+    def report(share: float) -> None:
+        if share > highest[0]:
+            highest[0] = share
+            progress(share)
+
+    return report
+
+
+def backtest_request(*, ladder: Ladder, requested_by: Any = None) -> Backtest:
+    """A queued backtest of ``ladder``, sent to a worker once the transaction commits."""
+    backtest = Backtest.objects.create(ladder=ladder, requested_by=requested_by)
+    transaction.on_commit(lambda: _enqueue(backtest.pk), robust=True)
+    return backtest
+
+
+def _enqueue(backtest_id: int) -> None:
+    from ratings.tasks import run_backtest_task
+
+    run_backtest_task.delay(backtest_id)
+
+
+def backtest_run(*, backtest_id: int) -> Backtest | None:
+    """Run the backtest ``backtest_id``: running with progress, then done with its result or failed with why."""
+    backtest = Backtest.objects.select_related("ladder").filter(pk=backtest_id).first()
+    if backtest is None or backtest.status in (BacktestStatus.DONE, BacktestStatus.FAILED):
+        return backtest
+    _save(backtest, status=BacktestStatus.RUNNING, progress=0.0, error="")
+    shown = [0.0]
+
+    def progress(share: float) -> None:
+        if share - shown[0] >= PROGRESS_STEP:
+            shown[0] = share
+            Backtest.objects.filter(pk=backtest.pk).update(progress=min(share, 1.0))
+
+    try:
+        result = backtest_compute(backtest.ladder, progress)
+    except BacktestError as error:
+        _save(backtest, status=BacktestStatus.FAILED, error=str(error), finished_at=timezone.now())
+        return backtest
+    except Exception as error:
+        logger.exception("backtest %s of ladder %s failed", backtest.pk, backtest.ladder_id)
+        _save(
+            backtest, status=BacktestStatus.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
+        )
+        return backtest
+    scored = result["game_types"][ONE_V_ONE]["games"]
+    _save(backtest, status=BacktestStatus.DONE, progress=1.0, matches=scored, result=result, finished_at=timezone.now())
+    return backtest
+
+
+def _save(backtest: Backtest, **fields: Any) -> None:
+    for name, value in fields.items():
+        setattr(backtest, name, value)
+    backtest.save(update_fields=list(fields))
+
+
+def latest_backtest(*, ladder: Ladder) -> Backtest | None:
+    return Backtest.objects.filter(ladder=ladder).order_by("-created_at", "-pk").first()

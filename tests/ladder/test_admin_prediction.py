@@ -1,0 +1,127 @@
+"""The ladder admin's "Prediction quality" page (issue 17 item 4)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from django.urls import reverse
+
+from ladder.admin_prediction import ALREADY_RUNNING, reliability_svg
+from ratings.backtests import backtest_run
+from ratings.models import Backtest, BacktestStatus
+from tests.factories import LadderFactory
+from tests.ratings.test_backtests_service import play
+
+pytestmark = pytest.mark.django_db
+
+
+def page_url(ladder) -> str:
+    return reverse("admin:ladder_ladder_prediction_quality", args=[ladder.pk])
+
+
+@pytest.fixture
+def backtested(moderator):
+    """A ladder with 40 rated games and a finished backtest of them."""
+    ladder = LadderFactory(engine="tgr", rd_growth_per_day=20.0)
+    play(ladder, moderator, games=40)
+    backtest = Backtest.objects.create(ladder=ladder, requested_by=moderator)
+    backtest_run(backtest_id=backtest.pk)
+    backtest.refresh_from_db()
+    assert backtest.status == BacktestStatus.DONE, backtest.error
+    return ladder
+
+
+@pytest.mark.parametrize("who", ["moderator_client", "root_client"])
+def test_the_page_shows_the_metrics_table_and_a_reliability_diagram(request, who, backtested):
+    client = request.getfixturevalue(who)
+
+    page = client.get(page_url(backtested))
+
+    assert page.status_code == 200
+    text = page.text
+    for row in ("This ladder&#x27;s settings (TGR)", "Recommended:", "Elo K=32 (baseline)", "Always 50% (baseline)"):
+        assert row in text
+    assert "Log-loss" in text and "Calibration error (ECE)" in text and "Brier" in text
+    svg = re.search(r"<svg viewBox.*?</svg>", text, re.S)
+    assert svg is not None
+    assert 'role="img"' in svg.group() and "<title id=" in svg.group() and "<desc id=" in svg.group()
+    assert "Predicted chance that a player wins" in svg.group() and "<circle" in svg.group()
+    assert "What the terms mean" in text and 'http-equiv="refresh"' not in text
+    assert 'id="apply-link"' in text
+
+
+def test_the_change_form_links_to_the_page(moderator_client, ladder):
+    page = moderator_client.get(reverse("admin:ladder_ladder_change", args=[ladder.pk]))
+
+    assert page_url(ladder) in page.text
+
+
+def test_the_run_button_queues_a_backtest_and_the_page_follows_it(moderator_client, moderator, ladder):
+    before = moderator_client.get(page_url(ladder))
+
+    response = moderator_client.post(page_url(ladder), {"_run": "Run a backtest now"})
+
+    assert "No backtest has been run" in before.text
+    assert response.status_code == 302
+    backtest = Backtest.objects.get(ladder=ladder)
+    assert backtest.requested_by == moderator and backtest.status == BacktestStatus.QUEUED
+    Backtest.objects.filter(pk=backtest.pk).update(status=BacktestStatus.RUNNING, progress=0.42)
+    following = moderator_client.get(page_url(ladder))
+    assert 'http-equiv="refresh"' in following.text and "42%" in following.text
+    assert '<progress id="backtest-progress" max="1" value="0.42"' in following.text
+
+
+def test_a_second_run_while_one_is_under_way_is_refused(moderator_client, moderator, ladder):
+    Backtest.objects.create(ladder=ladder, requested_by=moderator)
+
+    response = moderator_client.post(page_url(ladder), {"_run": "Run a backtest now"}, follow=True)
+
+    assert Backtest.objects.filter(ladder=ladder).count() == 1
+    assert ALREADY_RUNNING in response.text
+
+
+def test_a_failed_backtest_says_why(moderator_client, ladder):
+    Backtest.objects.create(ladder=ladder, status=BacktestStatus.FAILED, error="Only 3 rated 1 v 1 games")
+
+    assert "Only 3 rated 1 v 1 games" in moderator_client.get(page_url(ladder)).text
+
+
+def test_a_player_cannot_open_the_page(player_client, ladder):
+    response = player_client.get(page_url(ladder))
+
+    assert response.status_code in (302, 403)
+    assert not Backtest.objects.exists()
+
+
+def test_the_apply_link_opens_the_settings_page_prefilled_with_the_recommendation(moderator_client, backtested):
+    result = Backtest.objects.get(ladder=backtested).result
+    recommended = result["recommended_settings"]
+    page = moderator_client.get(page_url(backtested))
+    link = unescape(re.search(r'id="apply-link" href="([^"]+)"', page.text).group(1))
+
+    settings_page = moderator_client.get(link)
+
+    assert link.startswith(reverse("admin:ladder_ladder_rating_settings", args=[backtested.pk]))
+    form = settings_page.context["form"]
+    assert form["engine"].value() == recommended["engine"]
+    assert float(form["rd_growth_per_day"].value()) == recommended["rd_growth_per_day"]
+    assert float(form["initial_rd"].value()) == recommended["initial_rd"]
+    assert form["mode"].value() == "rerate"
+    assert 'id="prefilled"' in settings_page.text
+
+
+def test_the_settings_page_without_a_prefill_shows_the_ladder_s_values(moderator_client, ladder):
+    page = moderator_client.get(reverse("admin:ladder_ladder_rating_settings", args=[ladder.pk]))
+
+    assert float(page.context["form"]["elo_k"].value()) == ladder.elo_k
+    assert 'id="prefilled"' not in page.text
+
+
+def test_the_diagram_names_its_series_in_words():
+    bins = [{"low": 0.6, "high": 0.7, "predicted": 0.65, "observed": 0.5, "n": 12}]
+
+    svg = reliability_svg([("Ours", bins)])
+
+    assert "Ours: predicted 65%, won 50% of 12 games." in svg

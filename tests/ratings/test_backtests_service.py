@@ -1,0 +1,143 @@
+"""A ladder's backtest (issue 17 items 1 and 4): its confirmed history through the package's own code path."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from ladder.services import ladder_join
+from ladder.services import matches as svc
+from ladder.services.matches import SideInput
+from ladder.services.moderation import match_void
+from ratings.backtest.data import Match, split_index
+from ratings.backtest.run import backtest_report, tune_report
+from ratings.backtests import MIN_MATCHES, backtest_compute, backtest_request, ladder_history
+from ratings.engines import Params
+from ratings.models import Backtest, BacktestStatus
+from tests.factories import LadderFactory, bulk_users
+
+pytestmark = pytest.mark.django_db
+
+
+def play(ladder, moderator, *, games: int, seed: str = "bt") -> list[tuple]:
+    """``games`` rated 1 v 1 results an hour or more apart (a fifth reported, then confirmed), and a void.
+
+    Returns the expected replay: (played-at seconds, winner id, loser id, a's score) in rating order.
+    """
+    rng = random.Random(seed)
+    users = bulk_users(f"{ladder.pk}-{seed}-", 6)
+    strength = {user.pk: rng.gauss(0, 1) for user in users}
+    clock = timezone.now() - timedelta(days=games)
+    for user in users:
+        ladder_join(ladder=ladder, player=user, now=clock - timedelta(days=1))
+    played = []
+    for index in range(games):
+        clock += timedelta(hours=rng.choice([1, 5, 20]))
+        a, b = rng.sample(users, 2)
+        a_wins = rng.random() < 1 / (1 + 10 ** (strength[b.pk] - strength[a.pk]))
+        placements = (1, 2) if a_wins else (2, 1)
+        sides = [SideInput([a], placements[0]), SideInput([b], placements[1])]
+        if index % 5 == 0:  # the loser confirms an hour later: rated then, at its played-at time
+            match = svc.match_report(ladder=ladder, reporter=a, sides=sides, played_at=clock, now=clock)
+            svc.match_confirm(match=match, user=b, now=clock + timedelta(minutes=1))
+        else:
+            match = svc.match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=clock, now=clock)
+        played.append((clock.timestamp(), str(a.pk), str(b.pk), 1.0 if a_wins else 0.0, match))
+    if len(played) > 7:  # a void game is no longer history
+        match_void(match=played.pop(7)[4], moderator=moderator, reason="duplicate report")
+    return [row[:4] for row in played]
+
+
+def test_the_history_is_the_rated_one_v_one_games_in_rating_order(moderator):
+    ladder = LadderFactory()
+    played = play(ladder, moderator, games=30)
+
+    matches, counts = ladder_history(ladder)
+
+    assert [tuple(match) for match in matches] == played
+    assert counts == {"one_v_one": 29, "teams": 0, "free_for_all": 0}
+
+
+def test_the_service_scores_exactly_what_the_package_scores_on_the_same_results(moderator):
+    ladder = LadderFactory(engine="tgr", rd_growth_per_day=5.0, luck_p=1.0)
+    played = play(ladder, moderator, games=60)
+    matches = [Match(*row) for row in played]
+    test_start = split_index(matches)
+    shares: list[float] = []
+
+    result = backtest_compute(ladder, shares.append)
+
+    direct = backtest_report(matches, "tgr", Params(sc=5.0, luck_p=1.0), test_start)
+    tuned = tune_report(matches, test_start)
+    assert result["current"]["metrics"] == direct["metrics"]
+    assert result["current"]["reliability"] == direct["reliability"]
+    assert result["current"]["baselines"] == direct["baselines"]
+    assert result["tuning"]["engine"] == tuned["engine"] and result["tuning"]["metrics"] == tuned["metrics"]
+    # The tuner may score its choice vectorised: the same numbers up to the last bits.
+    assert result["recommended"]["metrics"] == pytest.approx(tuned["metrics"], rel=1e-9)
+    settings = result["recommended_settings"]
+    assert settings["engine"] == tuned["engine"]
+    assert settings["initial_rd"] == tuned["params"]["initial_rd"]
+    assert settings["rd_growth_per_day"] == tuned["params"]["sc"] and settings["elo_k"] == tuned["params"]["k"]
+    assert result["game_types"]["one_v_one"]["games"] == 59
+    assert shares == sorted(shares) and shares[-1] == 1.0 and len(shares) > 5
+
+
+def test_the_task_runs_a_requested_backtest_to_done(moderator, celery_eager, django_capture_on_commit_callbacks):
+    ladder = LadderFactory()
+    play(ladder, moderator, games=40)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        backtest = backtest_request(ladder=ladder, requested_by=moderator)
+
+    backtest.refresh_from_db()
+    assert backtest.status == BacktestStatus.DONE, backtest.error
+    assert backtest.progress == 1.0 and backtest.matches == 39 and backtest.finished_at is not None
+    assert set(backtest.result["current"]["metrics"]) == {"log_loss", "brier", "accuracy", "ece", "n"}
+
+
+def test_a_ladder_with_too_few_games_fails_with_a_reason(moderator, celery_eager, django_capture_on_commit_callbacks):
+    ladder = LadderFactory()
+    play(ladder, moderator, games=MIN_MATCHES - 5)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        backtest = backtest_request(ladder=ladder)
+
+    backtest.refresh_from_db()
+    assert backtest.status == BacktestStatus.FAILED
+    assert f"at least {MIN_MATCHES}" in backtest.error and backtest.result is None
+
+
+def test_team_and_free_for_all_games_are_counted_as_not_scored(moderator):
+    ladder = LadderFactory(allow_teams=True, allow_free_for_all=True, max_players=4)
+    play(ladder, moderator, games=3)
+    users = bulk_users("teams-", 4)
+    for user in users:
+        ladder_join(ladder=ladder, player=user, now=timezone.now() - timedelta(days=1))
+    now = timezone.now()
+    team = [SideInput(users[:2], 1), SideInput(users[2:], 2)]
+    ffa = [SideInput([user], place) for place, user in enumerate(users[:3], start=1)]
+    svc.match_report(ladder=ladder, reporter=moderator, sides=team, played_at=now, now=now)
+    svc.match_report(ladder=ladder, reporter=moderator, sides=ffa, played_at=now, now=now)
+
+    matches, counts = ladder_history(ladder)
+
+    assert counts == {"one_v_one": 3, "teams": 1, "free_for_all": 1} and len(matches) == 3
+    assert not Backtest.objects.exists()
+
+
+def test_the_tuner_runs_inside_a_daemonic_worker_process(moderator, monkeypatch):
+    """Celery's prefork workers are daemonic, and ``multiprocessing`` starts no child from one."""
+    import multiprocessing
+
+    ladder = LadderFactory()
+    play(ladder, moderator, games=30)
+    process = multiprocessing.current_process()
+    monkeypatch.setitem(process._config, "daemon", True)
+
+    result = backtest_compute(ladder)
+
+    assert result["tuning"]["engines"] and process.daemon

@@ -1,0 +1,78 @@
+"""What the engines accept and return at their edges (issue 17's "Also found").
+
+A game dated before a player's clock leaves the clock where it is, so idle time already
+counted is never counted twice (docs/rules.md §1); a placement is any integral number.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ratings.engines import ENGINES, Params, RatingState, get_engine
+
+DAY = 86_400.0
+LAYOUTS = {"1v1": [1, 1], "teams": [2, 2], "uneven": [1, 3], "free-for-all": [1, 1, 1], "three teams": [2, 2, 1]}
+
+
+def players(sizes: list[int], as_of: float) -> list[list[RatingState]]:
+    rating = iter(range(1400, 1800, 37))
+    return [[RatingState(float(next(rating)), 80.0, 0.06, as_of) for _ in range(size)] for size in sizes]
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_a_game_dated_before_a_players_clock_leaves_the_clock_where_it_is(name, layout):
+    engine = get_engine(name)
+    sides = players(LAYOUTS[layout], 10 * DAY)  # every clock at day 10, by a later game or write-back
+    placements = list(range(1, len(sides) + 1))
+
+    result = engine.rate(sides, placements, 5 * DAY)  # a result from day 5, confirmed late
+
+    for side, outcomes in zip(sides, result.sides, strict=True):
+        for before, outcome in zip(side, outcomes, strict=True):
+            assert outcome.rd_as_of == 10 * DAY
+            assert outcome.rd_at_game == before.rd  # no growth back in time
+            # No idle time is counted twice: at day 10 the new RD has not grown at all.
+            assert engine.rd_at(outcome.after, 10 * DAY) == outcome.rd
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_a_game_after_the_clock_moves_it_to_the_game(name):
+    sides = players([1, 2], 3 * DAY)
+    result = get_engine(name).rate(sides, [2, 1], 5 * DAY)
+    assert {outcome.rd_as_of for side in result.sides for outcome in side} == {5 * DAY}
+
+
+INTEGRAL = {
+    "NumPy int64": [np.int64(1), np.int64(2)],
+    "NumPy int32": [np.int32(2), np.int32(1)],
+    "floats": [1.0, 2.0],
+    "NumPy float64": [np.float64(1.0), np.float64(1.0)],
+}
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+@pytest.mark.parametrize("kind", list(INTEGRAL))
+@pytest.mark.parametrize("sizes", [[1, 1], [2, 3], [1, 1, 1]])
+def test_integral_placements_of_any_type_rate_as_plain_ints(name, kind, sizes):
+    engine = get_engine(name, Params())
+    sides = players(sizes, 0.0)
+    given = (INTEGRAL[kind] + [3])[: len(sizes)]
+    plain = [int(place) for place in given]
+
+    assert engine.rate(sides, given, DAY) == engine.rate(sides, plain, DAY)
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+@pytest.mark.parametrize(
+    "bad", [1.5, True, math.nan, math.inf, 0, 0.0, -1, "1", None, np.float64(1.5), np.bool_(True)], ids=repr
+)
+@pytest.mark.parametrize("sizes", [[1, 1], [2, 2, 1]])
+def test_a_placement_that_is_not_a_whole_number_of_at_least_1_is_refused(name, bad, sizes):
+    sides = players(sizes, 0.0)
+    placements = [bad, *range(2, len(sizes) + 1)]
+    with pytest.raises(ValueError, match=r"placements\[0\] must be a whole number of at least 1, got "):
+        get_engine(name).rate(sides, placements, DAY)
