@@ -77,7 +77,7 @@ def test_four_players_form_a_two_v_two_ready_report_and_confirm(new_page, ladder
     reporter.get_by_role("link", name="Go to the match").click()
     expect(reporter.get_by_role("heading", name="How did it go?")).to_be_visible()
     axe_check(reporter)  # the match page on a phone
-    reporter.get_by_role("button", name="I won").click()
+    reporter.get_by_role("button", name="We won").click()  # a team reports as a team
     expect(reporter.get_by_text("Result reported.")).to_be_visible()
 
     confirmer = pages[rival]
