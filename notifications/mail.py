@@ -159,8 +159,14 @@ def mails_send_pending(*, now: datetime | None = None, batch: int = BATCH, max_b
 def _digest_one(user_id: int, *, now: datetime, cap: int) -> int:
     """Mail one user's digest rows as one mail; returns how many rows it listed."""
     with transaction.atomic():
-        rows = _locked(Notification.objects.filter(recipient_id=user_id, email_status=EmailStatus.DIGEST))
-        held = list(rows.order_by("-created_at", "-id"))
+        # The recipient's row is the digest's lock: rows locked one by one with SKIP LOCKED
+        # could be split between two runs, each mailing part of one player's digest.
+        # FOR NO KEY UPDATE leaves new notifications for the player free to be inserted.
+        claimed = User.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=user_id)
+        if not claimed.values_list("pk", flat=True):
+            return 0  # another run is mailing this player's digest now
+        rows = Notification.objects.filter(recipient_id=user_id, email_status=EmailStatus.DIGEST)
+        held = list(rows.select_for_update(of=("self",)).order_by("-created_at", "-id"))
         if not held:
             return 0  # another run holds them, or sent them already
         modes = preferences.modes_for([user_id])[user_id]
