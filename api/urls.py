@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 from drf_spectacular.views import SpectacularJSONAPIView
 
 from api.views import comments, jobs, ladders, lifecycle, matches, notifications, parties, players, queue, series
@@ -30,6 +30,8 @@ register_converter(UsernameConverter, "username")
 register_converter(DateConverter, "isodate")
 
 urlpatterns = [
+    path("", include("api.urls_seasons")),
+    path("", include("api.urls_details")),
     path("schema/", SpectacularJSONAPIView.as_view(), name="schema"),
     path("me/", players.MeView.as_view(), name="me"),
     path("ladders/", ladders.LadderListView.as_view(), name="ladders"),

@@ -66,6 +66,8 @@ INSTALLED_APPS = [
     "matchmaking",
     "api",
     "webhooks",
+    "seasons",
+    "details",
 ]
 
 MIDDLEWARE = [

@@ -18,6 +18,8 @@ urlpatterns = [
     path("ladders/", include("ladder.urls")),
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),
+    path("", include("seasons.urls")),
+    path("", include("details.urls")),
     path("notifications/bell/", ladder_header.bell, name="header_counts"),
     path("notifications/", include("notifications.urls")),
     path("accounts/tokens/", api_web.tokens, name="api_tokens"),

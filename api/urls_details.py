@@ -1,0 +1,5 @@
+"""API routes of details (included by api/urls.py)."""
+
+from __future__ import annotations
+
+urlpatterns: list = []

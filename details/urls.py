@@ -1,0 +1,9 @@
+"""Pages of details."""
+
+from __future__ import annotations
+
+from django.urls import path  # noqa: F401
+
+app_name = "details"
+
+urlpatterns: list = []

@@ -1,0 +1,9 @@
+"""Pages of seasons."""
+
+from __future__ import annotations
+
+from django.urls import path  # noqa: F401
+
+app_name = "seasons"
+
+urlpatterns: list = []
