@@ -31,7 +31,7 @@ register_converter(DateConverter, "isodate")
 
 urlpatterns = [
     path("", include("api.urls_seasons")),
-    path("", include("api.urls_details")),
+    path("", include("api.urls_stats")),
     path("schema/", SpectacularJSONAPIView.as_view(), name="schema"),
     path("me/", players.MeView.as_view(), name="me"),
     path("ladders/", ladders.LadderListView.as_view(), name="ladders"),

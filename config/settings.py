@@ -67,7 +67,7 @@ INSTALLED_APPS = [
     "api",
     "webhooks",
     "seasons",
-    "details",
+    "stats",
 ]
 
 MIDDLEWARE = [

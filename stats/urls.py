@@ -1,9 +1,9 @@
-"""Pages of details."""
+"""Pages of stats."""
 
 from __future__ import annotations
 
 from django.urls import path  # noqa: F401
 
-app_name = "details"
+app_name = "stats"
 
 urlpatterns: list = []

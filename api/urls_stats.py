@@ -1,4 +1,4 @@
-"""API routes of details (included by api/urls.py)."""
+"""API routes of stats (included by api/urls.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class StatsConfig(AppConfig):
+    name = "stats"
+    verbose_name = "Statistics and head-to-head records"

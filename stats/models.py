@@ -1,0 +1,3 @@
+"""Aggregates kept as matches are rated: win rates per match-field value and head-to-head records."""
+
+from __future__ import annotations
