@@ -25,6 +25,7 @@ from ladder import (
 from ladder.admin_queue_formats import QueueFormatsField
 from ladder.forms_moderation import CorrectionForm, ReasonForm
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
+from ladder.models.ladder import NEW_LADDER_SETTINGS
 from ladder.selectors.matches import match_summaries, matches_with_details, side_outcome
 from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
 from ladder.services.nightly import ladder_nightly, local_midnight
@@ -84,7 +85,10 @@ class LadderAdmin(admin.ModelAdmin):
             "Timed Glicko (TGR)",
             {
                 "fields": ("rd_growth_per_day", "luck_p"),
-                "description": "Used when the engine is Timed Glicko.",
+                "description": "Used when the engine is Timed Glicko. A new ladder starts from SC 2.5, P 1 and an "
+                "RD floor of 50, the values that predicted real tennis and football results best; the rules' "
+                "SC 20 and P 0.9 were chosen for a daily, luck-heavy Pokémon ladder. A ladder's Prediction quality "
+                "page tunes them on its own games.",
             },
         ),
         (
@@ -155,6 +159,10 @@ class LadderAdmin(admin.ModelAdmin):
         ),
         ("Record", {"fields": ("created_at", "updated_at"), "classes": ("collapse",)}),
     )
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        """A new ladder starts from the settings backtests of real results support (``NEW_LADDER_SETTINGS``)."""
+        return {**NEW_LADDER_SETTINGS, **super().get_changeform_initial_data(request)}
 
     def get_readonly_fields(self, request: HttpRequest, obj: Ladder | None = None) -> tuple[str, ...]:
         """Rating settings are read-only once games are rated: "Change rating settings" changes them, on record."""

@@ -82,11 +82,17 @@ def _report(ladder: Ladder, backtest: Backtest) -> dict[str, Any]:
         _row("Elo K=32 (baseline)", baselines["elo_k32"], "baseline"),
         _row("Always 50% (baseline)", baselines["always_50"], "baseline"),
     ]
+    if "glicko2_package" in baselines:  # backtests from before the package baseline lack it
+        rows.insert(-1, _row("The glicko2 package (baseline)", baselines["glicko2_package"], "baseline"))
+    if "calibrated" in recommended:
+        slope = recommended["calibration"]["slope"]
+        rows.insert(2, _row(f"Recommended, recalibrated (slope {slope:.2f})", recommended["calibrated"], "calibrated"))
     settings = result["recommended_settings"]
     return {
         "rows": rows,
         "split": current["split"],
         "game_types": list(result["game_types"].values()),
+        "by_type": _by_type(result),
         "diagram": reliability_svg(
             [
                 (f"This ladder's settings ({_engine(current['engine'])})", current["reliability"]),
@@ -97,6 +103,16 @@ def _report(ladder: Ladder, backtest: Backtest) -> dict[str, Any]:
         "apply_url": apply_url(ladder, settings),
         "is_better": recommended["metrics"]["log_loss"] < current["metrics"]["log_loss"],
     }
+
+
+def _by_type(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Log-loss and calibration per game type, this ladder's settings against the recommendation."""
+    current, recommended = result["current"].get("by_type", {}), result["recommended"].get("by_type", {})
+    return [
+        {"label": info["label"], "games": info["games"], "current": current[kind], "recommended": recommended.get(kind)}
+        for kind, info in result["game_types"].items()
+        if kind in current
+    ]
 
 
 def _row(name: str, report: dict[str, Any], kind: str) -> dict[str, Any]:

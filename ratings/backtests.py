@@ -11,8 +11,9 @@ are one code path. Three reports go into ``Backtest.result``:
 - ``recommended``: the tuner's choice replayed like ``current``, for its reliability bins;
 
 and ``recommended_settings``, the choice as the ladder's own rating fields, which the
-"Change rating settings" page takes prefilled. The package scores 1 v 1 games only: team
-and free-for-all games are counted in ``game_types`` as not scored.
+"Change rating settings" page takes prefilled. Every game type is scored (``games.by_type``:
+the last 20% of all the ladder's games, for ``current`` and ``recommended`` under
+``by_type``); the tuner learns from the 1 v 1 games, whose predictions a CSV holds too.
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ from django.utils import timezone
 
 from ladder.models import Ladder, Participant
 from ratings.backtest.data import DataError, Match, split_index
+from ratings.backtest.games import FREE_FOR_ALL, ONE_V_ONE, TEAMS, Game, by_type, game_type
 from ratings.backtest.run import backtest_report, tune_report
 from ratings.engines import Params
 from ratings.models import Backtest, BacktestStatus
 
 logger = logging.getLogger(__name__)
 
-ONE_V_ONE, TEAMS, FREE_FOR_ALL = "one_v_one", "teams", "free_for_all"
 GAME_TYPE_LABELS = {ONE_V_ONE: "1 v 1", TEAMS: "Teams", FREE_FOR_ALL: "Free-for-all"}
 # Fewer scored games than this say nothing about a rating system (and cannot be split twice).
 MIN_MATCHES = 20
@@ -68,13 +69,6 @@ class BacktestError(ValueError):
     """A ladder whose history cannot be backtested; the message is shown to the moderator."""
 
 
-def game_type(layout: list[list[int]]) -> str:
-    """1 v 1 (two sides of one), teams (two sides, one of several) or free-for-all (three sides or more)."""
-    if len(layout) > 2:
-        return FREE_FOR_ALL
-    return ONE_V_ONE if all(len(side) == 1 for side in layout) else TEAMS
-
-
 def _events(ladder: Ladder) -> Iterable[tuple[datetime, list[list[int]], list[int]]]:
     """The active match events of ``ladder`` in rating order: played-at, players by side, placements."""
     rows = (
@@ -98,24 +92,36 @@ def _events(ladder: Ladder) -> Iterable[tuple[datetime, list[list[int]], list[in
         yield current[1:]
 
 
-def ladder_history(ladder: Ladder) -> tuple[list[Match], dict[str, int]]:
-    """``ladder``'s rated 1 v 1 games as the package's matches, and how many games of each type.
+def ladder_games(ladder: Ladder) -> list[Game]:
+    """``ladder``'s rated games of every type in rating order, players named by id.
 
-    Players are named by id. Times never go back (the package's rule, so RD never re-grows
-    over time already counted): a game rated after a later one counts at that one's time.
+    Times never go back (the package's rule, so RD never re-grows over time already
+    counted): a game rated after a later one counts at that one's time.
     """
-    matches: list[Match] = []
-    counts = dict.fromkeys(GAME_TYPE_LABELS, 0)
+    games: list[Game] = []
     latest = float("-inf")
     for played_at, layout, placements in _events(ladder):
-        kind = game_type(layout)
-        counts[kind] += 1
-        if kind != ONE_V_ONE:
-            continue
         latest = max(latest, played_at.timestamp())
-        (a,), (b,) = layout
-        score = 1.0 if placements[0] < placements[1] else 0.5 if placements[0] == placements[1] else 0.0
-        matches.append(Match(latest, str(a), str(b), score))
+        games.append(Game(latest, tuple(tuple(str(p) for p in side) for side in layout), tuple(placements)))
+    return games
+
+
+def ladder_history(ladder: Ladder) -> tuple[list[Match], dict[str, int]]:
+    """``ladder``'s rated 1 v 1 games as the package's matches, and how many games of each type."""
+    return one_v_one(ladder_games(ladder))
+
+
+def one_v_one(games: list[Game]) -> tuple[list[Match], dict[str, int]]:
+    """The 1 v 1 games of ``games`` as matches, and how many games of each type."""
+    matches: list[Match] = []
+    counts = dict.fromkeys(GAME_TYPE_LABELS, 0)
+    for at, sides, placements in games:
+        kind = game_type(sides)
+        counts[kind] += 1
+        if kind == ONE_V_ONE:
+            (a,), (b,) = sides
+            score = 1.0 if placements[0] < placements[1] else 0.5 if placements[0] == placements[1] else 0.0
+            matches.append(Match(at, a, b, score))
     return matches, counts
 
 
@@ -133,7 +139,8 @@ def ladder_settings_of(engine: str, params: dict[str, Any]) -> dict[str, Any]:
 def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -> dict[str, Any]:
     """The backtest of ``ladder``'s history, as ``Backtest.result`` stores it; ``BacktestError`` if too short."""
     progress = _monotone(progress)
-    matches, counts = ladder_history(ladder)
+    games = ladder_games(ladder)
+    matches, counts = one_v_one(games)
     if len(matches) < MIN_MATCHES:
         raise BacktestError(TOO_FEW.format(n=len(matches), minimum=MIN_MATCHES))
     try:
@@ -149,12 +156,14 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
                 ),
             )
         recommended = backtest_report(matches, tuning["engine"], Params(**tuning["params"]), test_start)
+        current["by_type"] = by_type(games, ladder.engine, ladder.engine_params())
+        recommended["by_type"] = by_type(games, recommended["engine"], Params(**recommended["params"]))
     except DataError as error:
         raise BacktestError(str(error)) from None
     progress(1.0)
     return {
         "game_types": {
-            kind: {"label": GAME_TYPE_LABELS[kind], "games": count, "scored": kind == ONE_V_ONE}
+            kind: {"label": GAME_TYPE_LABELS[kind], "games": count, "scored": count > 0, "tuned": kind == ONE_V_ONE}
             for kind, count in counts.items()
         },
         "current": current,

@@ -33,6 +33,11 @@ MAX_PLAYERS_PER_MATCH = MAX_PLAYERS  # the engines' limit, every side counted
 # Luck P's bounds as messages write them: "5/6 (0.8334)", the lowest four-decimal value allowed.
 LUCK_P_MIN_SHOWN = f"{LUCK_P_MIN_TEXT} ({math.ceil(LUCK_P_MIN * 10_000) / 10_000:g})"
 SNAPSHOT_SIZE_MAX = 100_000
+# What a new ladder made in the admin starts from: the values tuned TGR chose on both shared
+# datasets of real results, tennis and football (docs/backtests.md, "Defaults for new ladders").
+# The fields' own defaults stay the seed's (SC 20, P 0.9, no floor: docs/rules.md §1), which
+# existing ladders and their exact replays rely on.
+NEW_LADDER_SETTINGS = {"rd_growth_per_day": 2.5, "luck_p": 1.0, "rd_min": 50.0}
 
 
 def validate_time_zone(value: str) -> None:

@@ -70,12 +70,15 @@ def _date(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).date().isoformat()
 
 
-def _row(name: str, row: dict[str, Any], versus: str | None = None) -> str:
+VERSUS = ("elo_k32", "glicko2_package")
+
+
+def _row(name: str, row: dict[str, Any], versus: Sequence[str] = ()) -> str:
     m = row["metrics"]
     text = f"{name:<22} {m['log_loss']:>8.4f} {m['brier']:>7.4f} {m['accuracy']:>8.4f} {m['ece']:>7.4f} {m['n']:>8}"
-    if versus is not None:
-        difference = row["log_loss_minus"][versus]
-        mark = " *" if difference["significant"] else ""
+    for baseline in versus:
+        difference = row["log_loss_minus"][baseline]
+        mark = " *" if difference["significant"] else "  "
         text += f"   {difference['mean']:+.4f} ± {2 * difference['se']:.4f}{mark}"
     return text
 
@@ -85,12 +88,20 @@ def _table(report: dict[str, Any]) -> list[str]:
     lines = [
         f"{split['matches']:,} matches: trained on {split['train']:,}, "
         f"scored on {split['test']:,} from {_date(split['test_from_utc_seconds'])}",
-        f"{'predictor':<22} {'log-loss':>8} {'Brier':>7} {'accuracy':>8} {'ECE':>7} {'n':>8}   vs Elo K=32 (± 2 SE)",
+        f"{'predictor':<22} {'log-loss':>8} {'Brier':>7} {'accuracy':>8} {'ECE':>7} {'n':>8}"
+        "   vs Elo K=32 (± 2 SE)      vs glicko2 package",
     ]
     rows = report.get("engines") or [report]
-    lines += [_row(row["engine"], row, "elo_k32") for row in rows]
+    lines += [_row(row["engine"], row, VERSUS) for row in rows]
+    lines += [_row(f"{row['engine']} calibrated", row["calibrated"], VERSUS) for row in rows if "calibrated" in row]
     lines += [_row(name, row) for name, row in report["baselines"].items()]
     lines.append("* the margin is larger than twice its paired standard error")
+    lines += [
+        f"calibration of {row['engine']} (fitted on the validation slice): "
+        f"slope {row['calibration']['slope']:.3f}, intercept {row['calibration']['intercept']:+.3f}"
+        for row in rows
+        if "calibration" in row
+    ]
     if "bands" in report:
         lines.append(f"{report['engine']} by the favourite's rating:")
         lines += [_row(f"  {name}", {"metrics": m}) for name, m in report["bands"].items()]

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 HEADER = ("when_utc_seconds", "player_a", "player_b", "score_a")
 SCORES = {"1": 1.0, "1.0": 1.0, "0.5": 0.5, ".5": 0.5, "0": 0.0, "0.0": 0.0}
@@ -88,7 +88,14 @@ def _parse_row(row: list[str], where: str, previous_at: float | None) -> Match:
     return Match(at, player_a, player_b, SCORES[score])
 
 
-def split_index(matches: list[Match], *, test_fraction: float = 0.2) -> int:
+class Timed(Protocol):
+    """Anything replayed in time order: a ``Match`` or a ``games.Game``."""
+
+    @property
+    def at(self) -> float: ...
+
+
+def split_index(matches: Sequence[Timed], *, test_fraction: float = 0.2) -> int:
     """Where the last ``test_fraction`` of ``matches`` starts, snapped back to a change of time.
 
     Matches sharing an instant (a tennis event, a day of football) are all on one side:

@@ -1,10 +1,16 @@
 """One backtest as a plain dict: the code path the CLI prints (and a future ladder service stores).
 
-``backtest_report`` replays one engine and the two baselines and scores them on the test
-part; ``tune_report`` tunes every engine on the training part (``tune.tune``) and scores
-each engine's best set on the test part. Both return JSON-ready dicts whose ``engine``,
+``backtest_report`` replays one engine and the baselines and scores them on the test part;
+``tune_report`` tunes every engine on the training part (``tune.tune``) and scores each
+engine's best set on the test part. Both return JSON-ready dicts whose ``engine``,
 ``params`` (every ``Params`` field, so ``Params(**params)`` rebuilds it) and ``metrics``
 are the headline, and which hold the evidence next to it.
+
+Each engine is also scored *calibrated*: its predictions mapped through the
+``calibration.Calibration`` fitted on the validation slice of the training part (the
+engine's own predictions there, made before each match), under ``calibration`` and
+``calibrated``. The headline ``metrics`` stay the engine's own, which ``--engine`` and
+``--params`` reproduce.
 """
 
 from __future__ import annotations
@@ -13,13 +19,16 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from ratings.backtest.data import Match
+from ratings.backtest.calibration import fit
+from ratings.backtest.data import Match, split_index
 from ratings.backtest.metrics import by_band, metrics, paired_difference, reliability
+from ratings.backtest.package import glicko2_package
 from ratings.backtest.replay import ELO_BASELINE, Predictions, elo_baseline, half_baseline, replay_engine
 from ratings.backtest.tune import Progress, _quiet, tune
 from ratings.engines import ENGINES, Params
 
 ELO_NAME = "elo_k32"
+PACKAGE_NAME = "glicko2_package"
 HALF_NAME = "always_50"
 
 
@@ -43,9 +52,31 @@ def _predictor(predictions: Predictions, baselines: dict[str, Predictions]) -> d
 
 
 def _baselines(matches: Sequence[Match], test_start: int) -> dict[str, Predictions]:
-    """Plain Elo K=32 and always 50% on the test part (the 50% row's favourites are Elo's)."""
+    """Plain Elo K=32, the ``glicko2`` package and always 50% on the test part (50%'s favourites are Elo's)."""
     elo = elo_baseline(matches, score_from=test_start)
-    return {ELO_NAME: elo, HALF_NAME: half_baseline(elo.outcomes, elo.favourites)}
+    return {
+        ELO_NAME: elo,
+        PACKAGE_NAME: glicko2_package(matches, score_from=test_start),
+        HALF_NAME: half_baseline(elo.outcomes, elo.favourites),
+    }
+
+
+def _calibrated(
+    validation: Sequence[float],
+    validation_outcomes: Sequence[float],
+    test: Predictions,
+    baselines: dict[str, Predictions],
+) -> dict[str, Any]:
+    """The calibration fitted on the validation predictions and the test part scored through it."""
+    calibration = fit(validation, validation_outcomes)
+    mapped = Predictions(calibration.apply_all(test.probabilities), test.outcomes, test.favourites)
+    return {"calibration": calibration._asdict(), "calibrated": _predictor(mapped, baselines)}
+
+
+def _validation_outcomes(matches: Sequence[Match], test_start: int) -> tuple[int, list[float]]:
+    """Where the validation slice starts (``tune``'s own cut) and its scores."""
+    start = split_index(list(matches[:test_start]))
+    return start, [match.score_a for match in matches[start:test_start]]
 
 
 def _baseline_rows(baselines: dict[str, Predictions]) -> dict[str, Any]:
@@ -57,14 +88,18 @@ def _baseline_rows(baselines: dict[str, Predictions]) -> dict[str, Any]:
 
 
 def backtest_report(matches: Sequence[Match], engine: str, params: Params, test_start: int) -> dict[str, Any]:
-    """``engine`` under ``params`` and both baselines, scored on ``matches[test_start:]``."""
-    predictions = replay_engine(matches, engine, params, score_from=test_start)
+    """``engine`` under ``params`` and the baselines, scored on ``matches[test_start:]``."""
+    validation_start, validation_outcomes = _validation_outcomes(matches, test_start)
+    replayed = replay_engine(matches, engine, params, score_from=validation_start)
+    cut = test_start - validation_start
+    predictions = Predictions(replayed.probabilities[cut:], replayed.outcomes[cut:], replayed.favourites[cut:])
     baselines = _baselines(matches, test_start)
     probabilities, outcomes = predictions.probabilities, predictions.outcomes
     return {
         "engine": engine,
         "params": dataclasses.asdict(params),
         **_predictor(predictions, baselines),
+        **_calibrated(replayed.probabilities[:cut], validation_outcomes, predictions, baselines),
         "bands": {name: m.as_dict() for name, m in by_band(probabilities, outcomes, predictions.favourites).items()},
         "reliability": [row._asdict() for row in reliability(probabilities, outcomes)],
         "baselines": _baseline_rows(baselines),
@@ -83,6 +118,7 @@ def tune_report(
     tuned = tune(matches, test_start, engines=engines, progress=progress)
     baselines = _baselines(matches, test_start)
     outcomes = baselines[ELO_NAME].outcomes
+    _start, validation_outcomes = _validation_outcomes(matches, test_start)
     rows = []
     for result in tuned:
         predictions = Predictions(result.probabilities, outcomes, [])
@@ -93,6 +129,7 @@ def tune_report(
                 "tuned": result.params,
                 "validation": result.validation.as_dict(),
                 **_predictor(predictions, baselines),
+                **_calibrated(result.validation_probabilities, validation_outcomes, predictions, baselines),
             }
         )
     best = rows[0]
@@ -101,6 +138,8 @@ def tune_report(
         "params": best["params"],
         "metrics": best["metrics"],
         "log_loss_minus": best["log_loss_minus"],
+        "calibration": best["calibration"],
+        "calibrated": best["calibrated"],
         "engines": rows,
         "baselines": _baseline_rows(baselines),
         "split": split_summary(matches, test_start),

@@ -41,14 +41,20 @@ from ratings.engines import ENGINES, Params
 # spreads over the idle time (RD² grows by c²/period a day), so its period adds nothing a
 # wider c does not; Glicko-2's RD growth is set by σ (0.06 for a new player) per period, so
 # a longer period grows RD more slowly. Elo's k moves the rating; its RD (grown by SC)
-# only attenuates the site's win probability.
-GRIDS: dict[str, dict[str, Sequence[float]]] = {
+# only attenuates the site's win probability. ``rd_min`` is the RD floor (None: none; Lichess
+# uses 45, Showdown 25); TGR's luck P below 0.9 never helped on either dataset.
+GRIDS: dict[str, dict[str, Sequence[float | None]]] = {
     "tgr": {
         "sc": (0.625, 1.25, 2.5, 5.0, 10.0, 20.0),
-        "luck_p": (5.0 / 6.0, 0.9, 0.95, 1.0),
+        "luck_p": (0.9, 1.0),
         "initial_rd": (125.0, 175.0, 250.0, 350.0),
+        "rd_min": (None, 25.0, 50.0),
     },
-    "glicko1": {"c": (0.625, 1.25, 2.5, 5.0, 10.0, 20.0, 40.0), "initial_rd": (125.0, 175.0, 250.0, 350.0)},
+    "glicko1": {
+        "c": (0.625, 1.25, 2.5, 5.0, 10.0, 20.0, 40.0),
+        "initial_rd": (125.0, 175.0, 250.0, 350.0),
+        "rd_min": (None, 25.0, 50.0),
+    },
     "glicko2": {"tau": (0.3, 0.6, 1.0), "period_days": (1.0, 7.0, 30.0, 90.0), "initial_rd": (250.0, 350.0)},
     "elo": {"k": (8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0), "sc": (1.25, 2.5, 5.0, 20.0)},
 }
@@ -62,6 +68,7 @@ STEPS: dict[str, tuple[float, float, float]] = {
     "tau": (2.0, 0.05, 4.0),
     "period_days": (3.0, 1.0 / 24.0, 3650.0),
     "k": (1.5, 1.0, 400.0),
+    "rd_min": (2.0, 5.0, 200.0),
 }
 EXTEND = 3  # at most this many extensions of an engine's grid
 
@@ -77,49 +84,60 @@ class Candidate(NamedTuple):
 
 
 class Tuned(NamedTuple):
-    """An engine's best parameter set: its validation metrics and, once, its test predictions."""
+    """An engine's best parameter set: its validation metrics and predictions, and its test predictions.
+
+    ``validation_probabilities`` are the predictions of the validation slice, each made
+    before its match; ``calibration.fit`` learns from them, never from the test part.
+    """
 
     engine: str
     params: dict[str, Any]
     validation: Metrics
     probabilities: list[float]
+    validation_probabilities: list[float]
 
 
 class _Outcome(NamedTuple):
-    """A task's candidates and, for a vectorised one, its best candidate's test predictions."""
+    """A task's candidates and, for a vectorised one, its best candidate's predictions from the validation slice on."""
 
     candidates: list[Candidate]
     best: Candidate | None
     test: list[float]
 
 
-def grid(engine: str, grids: Mapping[str, Mapping[str, Sequence[float]]] | None = None) -> list[dict[str, Any]]:
+def grid(engine: str, grids: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None) -> list[dict[str, Any]]:
     """Every parameter set of ``engine``'s grid, as keyword arguments of ``Params``."""
     fields = (grids or GRIDS)[engine]
     return [dict(zip(fields, values, strict=True)) for values in itertools.product(*fields.values())]
 
 
-def extended(axes: dict[str, list[float]], best: dict[str, Any]) -> list[dict[str, Any]]:
+def extended(axes: dict[str, list[float | None]], best: dict[str, Any]) -> list[dict[str, Any]]:
     """New points when ``best`` sits at an open end of an axis; ``axes`` grows in place.
 
     Each extended axis gets one more step past its end, crossed with every value of the
     other axes (so the new points are a slab of the grid, not a single guess).
     """
     points: list[dict[str, Any]] = []
-    for name, values in axes.items():
-        if name not in STEPS:
+    for name, axis in axes.items():
+        if name not in STEPS:  # an axis with "none" among its values (rd_min) is not extended
             continue
+        values = [value for value in axis if value is not None]
         factor, low, high = STEPS[name]
-        added = []
+        added: list[float | None] = []
         if best[name] == max(values) and max(values) * factor <= high:
-            added.append(max(values) * factor)
+            added.append(_round(max(values) * factor))
         if best[name] == min(values) and min(values) / factor >= low:
-            added.append(min(values) / factor)
+            added.append(_round(min(values) / factor))
         for value in added:
             others = {key: (value,) if key == name else tuple(axes[key]) for key in axes}
             points += [dict(zip(others, combo, strict=True)) for combo in itertools.product(*others.values())]
-        values += added
+        axis += added
     return points
+
+
+def _round(value: float) -> float:
+    """Three significant digits: an extended axis reads 179, not 178.57142857142858."""
+    return float(f"{value:.3g}")
 
 
 _MATCHES: Sequence[Match] = ()
@@ -155,12 +173,13 @@ def _vectorised(engine: str, sets: list[dict[str, Any]], test_start: int, valida
     if engine not in vector.EXACT:  # chosen here, its test figures come from the engine itself
         return _Outcome(candidates, None, [])
     best = min(range(len(sets)), key=lambda index: scores[index].log_loss)
-    return _Outcome(candidates, candidates[best], probabilities[cut:, best].tolist())
+    return _Outcome(candidates, candidates[best], probabilities[:, best].tolist())
 
 
 def _test(task: tuple[str, dict[str, Any], int]) -> list[float]:
-    engine, params, test_start = task
-    return replay_engine(_MATCHES, engine, Params(**params), score_from=test_start).probabilities
+    """One set's predictions from the validation slice on (validation, then test)."""
+    engine, params, validation_start = task
+    return replay_engine(_MATCHES, engine, Params(**params), score_from=validation_start).probabilities
 
 
 def _quiet(done: int, total: int) -> None:
@@ -193,7 +212,7 @@ def tune(
     engines: Sequence[str] = tuple(ENGINES),
     processes: int = 2,
     progress: Progress = _quiet,
-    grids: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+    grids: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None,
     extend: int = EXTEND,
     vectorised: bool = True,
 ) -> list[Tuned]:
@@ -234,7 +253,11 @@ def tune(
         winners = sorted(best.values(), key=lambda candidate: candidate.validation.log_loss)
         scalar = [winner for winner in winners if winner.engine not in tests]
         for winner, probabilities in zip(
-            scalar, pool.map(_test, [(w.engine, w.params, test_start) for w in scalar]), strict=True
+            scalar, pool.map(_test, [(w.engine, w.params, validation_start) for w in scalar]), strict=True
         ):
             tests[winner.engine] = probabilities
-    return [Tuned(winner.engine, winner.params, winner.validation, tests[winner.engine]) for winner in winners]
+    cut = test_start - validation_start
+    return [
+        Tuned(winner.engine, winner.params, winner.validation, tests[winner.engine][cut:], tests[winner.engine][:cut])
+        for winner in winners
+    ]

@@ -34,7 +34,11 @@ def test_moderator_creates_a_ladder_in_the_admin(moderator_client):
     response = moderator_client.post(reverse("admin:ladder_ladder_add"), data)
 
     assert response.status_code == 302, response.context["adminform"].form.errors
-    assert Ladder.objects.get(slug="go").engine == "tgr"
+    go = Ladder.objects.get(slug="go")
+    assert go.engine == "tgr"
+    # the data-backed starting values (docs/backtests.md), not the fields' seed defaults
+    assert (go.rd_growth_per_day, go.luck_p, go.rd_min) == (2.5, 1.0, 50.0)
+    assert Ladder._meta.get_field("rd_growth_per_day").default == 20.0
 
 
 def test_admin_shows_the_reason_for_impossible_settings(moderator_client, ladder):

@@ -41,8 +41,17 @@ def test_the_page_shows_the_metrics_table_and_a_reliability_diagram(request, who
 
     assert page.status_code == 200
     text = page.text
-    for row in ("This ladder&#x27;s settings (TGR)", "Recommended:", "Elo K=32 (baseline)", "Always 50% (baseline)"):
+    rows = (
+        "This ladder&#x27;s settings (TGR)",
+        "Recommended:",
+        "Recommended, recalibrated (slope ",
+        "Elo K=32 (baseline)",
+        "The glicko2 package (baseline)",
+        "Always 50% (baseline)",
+    )
+    for row in rows:
         assert row in text
+    assert '<div class="module" id="by-type">' in text and '<th scope="row">1 v 1</th>' in text
     assert "Log-loss" in text and "Calibration error (ECE)" in text and "Brier" in text
     svg = re.search(r"<svg viewBox.*?</svg>", text, re.S)
     assert svg is not None

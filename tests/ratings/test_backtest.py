@@ -195,6 +195,11 @@ def test_cli_json_shape_on_the_football_sample():
     assert set(report["metrics"]) == {"log_loss", "brier", "accuracy", "ece", "n"}
     assert report["metrics"]["n"] == 2000 - split_index(parse_matches(FOOTBALL.open()))
     assert report["baselines"]["always_50"]["metrics"]["log_loss"] == pytest.approx(math.log(2))
+    assert report["baselines"]["glicko2_package"]["metrics"]["n"] == report["metrics"]["n"]
+    assert set(report["calibration"]) == {"slope", "intercept"}
+    # a ≈ home team: the fitted edge of the first-named side is positive (home advantage)
+    assert report["calibration"]["intercept"] > 0
+    assert report["calibrated"]["metrics"]["n"] == report["metrics"]["n"]
 
 
 def test_cli_tune_names_a_tuned_engine_and_train_until_moves_the_split():
@@ -204,6 +209,7 @@ def test_cli_tune_names_a_tuned_engine_and_train_until_moves_the_split():
     report = json.loads(result.stdout)
     assert report["engine"] == "elo"
     Params(**report["params"])
+    assert report["calibrated"]["log_loss_minus"]["glicko2_package"]["se"] > 0
     assert report["split"]["test_from_utc_seconds"] >= -1735689600  # 1915-01-01
     assert re.search(r"tune: (\d+)/\1 parameter sets\n$", result.stderr)  # the grid, extended where it must be
 

@@ -13,8 +13,9 @@ from ladder.services import matches as svc
 from ladder.services.matches import SideInput
 from ladder.services.moderation import match_void
 from ratings.backtest.data import Match, split_index
+from ratings.backtest.games import by_type
 from ratings.backtest.run import backtest_report, tune_report
-from ratings.backtests import MIN_MATCHES, backtest_compute, backtest_request, ladder_history
+from ratings.backtests import MIN_MATCHES, backtest_compute, backtest_request, ladder_games, ladder_history
 from ratings.engines import Params
 from ratings.models import Backtest, BacktestStatus
 from tests.factories import LadderFactory, bulk_users
@@ -111,22 +112,49 @@ def test_a_ladder_with_too_few_games_fails_with_a_reason(moderator, celery_eager
     assert f"at least {MIN_MATCHES}" in backtest.error and backtest.result is None
 
 
-def test_team_and_free_for_all_games_are_counted_as_not_scored(moderator):
+def team_and_free_for_all(ladder, moderator, *, games: int) -> None:
+    """``games`` team games (2 v 2) and as many free-for-alls of three, a day apart, after the 1 v 1 games."""
+    users = bulk_users(f"teams-{ladder.pk}-", 4)
+    clock = timezone.now() - timedelta(days=games * 2 + 2)
+    for user in users:
+        ladder_join(ladder=ladder, player=user, now=clock)
+    for index in range(games):
+        clock += timedelta(days=1)
+        team = [SideInput(users[:2], 1 + index % 2), SideInput(users[2:], 2 - index % 2)]
+        svc.match_report(ladder=ladder, reporter=moderator, sides=team, played_at=clock, now=timezone.now())
+        ffa = [SideInput([user], place) for place, user in enumerate(users[index % 2 : index % 2 + 3], start=1)]
+        svc.match_report(ladder=ladder, reporter=moderator, sides=ffa, played_at=clock, now=timezone.now())
+
+
+def test_team_and_free_for_all_games_are_read_with_their_sides_and_places(moderator):
     ladder = LadderFactory(allow_teams=True, allow_free_for_all=True, max_players=4)
     play(ladder, moderator, games=3)
-    users = bulk_users("teams-", 4)
-    for user in users:
-        ladder_join(ladder=ladder, player=user, now=timezone.now() - timedelta(days=1))
-    now = timezone.now()
-    team = [SideInput(users[:2], 1), SideInput(users[2:], 2)]
-    ffa = [SideInput([user], place) for place, user in enumerate(users[:3], start=1)]
-    svc.match_report(ladder=ladder, reporter=moderator, sides=team, played_at=now, now=now)
-    svc.match_report(ladder=ladder, reporter=moderator, sides=ffa, played_at=now, now=now)
+    team_and_free_for_all(ladder, moderator, games=1)
 
     matches, counts = ladder_history(ladder)
+    games = ladder_games(ladder)
 
     assert counts == {"one_v_one": 3, "teams": 1, "free_for_all": 1} and len(matches) == 3
+    assert [len(game.sides) for game in games] == [2, 2, 2, 2, 3]
+    assert games[3].placements == (1, 2) and [len(side) for side in games[3].sides] == [2, 2]
+    assert games[4].placements == (1, 2, 3)
     assert not Backtest.objects.exists()
+
+
+def test_every_game_type_is_scored_for_the_current_and_the_recommended_settings(moderator):
+    ladder = LadderFactory(allow_teams=True, allow_free_for_all=True, max_players=4)
+    play(ladder, moderator, games=60)
+    team_and_free_for_all(ladder, moderator, games=5)  # 10 of the last 13 games
+
+    result = backtest_compute(ladder)
+
+    games = ladder_games(ladder)
+    expected = by_type(games, ladder.engine, ladder.engine_params())
+    assert result["current"]["by_type"] == expected
+    assert set(expected) == {"one_v_one", "teams", "free_for_all"}
+    assert set(result["recommended"]["by_type"]) == set(expected)
+    assert all(info["scored"] for info in result["game_types"].values())
+    assert "glicko2_package" in result["current"]["baselines"] and "calibration" in result["recommended"]
 
 
 def test_the_tuner_runs_inside_a_daemonic_worker_process(moderator, monkeypatch):
