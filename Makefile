@@ -9,6 +9,9 @@ run:
 	@bash scripts/ensure-venv.sh requirements.txt
 	@.venv/bin/python manage.py migrate --noinput
 	@.venv/bin/python manage.py seed_demo
+	@.venv/bin/python manage.py seed_demo_fields
+	@.venv/bin/python manage.py seed_demo_seasons
+	@.venv/bin/python manage.py rebuild_stats
 	@.venv/bin/python manage.py seed_demo_queue
 	@echo ""
 	@echo "  Ladder is running at http://$(HOST):$(PORT)/   (moderation: http://$(HOST):$(PORT)/admin/)"

@@ -17,6 +17,7 @@ from ladder import formats
 from ladder.models import Ladder, Match, MatchStatus
 from ladder.ranking import scale_value, unranked_reasons
 from ladder.selectors import LeaderboardRow, MatchSummary, match_summaries, matches_with_details
+from ladder.selectors.fields import ladder_field_dicts
 from ladder.services.matches import match_format
 from ladder.services.series import series_of
 from matchmaking.models import EntryStatus, QueueEntry
@@ -65,6 +66,7 @@ def ladder_detail_dict(ladder: Ladder, member_count: int) -> dict[str, Any]:
         **ladder_dict(ladder),
         "member_count": member_count,
         "settings": {name: getattr(ladder, name) for name in SETTINGS_FIELDS},
+        "fields": ladder_field_dicts(ladder),
     }
 
 
@@ -169,8 +171,20 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
             }
             for line in summary.sides
         ],
+        "fields": {value.name: value.typed for value in summary.fields},
+        "player_fields": _player_fields(summary),
         "series": series_dict(match),
         "url": reverse("api:match", kwargs={"pk": match.pk}),
+    }
+
+
+def _player_fields(summary: MatchSummary) -> dict[str, dict[str, str | int]]:
+    """Per-player field values by username, for the players who have any."""
+    return {
+        line.player.username: {value.name: value.typed for value in line.fields}
+        for side in summary.sides
+        for line in side.players
+        if line.fields
     }
 
 

@@ -12,7 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ladder.formats import FORMATS
-from ladder.models import MAX_PLAYERS_PER_MATCH, CancelReason, MatchStatus
+from ladder.models import MAX_PLAYERS_PER_MATCH, CancelReason, FieldKind, FieldScope, MatchStatus
 from notifications.models import Kind as NotificationKind
 
 UNKNOWN_FIELD = "Unknown field."
@@ -27,6 +27,66 @@ class StrictSerializer(serializers.Serializer):
             if unknown:
                 raise serializers.ValidationError({name: [UNKNOWN_FIELD] for name in unknown}, code="unknown_field")
         return super().to_internal_value(data)
+
+
+# Match fields (docs/match-fields.md) -----------------------------------------------------------
+
+FIELD_VALUE_SCHEMA = {
+    "oneOf": [{"type": "string", "maxLength": 500}, {"type": "integer"}, {"type": "boolean"}],
+    "description": "Text for a choice, text or link; whole seconds (or text such as `1:23:45`) for a duration; "
+    "`yes`/`no` (or true/false) for a yes/no field.",
+}
+
+
+@extend_schema_field(FIELD_VALUE_SCHEMA)
+class FieldValueIn(serializers.Field):
+    """One value of a match field as sent: the ladder's fields decide what it may be (``ladder.services.fields``)."""
+
+    default_error_messages = {"invalid": "A field's value is text, a whole number or true/false."}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if data is None or isinstance(data, str | int | bool):
+            return data
+        self.fail("invalid")
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+@extend_schema_field({"oneOf": [{"type": "string"}, {"type": "integer"}]})
+class FieldValueOut(serializers.Field):
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+def fields_in() -> serializers.DictField:
+    return serializers.DictField(
+        child=FieldValueIn(allow_null=True),
+        required=False,
+        help_text="The ladder's match fields (its `fields` with scope `match`), by name: "
+        '`{"map": "Crater", "game_length": 1830}`. Required ones must be given; unknown names are a 400.',
+    )
+
+
+def player_fields_in() -> serializers.DictField:
+    return serializers.DictField(
+        child=serializers.DictField(child=FieldValueIn(allow_null=True)),
+        required=False,
+        help_text="The ladder's per-player fields (scope `player`), by username then field name: "
+        '`{"alice": {"tribe": "Empire"}}`.',
+    )
+
+
+class MatchFieldOut(serializers.Serializer):
+    # label, help_text and required are also Field's own attributes; DRF's metaclass takes these out of the class.
+    name = serializers.SlugField(help_text="The key to send in `fields` or `player_fields` and to filter lists by.")
+    label = serializers.CharField()  # type: ignore[assignment]
+    help_text = serializers.CharField()  # type: ignore[assignment]
+    kind = serializers.ChoiceField(choices=FieldKind.choices)
+    scope = serializers.ChoiceField(choices=FieldScope.choices)
+    required = serializers.BooleanField()  # type: ignore[assignment]
+    choices = serializers.ListField(child=serializers.CharField(), help_text="A choice field's values; else empty.")
+    unrated_when_yes = serializers.BooleanField(help_text="A yes/no field: a report answering yes is refused.")
 
 
 # Inputs ------------------------------------------------------------------------------------
@@ -49,6 +109,9 @@ class ReportIn(StrictSerializer):
     # many=True hands min_length and max_length to the ListSerializer; the stubs only know the child's arguments.
     sides = SideIn(many=True, min_length=2, max_length=MAX_PLAYERS_PER_MATCH)  # type: ignore[call-arg]
     played_at = serializers.DateTimeField(required=False, help_text="When the game was played; default now.")
+    # DRF's metaclass takes declared fields out of the class, so "fields" does not hide Serializer.fields.
+    fields = fields_in()  # type: ignore[assignment]
+    player_fields = player_fields_in()
 
 
 class ResultIn(StrictSerializer):
@@ -57,6 +120,9 @@ class ResultIn(StrictSerializer):
         min_length=2,
         max_length=MAX_PLAYERS_PER_MATCH,
     )
+    # DRF's metaclass takes declared fields out of the class, so "fields" does not hide Serializer.fields.
+    fields = fields_in()  # type: ignore[assignment]
+    player_fields = player_fields_in()
 
 
 class DisputeIn(StrictSerializer):
@@ -235,6 +301,9 @@ class LadderSettingsOut(serializers.Serializer):
 class LadderDetailOut(LadderOut):
     member_count = serializers.IntegerField()
     settings = LadderSettingsOut()
+    fields = MatchFieldOut(  # type: ignore[assignment]  # taken out of the class by DRF's metaclass
+        many=True, help_text="What a report of this ladder may (or must) say about the game."
+    )
 
 
 class StandingOut(serializers.Serializer):
@@ -368,6 +437,13 @@ class MatchOut(serializers.Serializer):
         choices=CancelReason.choices, allow_null=True, help_text="Why a cancelled match was cancelled; else null."
     )
     sides = MatchSideOut(many=True)
+    fields = serializers.DictField(  # type: ignore[assignment]  # taken out of the class by DRF's metaclass
+        child=FieldValueOut(), help_text="The match's fields as reported, by name (a duration in whole seconds)."
+    )
+    player_fields = serializers.DictField(
+        child=serializers.DictField(child=FieldValueOut()),
+        help_text="The per-player fields as reported, by username then field name.",
+    )
     series = SeriesOut(
         allow_null=True,
         help_text="A match the queue paired in a ladder of best-of-N series: its games so far; else null.",
@@ -464,7 +540,9 @@ class WinProbabilityOut(serializers.Serializer):
     ladder = serializers.SlugField()
     a = StandingOut()
     b = StandingOut()
-    probability_a = serializers.FloatField(help_text="P(a beats b), both RDs at now.")
+    probability_a = serializers.FloatField(
+        help_text="P(a beats b), both RDs at now, through the ladder's win-chance slope (1: the engine's own)."
+    )
     probability_b = serializers.FloatField()
 
 

@@ -2,4 +2,11 @@
 
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path
+
+from api.views import seasons
+
+urlpatterns = [
+    path("ladders/<slug:slug>/seasons/", seasons.SeasonListView.as_view(), name="seasons"),
+    path("ladders/<slug:slug>/seasons/<int:season_id>/", seasons.SeasonDetailView.as_view(), name="season"),
+]

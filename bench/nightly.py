@@ -90,12 +90,12 @@ def build(args: argparse.Namespace):
         pg.cursor() as cursor,
         cursor.copy(
             "COPY accounts_user (id, username, password, first_name, last_name, "
-            "email, is_superuser, is_staff, is_active, date_joined, about, is_bot) "
+            "email, email_verified, is_superuser, is_staff, is_active, date_joined, about, is_bot) "
             "FROM STDIN"
         ) as copy,
     ):
         for n in range(count):
-            copy.write_row((user0 + n, f"nb{tag}_{n}", "!", "", "", "", False, False, True, now, "", False))
+            copy.write_row((user0 + n, f"nb{tag}_{n}", "!", "", "", "", "", False, False, True, now, "", False))
     _pg.log(f"build: {count:,} users")
     rng = random.Random(args.seed)
     rating0 = next_id(PlayerRating)

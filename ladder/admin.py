@@ -22,6 +22,7 @@ from ladder import (
     admin_periodic,  # noqa: F401 (narrows the periodic tasks admin for moderators)
     admin_suspensions,  # noqa: F401 (registers the suspensions admin)
 )
+from ladder.admin_fields import MatchFieldValueInline
 from ladder.admin_queue_formats import QueueFormatsField
 from ladder.forms_moderation import CorrectionForm, ReasonForm
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
@@ -69,6 +70,7 @@ class LadderAdmin(admin.ModelAdmin):
     autocomplete_fields = ("trusted_reporters",)  # a select of every account never finishes on a big site
     readonly_fields = ("created_at", "updated_at", "last_nightly")
     actions = ("run_nightly", "replay_ratings")
+
     change_form_template = "admin/ladder/ladder/change_form.html"  # links "Change rating settings"
     fieldsets = (
         (None, {"fields": ("name", "slug", "game", "description", "is_listed")}),
@@ -116,6 +118,7 @@ class LadderAdmin(admin.ModelAdmin):
                 "fields": (
                     "leaderboard_scale",
                     "provisional_rd",
+                    "win_chance_slope",
                     "show_provisional",
                     "time_zone",
                     "snapshot_size",
@@ -387,7 +390,7 @@ class MatchAdmin(admin.ModelAdmin):
     list_select_related = ("ladder", "reported_by")
     search_fields = ("participants__player__username",)
     date_hierarchy = "played_at"
-    inlines = (SideInline, ParticipantInline)
+    inlines = (SideInline, ParticipantInline, MatchFieldValueInline)
     exclude = ("review_evidence",)  # shown as "why it was flagged"
     readonly_fields = (
         "ladder",

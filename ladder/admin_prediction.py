@@ -34,6 +34,8 @@ ENGINE_NAMES = {"tgr": "TGR", "glicko1": "Glicko-1", "glicko2": "Glicko-2", "elo
 ALREADY_RUNNING = "A backtest of this ladder is already under way; this page shows it."
 _ORDER = {name: index for index, name in enumerate(RATING_SETTING_FIELDS)}
 STARTED = "Backtest started: the page follows its progress."
+SLOPE_SET = "Win chances are now shown through a slope of {slope}. No rating changed."
+SLOPE_STALE = "The page was out of date: nothing changed. Here is the latest backtest."
 
 
 def prediction_quality_view(
@@ -53,6 +55,9 @@ def prediction_quality_view(
             backtest_request(ladder=ladder, requested_by=request.user)
             model_admin.message_user(request, STARTED, messages.SUCCESS)
         return HttpResponseRedirect(request.path)
+    if request.method == "POST" and "_slope" in request.POST:
+        _set_slope(model_admin, request, ladder, latest)
+        return HttpResponseRedirect(request.path)
     context = {
         **model_admin.admin_site.each_context(request),
         "title": f"Prediction quality of {ladder.name}",
@@ -65,6 +70,18 @@ def prediction_quality_view(
         **(_report(ladder, latest) if latest is not None and latest.result else {}),
     }
     return TemplateResponse(request, "admin/ladder/ladder/prediction_quality.html", context)
+
+
+def _set_slope(model_admin: LadderAdmin, request: AuthenticatedHttpRequest, ladder: Ladder, latest: Any) -> None:
+    """The latest backtest's fitted slope becomes the ladder's win-chance slope (no rating changes)."""
+    slope = (latest.result or {}).get("recommended_slope") if latest is not None else None
+    if slope is None or str(slope) != request.POST.get("slope"):  # the page was out of date
+        model_admin.message_user(request, SLOPE_STALE, messages.WARNING)
+        return
+    ladder.win_chance_slope = slope
+    ladder.save(update_fields=["win_chance_slope", "updated_at"])
+    model_admin.log_change(request, ladder, f"Win-chance slope set to {slope} from the latest backtest.")
+    model_admin.message_user(request, SLOPE_SET.format(slope=slope), messages.SUCCESS)
 
 
 def _engine(name: str) -> str:
@@ -100,6 +117,7 @@ def _report(ladder: Ladder, backtest: Backtest) -> dict[str, Any]:
             ]
         ),
         "settings_rows": _settings_rows(ladder, settings),
+        "recommended_slope": result.get("recommended_slope"),
         "apply_url": apply_url(ladder, settings),
         "is_better": recommended["metrics"]["log_loss"] < current["metrics"]["log_loss"],
     }

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from ladder import views, views_conversation, views_moderation, views_series
+from ladder import views, views_conversation, views_matches, views_moderation, views_series
 
 app_name = "ladder"
 
@@ -26,6 +26,7 @@ urlpatterns = [
     path("<slug:slug>/", views.ladder_detail, name="detail"),
     path("<slug:slug>/join/", views.ladder_join, name="join"),
     path("<slug:slug>/leave/", views.ladder_leave, name="leave"),
+    path("<slug:slug>/matches/", views_matches.ladder_matches, name="matches"),
     path("<slug:slug>/report/", views.match_report, name="report"),
     path("<slug:slug>/report/side/", views.match_report_side, name="report_side"),
     path("<slug:slug>/players/<str:username>/", views.player_in_ladder, name="player"),

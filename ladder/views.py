@@ -31,11 +31,13 @@ from accounts.models import User
 from core.http import HtmxHttpRequest
 from core.throttling import search_allow
 from ladder import charts, forms, permissions, selectors, services, snapshots
+from ladder.forms_fields import MatchFieldsForm, Slot, result_fields_form
 from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus, Suspension
 from ladder.notes import readable_note
 from ladder.selectors.conversation import Typed, match_conversation
 from ladder.selectors.home import player_home
 from ladder.selectors.leaderboard import cached_entry
+from ladder.services import fields as field_services
 from ladder.services import matches as match_services
 from ladder.services import suspensions
 from ladder.services.matches import SideInput
@@ -223,32 +225,76 @@ def match_report(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         reporter=user,
         rows=_int(request.GET.get("sides"), forms.SIDES_WITHOUT_JS),
     )
+    fields = field_services.ladder_fields(ladder)
+    duel_fields = MatchFieldsForm(
+        request.POST if kind == "1v1" else None, fields=fields, slots=DUEL_SLOTS, prefix="duel-f"
+    )
+    team_fields = MatchFieldsForm(request.POST if kind == "sides" else None, fields=fields, pairs=True, prefix="team-f")
     bound = duel if kind == "1v1" else team if kind == "sides" else None
-    if bound is not None and bound.is_valid():
+    bound_fields = duel_fields if kind == "1v1" else team_fields
+    valid = bound is not None and bound.is_valid()
+    if bound is not None and bound_fields.is_valid() and valid:
         sides = bound.sides()
-        try:
-            match = match_services.match_report(
-                ladder=ladder, reporter=user, sides=sides, played_at=bound.cleaned_data.get("played_at")
-            )
-        except ValidationError as exc:
-            if hasattr(exc, "error_dict"):  # about one field, e.g. a played-at time too far back
-                for field, field_messages in exc.message_dict.items():
-                    bound.add_error(field if field in bound.fields else None, field_messages)
-            else:
-                for message in exc.messages:
-                    bound.add_error(None, message)
-        else:
+        by_slot = {"me": user, "opponent": sides[1].players[0]} if kind == "1v1" else {}
+        players = [player for side in sides for player in side.players]
+        answers = _checked_answers(bound_fields, ladder, players, by_slot)  # None: errors shown by the fields
+        match = None if answers is None else _report_or_errors(bound, ladder, user, sides, answers)
+        if match is not None:
             messages.success(request, _reported_message(match, ladder, sides, user))
             return redirect(match)
     context = {
         "ladder": ladder,
         "duel": duel,
         "team": team,
+        "duel_fields": duel_fields,
+        "team_fields": team_fields,
         "can_report": is_member or for_others,
         "show_duel": ladder.allow_one_vs_one and is_member,
         "show_sides": show_sides,
     }
     return render(request, "ladder/report.html", context, status=400 if bound is not None else 200)
+
+
+DUEL_SLOTS = [Slot("me", "You"), Slot("opponent", "Opponent")]
+
+
+def _report_or_errors(
+    bound: forms.OneVsOneReportForm | forms.TeamReportForm,
+    ladder: Ladder,
+    user: User,
+    sides: Sequence[SideInput],
+    answers: list[field_services.Answer],
+) -> Match | None:
+    """The match reported, or None with the service's refusal on the form."""
+    try:
+        return match_services.match_report(
+            ladder=ladder, reporter=user, sides=sides, played_at=bound.cleaned_data.get("played_at"), answers=answers
+        )
+    except ValidationError as exc:
+        if hasattr(exc, "error_dict"):  # about one field, e.g. a played-at time too far back
+            for field, field_messages in exc.message_dict.items():
+                bound.add_error(field if field in bound.fields else None, field_messages)
+        else:
+            for message in exc.messages:
+                bound.add_error(None, message)
+        return None
+
+
+def _checked_answers(
+    form: MatchFieldsForm, ladder: Ladder, players: Sequence[User], by_slot: dict[str, User]
+) -> list[field_services.Answer] | None:
+    """The report's match fields, checked; None with the errors shown next to the fields."""
+    try:
+        return field_services.clean_answers(
+            ladder=ladder,
+            fields=form.match_fields,
+            players=players,
+            match_values=form.match_values(),
+            player_values=form.player_values(by_slot),
+        )
+    except ValidationError as exc:
+        form.show_errors(exc, by_slot)
+        return None
 
 
 def _int(value: str | None, default: int) -> int:
@@ -321,7 +367,7 @@ def match_detail(request: HttpRequest, pk: int, *, typed: Typed | None = None, s
 def match_result(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The result of a match the queue formed, from one of its players: won, lost or drawn
     for two sides; each side's place (``place-<index>``) for a free-for-all."""
-    match = get_object_or_404(Match, pk=pk)
+    match = get_object_or_404(Match.objects.select_related("ladder"), pk=pk)
     outcome = request.POST.get("outcome", "")
     mine = match.participants.filter(player=request.user).values_list("side__index", flat=True).first()
     sides = match.sides.count()
@@ -336,8 +382,13 @@ def match_result(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     else:
         first, second = {"won": (1, 2), "lost": (2, 1), "draw": (1, 1)}[outcome]
         placements = [first, second] if mine == 0 else [second, first]
+    form = result_fields_form(match, request.user, request.POST)
+    answers = _checked_answers(form, match.ladder, form.players, form.by_slot) if form.is_valid() else None
+    if answers is None:  # the match page again, the errors next to the fields (``{% match_field_inputs %}``)
+        request.match_fields_form = form  # type: ignore[attr-defined]
+        return match_detail(request, pk, status=400)
     try:
-        match_services.match_report_result(match=match, reporter=request.user, placements=placements)
+        match_services.match_report_result(match=match, reporter=request.user, placements=placements, answers=answers)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:

@@ -309,7 +309,8 @@ def _best_game(ladder: Ladder, kind: formats.Format, anchor: Unit, units: list[U
         split = team[1]
         side_a = tuple(seat for index in split.team_a for seat in group[index].seats)
         side_b = tuple(seat for index in split.team_b for seat in group[index].seats)
-        game = Game(split.unfairness, (side_a, side_b), (split.probability, 1.0 - split.probability))
+        shown = ladder.shown_chance(split.probability)  # fairness on the engine's chance, shown the ladder's
+        game = Game(split.unfairness, (side_a, side_b), (shown, 1.0 - shown))
     strictest = max(seat.p_min for seat in game.seats)
     return game if game.score <= 0.5 - strictest else None
 

@@ -577,8 +577,8 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
             claimed = claim(entry.pk, other.pk)
             if entry.pk not in claimed:  # already paired, or being paired by someone else right now
                 return None
-            if other.pk in claimed:
-                return _pair(ladder, entry, other, p, now)
+            if other.pk in claimed:  # the window is the engine's chance; players see the ladder's
+                return _pair(ladder, entry, other, ladder.shown_chance(p), now)
     return None
 
 

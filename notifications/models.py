@@ -31,6 +31,7 @@ class Kind(models.TextChoices):
     COMMENTED = "commented", "A new comment on your match"
     SUSPENDED = "suspended", "Suspended from a ladder"
     PARTY_INVITED = "party_invited", "Invited to a party"
+    SEASON_ENDED = "season_ended", "A season ended"
 
 
 class EmailStatus(models.TextChoices):
@@ -124,6 +125,7 @@ DEFAULT_EMAIL_MODES: dict[str, str] = {
     Kind.COMMENTED: EmailMode.DIGEST,
     Kind.SUSPENDED: EmailMode.INSTANT,
     Kind.PARTY_INVITED: EmailMode.OFF,  # the invitation lasts minutes: they are on the site together
+    Kind.SEASON_ENDED: EmailMode.DIGEST,  # nothing to answer; a whole ladder is told at once
 }
 
 

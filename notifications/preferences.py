@@ -43,6 +43,7 @@ KIND_HELP: dict[str, str] = {
     Kind.COMMENTED: "Someone commented on a match of yours (moderators: on a disputed or claimed match).",
     Kind.SUSPENDED: "A moderator suspended you from a ladder, with the reason and until when.",
     Kind.PARTY_INVITED: "Someone invited you to search with them as a party; you accept on the ladder's page.",
+    Kind.SEASON_ENDED: "A season of a ladder you were ranked in ended: your final rank and any badge you earned.",
 }
 
 

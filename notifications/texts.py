@@ -208,6 +208,15 @@ def _suspended(d: dict[str, Any]) -> tuple[str, str]:
     )
 
 
+def _season_ended(d: dict[str, Any]) -> tuple[str, str]:
+    season, ladder = d.get("season", "The season"), d.get("ladder", "the ladder")
+    badge = f" You earned the “{d['badge']}” badge." if d.get("badge") else ""
+    return (
+        f"{season} of {ladder} ended",
+        f"You finished ranked #{d.get('rank', '?')} of {d.get('ranked', '?')}.{badge}",
+    )
+
+
 WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.PAIRED: _paired,
     Kind.RESULT_AWAITING: _awaiting,
@@ -224,6 +233,7 @@ WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.COMMENTED: _commented,
     Kind.SUSPENDED: _suspended,
     Kind.PARTY_INVITED: _party_invited,
+    Kind.SEASON_ENDED: _season_ended,
 }
 
 
@@ -234,6 +244,8 @@ def _url(notification: Notification) -> str:
             return reverse("admin:webhooks_webhook_change", args=[data["webhook_id"]])
         if notification.match_id:
             return reverse("ladder:match", args=[notification.match_id])
+        if data.get("season_url"):
+            return str(data["season_url"])
         if data.get("ladder_slug"):
             return reverse("ladder:detail", args=[data["ladder_slug"]])
     except NoReverseMatch:

@@ -11,9 +11,11 @@ are one code path. Three reports go into ``Backtest.result``:
 - ``recommended``: the tuner's choice replayed like ``current``, for its reliability bins;
 
 and ``recommended_settings``, the choice as the ladder's own rating fields, which the
-"Change rating settings" page takes prefilled. Every game type is scored (``games.by_type``:
-the last 20% of all the ladder's games, for ``current`` and ``recommended`` under
-``by_type``); the tuner learns from the 1 v 1 games, whose predictions a CSV holds too.
+"Change rating settings" page takes prefilled, and ``recommended_slope``, the win-chance
+slope fitted on the validation slice (the slope only: a ladder's sides have no order).
+Every game type is scored (``games.by_type``: the last 20% of all the ladder's games, for
+``current`` and ``recommended`` under ``by_type``); the tuner learns from the 1 v 1 games,
+whose predictions a CSV holds too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ladder.models import Ladder, Participant
+from ladder.models.ladder import WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN
 from ratings.backtest.data import DataError, Match, split_index
 from ratings.backtest.games import FREE_FOR_ALL, ONE_V_ONE, TEAMS, Game, by_type, game_type
 from ratings.backtest.run import backtest_report, tune_report
@@ -145,17 +148,18 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
         raise BacktestError(TOO_FEW.format(n=len(matches), minimum=MIN_MATCHES))
     try:
         test_start = split_index(matches)
-        current = backtest_report(matches, ladder.engine, ladder.engine_params(), test_start)
+        current = backtest_report(matches, ladder.engine, ladder.engine_params(), test_start, symmetric=True)
         progress(CURRENT_DONE)
         with _may_start_processes():
             tuning = tune_report(
                 matches,
                 test_start,
+                symmetric=True,
                 progress=lambda done, total: progress(
                     CURRENT_DONE + (TUNING_DONE - CURRENT_DONE) * done / max(total, 1)
                 ),
             )
-        recommended = backtest_report(matches, tuning["engine"], Params(**tuning["params"]), test_start)
+        recommended = backtest_report(matches, tuning["engine"], Params(**tuning["params"]), test_start, symmetric=True)
         current["by_type"] = by_type(games, ladder.engine, ladder.engine_params())
         recommended["by_type"] = by_type(games, recommended["engine"], Params(**recommended["params"]))
     except DataError as error:
@@ -170,8 +174,14 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
         "tuning": tuning,
         "recommended": recommended,
         "recommended_settings": ladder_settings_of(recommended["engine"], recommended["params"]),
+        "recommended_slope": _slope(recommended["calibration"]["slope"]),
         "current_params": dataclasses.asdict(ladder.engine_params()),
     }
+
+
+def _slope(slope: float) -> float:
+    """The fitted slope as a ladder can hold it: two decimals, within the field's range."""
+    return round(min(max(slope, WIN_CHANCE_SLOPE_MIN), WIN_CHANCE_SLOPE_MAX), 2)
 
 
 @contextlib.contextmanager

@@ -78,11 +78,13 @@ class PlayerRating(models.Model):
 class EventKind(models.TextChoices):
     MATCH = "match", "Match"
     ADJUSTMENT = "adjustment", "Adjustment"
+    SEASON = "season", "Season reset"
 
 
 class ChangeKind(models.TextChoices):
     MATCH = "match", "Match"
     ADJUSTMENT = "adjustment", "Adjustment"
+    SEASON = "season", "Season reset"
     REPLAY = "replay", "Replay"
 
 
@@ -129,8 +131,37 @@ class RatingAdjustment(models.Model):
         return f"adjustment of {self.player} in {self.ladder}"
 
 
+class RatingReset(models.Model):
+    """A season's soft reset of every rating of a ladder, at one instant; replays apply it again.
+
+    Each rating becomes ``center + factor·(rating − center)`` and its RD
+    ``max(RD at the instant, rd_reset)`` (the RD grown to ``at`` by the engine, then floored),
+    valid from ``at`` (``ratings.resets``). A factor of 1 without ``rd_reset`` changes nothing
+    but the RD's clock; the seasons app does not record a reset for a ladder without one.
+    """
+
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_resets")
+    at = models.DateTimeField(help_text="The instant the reset applies at (the season's end).")
+    center = models.FloatField("center r0", help_text="Ratings move towards this value.")
+    factor = models.FloatField("factor f", help_text="How much of the distance to the center is kept (0 to 1).")
+    rd_reset = models.FloatField("RD after reset", null=True, blank=True, help_text="Smaller RDs are raised to it.")
+    reason = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "rating reset"
+        constraints = [
+            models.CheckConstraint(condition=Q(factor__gte=0, factor__lte=1), name="reset_factor_in_unit_range"),
+            models.CheckConstraint(condition=Q(rd_reset__isnull=True) | Q(rd_reset__gt=0), name="reset_rd_positive"),
+            models.CheckConstraint(condition=~Q(reason=""), name="reset_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"reset of {self.ladder} at {self.at:%Y-%m-%d %H:%M}"
+
+
 class RatingEvent(models.Model):
-    """The ladder's rating log: one row per rated match or adjustment, in the order applied.
+    """The ladder's rating log: one row per rated match, adjustment or season reset, in the order applied.
 
     The primary key is the order. It is taken only after the rows of every rating the
     event touches are locked, so two events that share a player are numbered in the order
@@ -145,6 +176,9 @@ class RatingEvent(models.Model):
     adjustment = models.OneToOneField(
         RatingAdjustment, null=True, blank=True, on_delete=models.PROTECT, related_name="rating_event"
     )
+    reset = models.OneToOneField(
+        RatingReset, null=True, blank=True, on_delete=models.PROTECT, related_name="rating_event"
+    )
     is_active = models.BooleanField(default=True, help_text="Off once the match is void; replays skip it.")
     at = models.DateTimeField(help_text="The instant the ratings were computed for (a match's played-at time).")
     created_at = models.DateTimeField(default=timezone.now)
@@ -152,8 +186,9 @@ class RatingEvent(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind="match", match__isnull=False, adjustment__isnull=True)
-                | Q(kind="adjustment", match__isnull=True, adjustment__isnull=False),
+                condition=Q(kind="match", match__isnull=False, adjustment__isnull=True, reset__isnull=True)
+                | Q(kind="adjustment", match__isnull=True, adjustment__isnull=False, reset__isnull=True)
+                | Q(kind="season", match__isnull=True, adjustment__isnull=True, reset__isnull=False),
                 name="event_kind_matches_its_subject",
             ),
         ]

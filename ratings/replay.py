@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from core import db
 from ladder.models import Ladder, Participant
-from ratings import sql
+from ratings import hooks, sql
 from ratings.history import (
     STANDING_FIELDS,
     ChangeRow,
@@ -36,7 +36,16 @@ from ratings.history import (
     initial_standing,
     match_changes,
 )
-from ratings.models import ChangeKind, EventKind, PlayerRating, RatingAdjustment, RatingChange, RatingEvent
+from ratings.models import (
+    ChangeKind,
+    EventKind,
+    PlayerRating,
+    RatingAdjustment,
+    RatingChange,
+    RatingEvent,
+    RatingReset,
+)
+from ratings.resets import reset_params, reset_players, reset_standing
 from ratings.settings_timeline import SettingsTimeline, ladder_with
 
 EVENTS_PER_BATCH = 50_000
@@ -54,7 +63,8 @@ class ReplayStats:
 
 @dataclass(slots=True)
 class _Event:
-    """A rating event of the log: a match's players by side and placements, or an adjustment."""
+    """A rating event of the log: a match's players by side and placements, an adjustment, or a
+    season's reset with the players it applies to."""
 
     id: int
     at: datetime
@@ -62,6 +72,8 @@ class _Event:
     layout: list[list[int]] = dataclasses.field(default_factory=list)
     placements: list[int] = dataclasses.field(default_factory=list)
     adjustment: RatingAdjustment | None = None
+    reset: RatingReset | None = None
+    players: list[int] = dataclasses.field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -109,6 +121,7 @@ def ladder_replay(
         writer = _change_writer(ladder_id=ladder.pk, kind=ChangeKind.REPLAY.value, created_at=timezone.now())
         rater = _rate_log(ladder=ladder, start=start, writer=writer, touched=touched, total=total, progress=progress)
         _store_standings(ladder, {player: start.standings[player] for player in touched})
+        hooks.ladder_replayed(ladder.pk)
         return ReplayStats(
             events=total,
             matches=rater.matches,
@@ -212,7 +225,9 @@ class _Rater:
         self.adjustments = 0
 
     def rate(self, event: _Event) -> None:
-        if event.adjustment is None:
+        if event.reset is not None:
+            self._reset(event, event.reset)
+        elif event.adjustment is None:
             self._match(event)
         else:
             self._adjustment(event, event.adjustment)
@@ -250,6 +265,20 @@ class _Rater:
         self.touched.add(adjustment.player_id)
         self.adjustments += 1
 
+    def _reset(self, event: _Event, reset: RatingReset) -> None:
+        """A season's soft reset (``ratings.resets``): every player it applied to live, in one event."""
+        if self.nights is not None:
+            self.nights.materialise(self.standings, event.players, before_event=event.id)
+        rated = self.timeline.for_adjustment(event.id)
+        rows = []
+        for player in event.players:
+            old = self.standings[player]
+            rd_at_event, new = reset_standing(old, reset, rated.engine)
+            rows.append(adjustment_change(player, old, new, rd_at_event))
+            self.standings[player] = new
+        self.writer.write(event.id, None, rated.name, json.dumps(reset_params(reset)), rows)
+        self.touched.update(event.players)
+
     def finish(self) -> None:
         """The RD write-backs after the last event."""
         if self.nights is not None:
@@ -260,11 +289,12 @@ def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
     """Active events from ``first`` on, in id order, each with its match's sides or its adjustment."""
     if first is None:
         return
+    # Adjustments and resets, read before the matches: a COPY may be open while events are rated.
     adjustments = {
-        event.pk: event
+        event.pk: _adjustment_event(event)
         for event in RatingEvent.objects.filter(
-            ladder=ladder, is_active=True, kind=EventKind.ADJUSTMENT, pk__gte=first
-        ).select_related("adjustment")
+            ladder=ladder, is_active=True, kind__in=[EventKind.ADJUSTMENT, EventKind.SEASON], pk__gte=first
+        ).select_related("adjustment", "reset")
     }
     pending = sorted(adjustments)
     query = (
@@ -285,7 +315,7 @@ def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
             if current is not None:
                 yield current
             while pending and pending[0] < event_id:
-                yield _adjustment_event(adjustments[pending.pop(0)])
+                yield adjustments[pending.pop(0)]
             current = _Event(id=event_id, at=played_at, match_id=match_id)
         if side_index == len(current.layout):
             current.layout.append([])
@@ -294,10 +324,12 @@ def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
     if current is not None:
         yield current
     for event_id in pending:
-        yield _adjustment_event(adjustments[event_id])
+        yield adjustments[event_id]
 
 
 def _adjustment_event(event: RatingEvent) -> _Event:
+    if event.reset is not None:
+        return _Event(id=event.pk, at=event.at, reset=event.reset, players=reset_players(event.reset))
     return _Event(id=event.pk, at=event.at, adjustment=event.adjustment)
 
 

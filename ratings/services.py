@@ -20,7 +20,7 @@ from core import db
 from ladder.models import Ladder, Match, MatchStatus
 from notifications.models import Kind
 from notifications.services import notify
-from ratings import sql
+from ratings import hooks, sql
 from ratings.engines import GameResult
 from ratings.history import (
     STANDING_FIELDS,
@@ -104,6 +104,7 @@ def rating_apply_match(*, match: Match, now: datetime | None = None) -> RatingEv
     event = rating_apply_locked(match=match, layout=layout, placements=placements, rows=rows)
     match.rated_at = now
     match.save(update_fields=["rated_at"])
+    hooks.matches_rated(match.ladder_id, [match.pk])
     return event
 
 

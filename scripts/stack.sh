@@ -131,7 +131,13 @@ EOF
 log "migrating, collecting static files"
 .venv/bin/python manage.py migrate --noinput -v 0
 .venv/bin/python manage.py collectstatic --noinput -v 0
-if [ "$STACK_DEMO" = 1 ]; then .venv/bin/python manage.py seed_demo --force && .venv/bin/python manage.py seed_demo_queue --force; fi
+if [ "$STACK_DEMO" = 1 ]; then
+  .venv/bin/python manage.py seed_demo --force
+  .venv/bin/python manage.py seed_demo_fields --force
+  .venv/bin/python manage.py seed_demo_seasons --force
+  .venv/bin/python manage.py rebuild_stats
+  .venv/bin/python manage.py seed_demo_queue --force
+fi
 
 prefixed() { local name=$1; shift; "$@" > >(sed -u "s/^/$name | /") 2>&1 & pids+=($!); }
 if [ -n "$nginx" ]; then

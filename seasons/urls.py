@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from seasons import views
 
 app_name = "seasons"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("ladders/<slug:slug>/seasons/", views.season_list, name="list"),
+    path("ladders/<slug:slug>/seasons/<int:season_id>/", views.season_detail, name="detail"),
+]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from stats import views
 
 app_name = "stats"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("ladders/<slug:slug>/stats/", views.ladder_stats, name="ladder"),
+    path("ladders/<slug:slug>/versus/<str:a>/<str:b>/", views.versus, name="versus"),
+]

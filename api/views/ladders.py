@@ -285,7 +285,7 @@ class WinProbabilityView(APIView):
             rating.ladder = ladder
             rows[field] = presenters.standing_of(rating, now)
         a, b = rows["a"], rows["b"]
-        p = win_probability(a.rating.rating, a.rd_now, b.rating.rating, b.rd_now)
+        p = ladder.shown_chance(win_probability(a.rating.rating, a.rd_now, b.rating.rating, b.rd_now))
         return Response(
             {
                 "ladder": ladder.slug,

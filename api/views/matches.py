@@ -35,12 +35,14 @@ from api.serializers import (
     ResultIn,
     VoidIn,
 )
-from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
+from api.views.base import AuthenticatedRequest, errors, paginated, parse
 from api.views.jobs import job_dict, job_url
 from ladder.models import Ladder, Match
 from ladder.selectors import matches_with_details, written_match_summary
+from ladder.selectors.fields import FieldShown, field_filters, filter_by_fields
 from ladder.services import matches as match_services
 from ladder.services import moderation
+from ladder.services.fields import Answer, clean_answers, ladder_fields
 from ladder.services.matches import SideInput
 from matchmaking import lifecycle
 from ratings.models import ReplayJob
@@ -63,8 +65,11 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 
 def match_list_response(request: Request, view: APIView, *, player: User | None = None) -> Response:
     """Matches newest first, filtered by ladder, player, status and played-at time."""
-    params = query(request, MatchFilterIn)
-    matches = Match.objects.all()
+    known = set(MatchFilterIn().fields)
+    given = {name: request.query_params.get(name, "") for name in request.query_params}
+    by_field = field_filters(given.get("ladder") or None, given, known)
+    params = parse(MatchFilterIn, {name: value for name, value in given.items() if name not in by_field})
+    matches = filter_by_fields(Match.objects.all(), by_field)
     if "ladder" in params:
         matches = matches.filter(ladder__slug=params["ladder"])
     if player is None and "player" in params:
@@ -101,13 +106,36 @@ def _players(sides: list[dict[str, Any]]) -> list[SideInput]:
     ]
 
 
+def _answers(ladder: Ladder, players: list[User], params: dict[str, Any]) -> list[Answer]:
+    """The report's ``fields`` and ``player_fields``, checked against the ladder's fields (400 naming the field)."""
+    return clean_answers(
+        ladder=ladder,
+        fields=ladder_fields(ladder),
+        players=players,
+        match_values=params.get("fields"),
+        player_values=params.get("player_fields"),
+    )
+
+
+def _shown(answers: list[Answer]) -> list[FieldShown]:
+    return [
+        FieldShown(a.field.name, a.field.label, a.field.kind, a.value, a.player.pk if a.player else None)
+        for a in sorted(answers, key=lambda a: (a.field.position, a.field.pk))  # the fields' order, as when read back
+    ]
+
+
 def _body_hash(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
 
 
 class MatchListView(APIView):
     @extend_schema(
-        operation_id="matches_list", parameters=[MatchFilterIn], responses={200: paginated(MatchOut), **errors()}
+        operation_id="matches_list",
+        parameters=[MatchFilterIn],
+        responses={200: paginated(MatchOut), **errors()},
+        description="Matches newest first. Any other parameter named after a match field filters by its value "
+        "(`?ladder=widelands&map=Crater&tribe=Empire`: a per-player field matches any player's value; case is "
+        "ignored). The ladder's fields are listed in `GET /api/v1/ladders/<slug>/`.",
     )
     def get(self, request: Request) -> Response:
         return match_list_response(request, self)
@@ -121,7 +149,9 @@ class MatchListView(APIView):
         "placements draw). A participant's report awaits the other side; a trusted reporter's or a "
         "moderator's is confirmed and rated at once. A participant's reports of games the queue did not pair "
         "are limited by the ladder's fair-play settings (`report_limit`, `pair_limit`: 429 with Retry-After; "
-        "`played_at` too far back: 400; a new account: 403 `new_account`).",
+        "`played_at` too far back: 400; a new account: 403 `new_account`). The ladder's match fields go in "
+        "`fields` and `player_fields` (see the ladder's `fields`); a bad value is a 400 whose `fields` names it "
+        "(`fields.map`, `player_fields.alice.tribe`).",
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         params = parse(ReportIn, request.data)
@@ -130,9 +160,10 @@ class MatchListView(APIView):
             message = NO_SUCH_LADDER % {"slug": params["ladder"]}
             raise ApiError(status.HTTP_400_BAD_REQUEST, "no_such_ladder", message, {"ladder": [message]})
         sides = _players(params["sides"])
+        answers = _answers(ladder, [player for side in sides for player in side.players], params)
         key = request.headers.get("Idempotency-Key")
         if key is None:
-            return Response(self._report(request, ladder, sides, params), status=status.HTTP_201_CREATED)
+            return Response(self._report(request, ladder, sides, params, answers), status=status.HTTP_201_CREATED)
         if not 1 <= len(key) <= 255 or not key.isascii() or not key.isprintable():
             raise ApiError(status.HTTP_400_BAD_REQUEST, "bad_idempotency_key", BAD_KEY)
         digest = _body_hash(request.data)
@@ -144,18 +175,25 @@ class MatchListView(APIView):
                 return Response(
                     claimed.response_body, status=claimed.response_status, headers={"Idempotent-Replayed": "true"}
                 )
-            body = self._report(request, ladder, sides, params)
+            body = self._report(request, ladder, sides, params, answers)
             idempotency.settle(claimed, status=status.HTTP_201_CREATED, body=body)
         return Response(body, status=status.HTTP_201_CREATED)
 
     def _report(
-        self, request: AuthenticatedRequest, ladder: Ladder, sides: list[SideInput], params: dict[str, Any]
+        self,
+        request: AuthenticatedRequest,
+        ladder: Ladder,
+        sides: list[SideInput],
+        params: dict[str, Any],
+        answers: list[Answer],
     ) -> dict[str, Any]:
         report = match_services.match_report_with_rows(
-            ladder=ladder, reporter=request.user, sides=sides, played_at=params.get("played_at")
+            ladder=ladder, reporter=request.user, sides=sides, played_at=params.get("played_at"), answers=answers
         )
         if report.sides is not None:  # the rows just written (PostgreSQL): no need to read them back
-            summary = written_match_summary(report.match, sides=report.sides, changes=report.changes)
+            summary = written_match_summary(
+                report.match, sides=report.sides, changes=report.changes, values=_shown(answers)
+            )
             return MatchOut(presenters.match_dict(summary)).data
         return MatchOut(presenters.match_by_id(report.match.pk)).data
 
@@ -177,13 +215,18 @@ class MatchResultView(APIView):
         operation_id="matches_result",
         request=ResultIn,
         responses={200: MatchOut, **errors(403, 409)},
-        description="The result of a match the queue scheduled: one placement per side, in side order.",
+        description="The result of a match the queue scheduled: one placement per side, in side order, with the "
+        "ladder's match fields in `fields` and `player_fields` as for a report.",
     )
     def post(self, request: AuthenticatedRequest, pk: int) -> Response:
-        match = get_object_or_404(Match, pk=pk)
+        match = get_object_or_404(Match.objects.select_related("ladder"), pk=pk)
         params = parse(ResultIn, request.data)
+        players = list(User.objects.filter(participations__match=match).order_by("participations__id"))
+        answers = _answers(match.ladder, players, params)
         return _action_response(
-            match_services.match_report_result(match=match, reporter=request.user, placements=params["placements"])
+            match_services.match_report_result(
+                match=match, reporter=request.user, placements=params["placements"], answers=answers
+            )
         )
 
 

@@ -18,9 +18,14 @@ from api.permissions import TokenScope
 from api.serializers import HistoryFilterIn, MatchFilterIn, MatchOut, MeOut, PlayerOut, RatingChangeOut
 from api.views.base import AuthenticatedRequest, errors, paginated, query
 from api.views.matches import match_list_response
+from api.views.stats import FieldRecordsOut, field_records
 from ladder.models import Ladder
 from ladder.permissions import is_moderator
 from ratings.models import PlayerRating, RatingChange
+
+
+class HistoryPageOut(paginated(RatingChangeOut)):  # type: ignore[misc]
+    field_records = FieldRecordsOut(many=True, help_text="The player's record per match-field value.")
 
 
 def _player(username: str) -> User:
@@ -70,9 +75,10 @@ class PlayerHistoryView(APIView):
     @extend_schema(
         operation_id="players_history",
         parameters=[HistoryFilterIn],
-        responses={200: paginated(RatingChangeOut), **errors()},
+        responses={200: HistoryPageOut, **errors()},
         description="The player's current rating changes in the ladder, oldest first; `since`/`until` "
-        "filter by the instant each change was computed for.",
+        "filter by the instant each change was computed for. `field_records`: the player's record per value "
+        "of each of the ladder's counted match fields (docs/statistics.md).",
     )
     def get(self, request: Request, username: str, slug: str) -> Response:
         player = _player(username)
@@ -90,7 +96,9 @@ class PlayerHistoryView(APIView):
             changes = changes.filter(event__at__lt=params["until"])
         paginator = ApiPagination()
         page = paginator.paginate_queryset(changes, request, view=self)
-        return paginator.get_paginated_response([presenters.change_dict(change) for change in page])
+        response = paginator.get_paginated_response([presenters.change_dict(change) for change in page])
+        response.data["field_records"] = field_records(ladder, player)
+        return response
 
 
 class PlayerMatchesView(APIView):

@@ -1,6 +1,7 @@
 """The ladders-and-matches domain."""
 
 from ladder.models.conversation import COMMENT_MAX_LENGTH, Evidence, MatchComment
+from ladder.models.fields import FieldKind, FieldScope, MatchField, MatchFieldValue
 from ladder.models.ladder import (
     LUCK_P_MIN,
     MAX_PLAYERS_PER_MATCH,
@@ -33,11 +34,15 @@ __all__ = [
     "CancelReason",
     "Confirmation",
     "Evidence",
+    "FieldKind",
+    "FieldScope",
     "Ladder",
     "LeaderboardScale",
     "LeaderboardSnapshot",
     "Match",
     "MatchComment",
+    "MatchField",
+    "MatchFieldValue",
     "MatchFormat",
     "MatchSide",
     "MatchStatus",

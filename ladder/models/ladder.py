@@ -27,6 +27,7 @@ from ratings.engines import (
     Params,
     TimedGlicko,
     get_engine,
+    recalibrated,
 )
 
 MAX_PLAYERS_PER_MATCH = MAX_PLAYERS  # the engines' limit, every side counted
@@ -37,6 +38,8 @@ SNAPSHOT_SIZE_MAX = 100_000
 # datasets of real results, tennis and football (docs/backtests.md, "Defaults for new ladders").
 # The fields' own defaults stay the seed's (SC 20, P 0.9, no floor: docs/rules.md §1), which
 # existing ladders and their exact replays rely on.
+# The win-chance slope's range (``Ladder.win_chance_slope``): the backtests fitted 0.87–1.02.
+WIN_CHANCE_SLOPE_MIN, WIN_CHANCE_SLOPE_MAX = 0.25, 2.0
 NEW_LADDER_SETTINGS = {"rd_growth_per_day": 2.5, "luck_p": 1.0, "rd_min": 50.0}
 
 
@@ -153,7 +156,7 @@ class Ladder(models.Model):
         help_text="Glicko-2: how erratic a new player's results are expected to be.",
     )
     tau = models.FloatField(
-        "τ (tau)",
+        "tau (τ)",
         default=0.5,
         help_text="Glicko-2: how fast volatility may change. Glickman suggests 0.3 to 1.2; smaller is steadier.",
     )
@@ -169,6 +172,15 @@ class Ladder(models.Model):
         default=TeamUpdate.OWN_RD,
         help_text="Team games: by default each member moves by their own RD, so a newcomer moves more than "
         "a veteran; or every member gets the team's change.",
+    )
+
+    win_chance_slope = models.FloatField(
+        "win-chance slope",
+        default=1.0,
+        validators=[MinValueValidator(WIN_CHANCE_SLOPE_MIN), MaxValueValidator(WIN_CHANCE_SLOPE_MAX)],
+        help_text="How sure the win chances players see are: below 1 pulls them towards 50%, for ratings that "
+        "proved too sure of themselves. The Prediction quality page fits it on this ladder's games; 1 shows the "
+        "engine's own chances. It changes no rating.",
     )
 
     # Leaderboard
@@ -394,6 +406,10 @@ class Ladder(models.Model):
             models.CheckConstraint(
                 condition=Q(luck_p__gte=LUCK_P_MIN, luck_p__lte=LUCK_P_MAX), name="ladder_luck_p_range"
             ),
+            models.CheckConstraint(
+                condition=Q(win_chance_slope__gte=WIN_CHANCE_SLOPE_MIN, win_chance_slope__lte=WIN_CHANCE_SLOPE_MAX),
+                name="ladder_win_chance_slope_range",
+            ),
             models.CheckConstraint(condition=Q(glicko_c__gte=0), name="ladder_glicko_c_not_negative"),
             models.CheckConstraint(condition=Q(rating_period_days__gt=0), name="ladder_rating_period_positive"),
             models.CheckConstraint(condition=Q(initial_volatility__gt=0), name="ladder_volatility_positive"),
@@ -555,6 +571,10 @@ class Ladder(models.Model):
             period_days=self.rating_period_days,
             rd_min=self.rd_min,
         )
+
+    def shown_chance(self, probability: float) -> float:
+        """A win chance as players see it: the engine's ``probability`` through ``win_chance_slope``."""
+        return recalibrated(probability, self.win_chance_slope)
 
     def get_engine(self) -> Engine:
         """The rating engine with this ladder's constants (rebuilt if the constants change)."""

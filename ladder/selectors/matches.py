@@ -17,6 +17,7 @@ from ladder.models import (
     SideAnswer,
 )
 from ladder.permissions import may_answer
+from ladder.selectors.fields import FieldShown, shown, values_prefetch
 from ratings.models import RatingChange
 
 
@@ -50,6 +51,7 @@ def _signed(value: float) -> str:
 class PlayerLine:
     player: User
     change: RatingChange | None  # the current rating change of this match, once rated
+    fields: tuple[FieldShown, ...] = ()  # the ladder's per-player match fields, as reported
 
     @property
     def delta_label(self) -> str:
@@ -91,6 +93,7 @@ class MatchSummary:
     confirms_at: datetime | None = None  # a pending match confirms itself then
     disputes: list[MatchSide] = field(default_factory=list)
     viewer_side: MatchSide | None = None  # the viewer's side, when they played in it
+    fields: list[FieldShown] = field(default_factory=list)  # the match's own fields (map, length...)
 
     @property
     def sides_by_place(self) -> list[SideLine]:
@@ -122,6 +125,7 @@ def matches_with_details(matches: QuerySet[Match]) -> QuerySet[Match]:
             ),
         ),
         "rating_changes",
+        Prefetch(*values_prefetch()),
     )
 
 
@@ -140,11 +144,15 @@ def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> 
         sides = list(match.sides.all())
         changes = {change.player_id: change for change in match.rating_changes.all()}  # prefetched
         placements = [side.placement for side in sides]
+        values = shown(match.field_values.all())  # prefetched
         lines = [
             SideLine(
                 side=side,
                 outcome=side_outcome(side.placement, placements),
-                players=[PlayerLine(p.player, changes.get(p.player_id)) for p in side.participants.all()],
+                players=[
+                    PlayerLine(p.player, changes.get(p.player_id), _of_player(values, p.player_id))
+                    for p in side.participants.all()
+                ],
             )
             for side in sides
         ]
@@ -161,9 +169,14 @@ def match_summaries(matches: Iterable[Match], *, viewer: User | None = None) -> 
                 confirms_at=confirms_at,
                 disputes=[side for side in sides if side.answer == SideAnswer.DISPUTED],
                 viewer_side=_viewer_side(sides, viewer),
+                fields=[value for value in values if value.player_id is None],
             )
         )
     return summaries
+
+
+def _of_player(values: Sequence[FieldShown], player_id: int) -> tuple[FieldShown, ...]:
+    return tuple(value for value in values if value.player_id == player_id)
 
 
 def _viewer_side(sides: Iterable[MatchSide], viewer: User | None) -> MatchSide | None:
@@ -173,7 +186,11 @@ def _viewer_side(sides: Iterable[MatchSide], viewer: User | None) -> MatchSide |
 
 
 def written_match_summary(
-    match: Match, *, sides: Sequence[tuple[MatchSide, Sequence[User]]], changes: Iterable[RatingChange]
+    match: Match,
+    *,
+    sides: Sequence[tuple[MatchSide, Sequence[User]]],
+    changes: Iterable[RatingChange],
+    values: Sequence[FieldShown] = (),
 ) -> MatchSummary:
     """``match_summaries`` for a match ``match_report_with_rows`` has just written, from the rows it wrote.
 
@@ -186,14 +203,15 @@ def written_match_summary(
         SideLine(
             side=side,
             outcome=side_outcome(side.placement, placements),
-            players=[PlayerLine(player, by_player.get(player.pk)) for player in players],
+            players=[PlayerLine(player, by_player.get(player.pk), _of_player(values, player.pk)) for player in players],
         )
         for side, players in sides
     ]
     confirms_at = None
     if match.status == MatchStatus.PENDING and match.reported_at and not match.held_for_review:
         confirms_at = match.reported_at + timedelta(hours=match.ladder.confirmation_hours)
-    return MatchSummary(match=match, sides=lines, confirms_at=confirms_at)
+    match_values = [value for value in values if value.player_id is None]
+    return MatchSummary(match=match, sides=lines, confirms_at=confirms_at, fields=match_values)
 
 
 def match_summary(*, pk: int, viewer: User | None = None) -> MatchSummary | None:

@@ -21,9 +21,11 @@ from ladder.models import Confirmation, Match, MatchSide, MatchStatus, SideAnswe
 from ladder.permissions import is_moderator, is_trusted_everywhere
 from ladder.services import matches as m
 from ladder.services import notices
+from ladder.services.fields import Answer, write_answers
 from ladder.services.suspensions import refuse_suspended_players
 from ladder.sql_answers import LockedMatch, SideState, read_locked, write_answer
 from notifications.services import forget_counts, mail_soon
+from ratings import hooks
 from ratings.history import change_values
 from ratings.services import RatedMatch, rating_compute
 from webhooks.services import subscribed_events
@@ -42,7 +44,15 @@ def _lineup(locked: LockedMatch) -> notices.Lineup:
     return notices.Lineup([list(side.players) for side in sides], [side.placement for side in sides])
 
 
-def report_result(*, match: Match, reporter: User, placements: Sequence[int], now: datetime, series: bool) -> Match:
+def report_result(
+    *,
+    match: Match,
+    reporter: User,
+    placements: Sequence[int],
+    now: datetime,
+    series: bool,
+    answers: Sequence[Answer] = (),
+) -> Match:
     """``matches.match_report_result`` on PostgreSQL."""
     with transaction.atomic():
         locked = _read(match, reporter, now)
@@ -68,6 +78,7 @@ def report_result(*, match: Match, reporter: User, placements: Sequence[int], no
             if side is mine:
                 side.answer, side.answered_by, side.answered_at = SideAnswer.REPORTED, reporter.pk, now
         match.status, match.reported_by, match.reported_at = MatchStatus.PENDING, reporter, now
+        write_answers(match, answers)  # before the rating below
         if trusted:
             _confirm(locked, Confirmation.MODERATOR if moderator else Confirmation.TRUSTED, now)
             return match
@@ -134,6 +145,7 @@ def _confirm(locked: LockedMatch, how: Confirmation, now: datetime, *, forget: S
     _write(locked, now, rated, notices.rated_batch(ladder=ladder, lineup=lineup, changes=changes), forget=forget)
     if hooked:
         notices.emit_rated(match_id=match.pk, ladder=ladder, lineup=lineup, changes=changes, now=now, before=before)
+    hooks.matches_rated(ladder.pk, [match.pk])
 
 
 def _rate(locked: LockedMatch) -> RatedMatch:

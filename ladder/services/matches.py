@@ -38,10 +38,12 @@ from ladder.models import (
 )
 from ladder.permissions import is_moderator, is_trusted_everywhere, is_trusted_reporter
 from ladder.services import fair_play, notices
+from ladder.services.fields import Answer, write_answers
 from ladder.services.suspensions import refuse_suspended_players
 from ladder.sql import LockedMember
 from notifications.models import Kind, Notification
 from notifications.services import forget_counts, mail_soon
+from ratings import hooks
 from ratings.history import change_values
 from ratings.models import ChangeKind, PlayerRating, RatingChange
 from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
@@ -234,11 +236,15 @@ def match_report(
     sides: Sequence[SideInput],
     played_at: datetime | None = None,
     now: datetime | None = None,
+    answers: Sequence[Answer] = (),
 ) -> Match:
     """Record a result. A participant's report awaits the other side; a moderator's or a
-    trusted reporter's is confirmed and rated at once.
+    trusted reporter's is confirmed and rated at once. ``answers``: its match fields, checked
+    (``ladder.services.fields.clean_answers``), written before the match is rated.
     """
-    report = match_report_with_rows(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
+    report = match_report_with_rows(
+        ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now, answers=answers
+    )
     return report.match
 
 
@@ -249,6 +255,7 @@ def match_report_with_rows(
     sides: Sequence[SideInput],
     played_at: datetime | None = None,
     now: datetime | None = None,
+    answers: Sequence[Answer] = (),
 ) -> ReportedMatch:
     """``match_report``, with the rows written when they are known (see ``ReportedMatch``).
 
@@ -261,7 +268,9 @@ def match_report_with_rows(
         raise ValidationError(PLAYED_IN_FUTURE, code="played_in_future")
     _check_sides(ladder, sides)
     if db.on_postgresql():
-        return _report_in_two_statements(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
+        return _report_in_two_statements(
+            ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now, answers=answers
+        )
     players = [p for side in sides for p in side.players]
     trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
     if not trusted and reporter.pk not in {p.pk for p in players}:
@@ -305,6 +314,7 @@ def match_report_with_rows(
             for match_side, side in zip(match_sides, sides, strict=True)
             for player in side.players
         )
+        write_answers(match, answers)
         lineup = _lineup(sides)
         if trusted:
             before = notices.watch_ranks(ladder, now)
@@ -317,6 +327,7 @@ def match_report_with_rows(
             notices.tell_rated(
                 match_id=match.pk, ladder=ladder, lineup=lineup, changes=_changes_of(match.pk), now=now, before=before
             )
+            hooks.matches_rated(ladder.pk, [match.pk])  # last: after everything the report wrote
         else:
             notices.tell_reported(
                 match_id=match.pk,
@@ -348,7 +359,13 @@ def _reporter_side(sides: Sequence[SideInput], reporter: User) -> int | None:
 
 
 def _report_in_two_statements(
-    *, ladder: Ladder, reporter: User, sides: Sequence[SideInput], played_at: datetime, now: datetime
+    *,
+    ladder: Ladder,
+    reporter: User,
+    sides: Sequence[SideInput],
+    played_at: datetime,
+    now: datetime,
+    answers: Sequence[Answer] = (),
 ) -> ReportedMatch:
     """``match_report`` on PostgreSQL: the same checks and rows in two statements (``ladder.sql``)."""
     players = [p for side in sides for p in side.players]
@@ -413,6 +430,8 @@ def _report_in_two_statements(
         )
         if match_id is None:  # nothing written: ``duplicate_id`` is the live match of the same players
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate_id})
+        # The statement rated the match already; in this transaction, before anything reads the rating.
+        write_answers(match_id, answers)
         if hold is not None:
             Match.objects.filter(pk=match_id).update(held_for_review=True, review_evidence=hold.evidence)
         forget_counts(batch.data)
@@ -420,6 +439,7 @@ def _report_in_two_statements(
             mail_soon()
         if rated is not None:
             notices.emit_rated(match_id=match_id, ladder=ladder, lineup=lineup, changes=changes, now=now, before=before)
+            hooks.matches_rated(ladder.pk, [match_id])  # last: after everything the report wrote
     match = Match(
         pk=match_id,
         ladder=ladder,
@@ -468,7 +488,13 @@ def _as_written(
 
 
 def match_report_result(
-    *, match: Match, reporter: User, placements: Sequence[int], now: datetime | None = None, series: bool = False
+    *,
+    match: Match,
+    reporter: User,
+    placements: Sequence[int],
+    now: datetime | None = None,
+    series: bool = False,
+    answers: Sequence[Answer] = (),
 ) -> Match:
     """The result of a match the queue scheduled: a player of it (or a moderator or trusted
     reporter) gives each side's placement; the other side then confirms, as for any report.
@@ -478,9 +504,11 @@ def match_report_result(
     """
     now = now or timezone.now()
     if db.on_postgresql():  # the same in two statements (``ladder.services.answers``); below, its ORM twin
-        from ladder.services import answers
+        from ladder.services import answers as answers_sql
 
-        return answers.report_result(match=match, reporter=reporter, placements=placements, now=now, series=series)
+        return answers_sql.report_result(
+            match=match, reporter=reporter, placements=placements, now=now, series=series, answers=answers
+        )
     with transaction.atomic():
         match = _locked(match)
         if match.paired_by_queue and match.ladder.best_of > 1 and not series:
@@ -511,6 +539,7 @@ def match_report_result(
         match.reported_by = reporter
         match.reported_at = now
         match.save(update_fields=["status", "reported_by", "reported_at"])
+        write_answers(match, answers)
         if trusted:
             _confirm(match, Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED, now)
         else:

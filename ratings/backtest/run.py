@@ -66,9 +66,13 @@ def _calibrated(
     validation_outcomes: Sequence[float],
     test: Predictions,
     baselines: dict[str, Predictions],
+    symmetric: bool,
 ) -> dict[str, Any]:
-    """The calibration fitted on the validation predictions and the test part scored through it."""
-    calibration = fit(validation, validation_outcomes)
+    """The calibration fitted on the validation predictions and the test part scored through it.
+
+    ``symmetric``: the sides have no order (a ladder's), so only the slope is fitted.
+    """
+    calibration = fit(validation, validation_outcomes, intercept=not symmetric)
     mapped = Predictions(calibration.apply_all(test.probabilities), test.outcomes, test.favourites)
     return {"calibration": calibration._asdict(), "calibrated": _predictor(mapped, baselines)}
 
@@ -87,7 +91,9 @@ def _baseline_rows(baselines: dict[str, Predictions]) -> dict[str, Any]:
     return rows
 
 
-def backtest_report(matches: Sequence[Match], engine: str, params: Params, test_start: int) -> dict[str, Any]:
+def backtest_report(
+    matches: Sequence[Match], engine: str, params: Params, test_start: int, *, symmetric: bool = False
+) -> dict[str, Any]:
     """``engine`` under ``params`` and the baselines, scored on ``matches[test_start:]``."""
     validation_start, validation_outcomes = _validation_outcomes(matches, test_start)
     replayed = replay_engine(matches, engine, params, score_from=validation_start)
@@ -99,7 +105,7 @@ def backtest_report(matches: Sequence[Match], engine: str, params: Params, test_
         "engine": engine,
         "params": dataclasses.asdict(params),
         **_predictor(predictions, baselines),
-        **_calibrated(replayed.probabilities[:cut], validation_outcomes, predictions, baselines),
+        **_calibrated(replayed.probabilities[:cut], validation_outcomes, predictions, baselines, symmetric),
         "bands": {name: m.as_dict() for name, m in by_band(probabilities, outcomes, predictions.favourites).items()},
         "reliability": [row._asdict() for row in reliability(probabilities, outcomes)],
         "baselines": _baseline_rows(baselines),
@@ -113,6 +119,7 @@ def tune_report(
     *,
     engines: Sequence[str] = tuple(ENGINES),
     progress: Progress = _quiet,
+    symmetric: bool = False,
 ) -> dict[str, Any]:
     """Every engine tuned on the training part; the headline is the best on the validation slice."""
     tuned = tune(matches, test_start, engines=engines, progress=progress)
@@ -129,7 +136,7 @@ def tune_report(
                 "tuned": result.params,
                 "validation": result.validation.as_dict(),
                 **_predictor(predictions, baselines),
-                **_calibrated(result.validation_probabilities, validation_outcomes, predictions, baselines),
+                **_calibrated(result.validation_probabilities, validation_outcomes, predictions, baselines, symmetric),
             }
         )
     best = rows[0]

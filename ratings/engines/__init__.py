@@ -23,7 +23,7 @@ from ratings.engines.display import (
 )
 from ratings.engines.elo import Elo
 from ratings.engines.glicko import GLICKO2_SCALE, Glicko1, Glicko2, GlickoFamily, TimedGlicko
-from ratings.engines.probability import rating_difference_for_probability, win_probability
+from ratings.engines.probability import rating_difference_for_probability, recalibrated, win_probability
 from ratings.engines.teams import composite, pad
 from ratings.engines.values import (
     LUCK_P_MAX,
@@ -89,6 +89,7 @@ __all__ = [
     "is_provisional",
     "pad",
     "rating_difference_for_probability",
+    "recalibrated",
     "tr",
     "win_probability",
 ]

@@ -40,6 +40,23 @@ def win_probability(rating_a: float, rd_a: float, rating_b: float, rd_b: float) 
     return logistic10(combined_g(rd_a, rd_b) * (rating_a - rating_b) / 400.0)
 
 
+def recalibrated(probability: float, slope: float) -> float:
+    """``σ(slope·logit p)``: a win chance with its confidence scaled by ``slope`` (docs/backtests.md).
+
+    A ladder's backtest fits the slope on its own games (Platt scaling without an intercept,
+    since a ladder's sides have no order): below 1 shrinks chances towards ½ for ratings
+    that were too sure. Symmetric: ``recalibrated(1 − p) = 1 − recalibrated(p)``, and a
+    slope of 1 returns ``p`` unchanged. ``p`` of 0 or 1 stays where it is.
+    """
+    if slope == 1.0 or probability <= 0.0 or probability >= 1.0:
+        return probability
+    x = slope * math.log(probability / (1.0 - probability))
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
 def rating_difference_for_probability(probability: float, rd_a: float, rd_b: float) -> float:
     """The ``ra − rb`` at which ``P(a beats b)`` equals ``probability`` (inverse of docs/rules.md §2).
 

@@ -20,9 +20,14 @@ def _api_routes() -> set[str]:
 
     (api,) = [p for p in get_resolver().url_patterns if isinstance(p, URLResolver) and str(p.pattern) == "api/v1/"]
     routes = set()
-    for pattern in api.url_patterns:
+    patterns = [("", pattern) for pattern in api.url_patterns]
+    while patterns:  # an app's own routes module (api/urls_stats.py) is included at the root
+        prefix, pattern = patterns.pop()
+        if isinstance(pattern, URLResolver):
+            patterns.extend((prefix + str(pattern.pattern), inner) for inner in pattern.url_patterns)
+            continue
         assert isinstance(pattern, URLPattern)
-        route = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(pattern.pattern)).replace("{pk}", "{id}")
+        route = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", prefix + str(pattern.pattern)).replace("{pk}", "{id}")
         routes.add("/api/v1/" + route)
     return routes - {"/api/v1/schema/"}
 

@@ -29,7 +29,8 @@ CHECKS = "all"
 # Valid input that names other records (a ladder, players, a reporter, a rating to compare) cannot be
 # known valid from the schema alone: the API answers 400 naming the field ("No player named x.").
 # Only these operations read names from their input (queue_join its formats and party, party_invite a
-# username); everywhere else schema-valid input must succeed.
+# username, a report and a queue match's result the ladder's match fields and players in `fields` and
+# `player_fields`, the statistics a field and a ladder); everywhere else schema-valid input must succeed.
 #
 # The path parameters name the cast's records (the ladder, bob, a match bob reported against alice
 # that she may confirm or dispute), so requests reach the API's logic instead of its 404s; the
@@ -47,9 +48,9 @@ include-operation-id = ["matches_retrieve", "matches_result", "matches_confirm",
 parameters = {"path.id" = %(match)d}
 
 [[operations]]
-include-operation-id = ["matches_report", "matches_dispute_all", "matches_list", "players_matches",
+include-operation-id = ["matches_report", "matches_result", "matches_dispute_all", "matches_list", "players_matches",
                         "ladders_win_probability", "matches_comments_create", "matches_evidence_create",
-                        "queue_join", "party_invite"]
+                        "queue_join", "party_invite", "ladders_stats", "players_versus"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 
 # A match the queue paired (alice and carol, in its ready check): Ready and cancel succeed, and every

@@ -51,6 +51,7 @@ def test_the_page_shows_the_metrics_table_and_a_reliability_diagram(request, who
     )
     for row in rows:
         assert row in text
+    assert '<div class="module" id="win-chances">' in text and "a slope of <strong>" in text
     assert '<div class="module" id="by-type">' in text and '<th scope="row">1 v 1</th>' in text
     assert "Log-loss" in text and "Calibration error (ECE)" in text and "Brier" in text
     svg = re.search(r"<svg viewBox.*?</svg>", text, re.S)

@@ -96,8 +96,9 @@ def test_home_queries_do_not_grow_with_ladders_or_matches(client, django_assert_
     client.force_login(alice)
 
     # Session, account, the ladder list, the memberships, one ranking per shown ladder (at
-    # most HOME_LADDERS = 6), the header's counts, and the recent matches with their details.
-    with django_assert_max_num_queries(14):
+    # most HOME_LADDERS = 6), the header's counts, and the recent matches with their details (the
+    # match fields' values among them).
+    with django_assert_max_num_queries(15):
         response = client.get(reverse("home"))
 
     assert response.status_code == 200

@@ -273,7 +273,7 @@ def test_add_side_without_javascript_is_a_link_with_more_rows(client, teams, pla
 def test_match_page_shows_sides_status_and_reporter(client, ladder, player, opponent, django_assert_max_num_queries):
     match = report(ladder, player, player, opponent)
 
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(8):  # 6, the players' head-to-head record (stats), the match fields
         response = client.get(match.get_absolute_url())
 
     assert response.status_code == 200
@@ -309,7 +309,7 @@ def test_confirming_rates_the_match_and_shows_the_changes(
     assert f"1500 → </span>{won.rating_after:.0f}" in response.text
     assert f'<strong class="delta up">+{won.delta:.0f}</strong>' in response.text
     assert f'<strong class="delta down">−{-lost.delta:.0f}</strong>' in response.text
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(10):  # 8, the players' head-to-head record (stats), the match fields
         client.get(match.get_absolute_url())
 
 
@@ -480,7 +480,9 @@ def test_player_page_shows_rating_chart_and_matches(client, ladder, player, oppo
     play(ladder, player, opponent, 3)
     pending = report(ladder, opponent, opponent, player)
 
-    with django_assert_max_num_queries(12):  # 9, the rank history, the adjustments, a suspension
+    with django_assert_max_num_queries(
+        16
+    ):  # 9, rank history, adjustments, a suspension, field records, match fields, seasons, badges
         response = client.get(reverse("ladder:player", args=["chess", "alice"]))
 
     assert response.status_code == 200
@@ -507,7 +509,7 @@ def test_player_page_query_count_does_not_grow_with_history(
 ):
     play(ladder, player, opponent, 2, days_ago=2)
     url = reverse("ladder:player", args=["chess", "alice"])
-    with django_assert_max_num_queries(12) as few:  # with the adjustments and a suspension
+    with django_assert_max_num_queries(16) as few:  # + suspension, field records, match fields, seasons, badges
         client.get(url)
     play(ladder, opponent, player, 6)
     with django_assert_max_num_queries(len(few.captured_queries)):

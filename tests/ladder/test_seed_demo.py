@@ -138,3 +138,11 @@ def test_seed_demo_refuses_production_without_force(settings):
         call_command("seed_demo")
 
     assert not User.objects.exists()
+
+
+@pytest.mark.parametrize("command", ["seed_demo_queue", "seed_demo_fields", "seed_demo_seasons"])
+def test_every_demo_command_refuses_production_without_force(settings, command):
+    settings.DEBUG = False
+
+    with pytest.raises(CommandError, match=f"{command} .*; with DEBUG off, pass --force"):
+        call_command(command)

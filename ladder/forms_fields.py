@@ -1,0 +1,168 @@
+"""The match fields of a report form (docs/match-fields.md).
+
+``MatchFieldsForm`` only lays the ladder's fields out and collects what was typed; the
+checks are ``ladder.services.fields.clean_answers``'s, whose errors (keyed ``fields.<name>``
+or ``player_fields.<username>.<name>``) ``show_errors`` puts back next to their inputs.
+
+Per-player fields get one input per player where the form knows the players (a 1 v 1: you
+and your opponent; a queue match: its players). The sides form, whose players are typed
+in, asks for them as "username: value" pairs instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from accounts.models import User
+from ladder.models import FieldKind, Match, MatchField
+
+DURATION_HINT = "For example 1:23:45, 83:20, 1h 5m, 45m, or a number of seconds."
+PAIRS_HINT = "Each player as “username: value”, separated by commas."
+BAD_PAIR = "Write each player as “username: value”, separated by commas: “%(pair)s” has no colon."
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A player the form asks per-player fields for: a key in the inputs' names and the words shown."""
+
+    key: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGroup:
+    label: str
+    fields: list[forms.BoundField]
+
+
+def _input(field: MatchField, label: str) -> forms.Field:
+    """The input of one field: a select, a yes/no choice, a link, a duration or a line of text."""
+    help_text = field.help_text
+    attrs: dict[str, str] = {}
+    if field.kind == FieldKind.CHOICE:
+        widget: forms.Widget = forms.Select(choices=[("", "—")] + [(c, c) for c in field.choices])
+    elif field.kind == FieldKind.YES_NO:
+        widget = forms.RadioSelect(choices=[("yes", "Yes"), ("no", "No")])
+    elif field.kind == FieldKind.URL:
+        widget = forms.URLInput(attrs={"maxlength": "500", "inputmode": "url", "autocapitalize": "none"})
+    elif field.kind == FieldKind.DURATION:
+        widget = forms.TextInput(attrs={"placeholder": "45:00", "autocomplete": "off", "spellcheck": "false"})
+        help_text = f"{help_text} {DURATION_HINT}".strip()
+    else:
+        widget = forms.TextInput(attrs={"maxlength": "200"})
+    if field.required:
+        attrs["aria-required"] = "true"
+    widget.attrs.update(attrs)
+    # Never required here: the service's message names the field ("Map is required.").
+    made = forms.CharField(label=label, required=False, widget=widget, help_text=help_text, strip=False)
+    made.match_field = field  # type: ignore[attr-defined]  # read by the template for the required mark
+    return made
+
+
+class MatchFieldsForm(forms.Form):
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        fields: Sequence[MatchField],
+        slots: Sequence[Slot] = (),
+        pairs: bool = False,
+        prefix: str = "f",
+    ) -> None:
+        super().__init__(data, prefix=prefix)
+        self.match_fields = list(fields)
+        self.slots = list(slots)
+        self.pairs = pairs
+        self.players: list[User] = []  # the match's players, where the form is for a match already paired
+        self.by_slot: dict[str, User] = {}
+        for field in self.match_fields:
+            if not field.per_player:
+                self.fields[field.name] = _input(field, field.label)
+            elif pairs:
+                made = _input(field, field.label)
+                made.widget = forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "none"})
+                choices = f" One of: {', '.join(field.choices)}." if field.kind == FieldKind.CHOICE else ""
+                made.help_text = f"{field.help_text} {PAIRS_HINT}{choices}".strip()
+                self.fields[field.name] = made
+            else:
+                for slot in self.slots:
+                    self.fields[f"{field.name}__{slot.key}"] = _input(field, f"{field.label} ({slot.label})")
+
+        for name, made in self.fields.items():
+            if made.help_text and not isinstance(made.widget, forms.RadioSelect):  # a radio's fieldset has it
+                made.widget.attrs["aria-describedby"] = f"id_{self.add_prefix(name)}-help"
+
+    @property
+    def has_fields(self) -> bool:
+        return bool(self.match_fields)
+
+    def match_rows(self) -> list[forms.BoundField]:
+        return [self[f.name] for f in self.match_fields if not f.per_player or self.pairs]
+
+    def player_groups(self) -> list[PlayerGroup]:
+        per_player = [f for f in self.match_fields if f.per_player]
+        if self.pairs or not per_player:
+            return []
+        return [PlayerGroup(slot.label, [self[f"{f.name}__{slot.key}"] for f in per_player]) for slot in self.slots]
+
+    def match_values(self) -> dict[str, object]:
+        return {f.name: self.cleaned_data.get(f.name, "") for f in self.match_fields if not f.per_player}
+
+    def player_values(self, players: Mapping[str, User]) -> dict[object, dict[str, object]]:
+        """What was typed per player: by player id (slots) or by the username typed (pairs)."""
+        values: dict[object, dict[str, object]] = {}
+        for field in (f for f in self.match_fields if f.per_player):
+            if self.pairs:
+                for name, value in self._pairs(field.name):
+                    values.setdefault(name, {})[field.name] = value
+                continue
+            for slot in self.slots:
+                player = players.get(slot.key)
+                if player is not None:
+                    values.setdefault(player.pk, {})[field.name] = self.cleaned_data.get(f"{field.name}__{slot.key}")
+        return values
+
+    def _pairs(self, name: str) -> list[tuple[str, str]]:
+        pairs = []
+        for part in (p.strip() for p in re.split(r"[,\n]", self.cleaned_data.get(name) or "")):
+            if not part:
+                continue
+            if ":" not in part:
+                raise ValidationError({f"fields.{name}": ValidationError(BAD_PAIR, params={"pair": part})})
+            who, value = part.split(":", 1)
+            pairs.append((who.strip(), value.strip()))
+        return pairs
+
+    def show_errors(self, exc: ValidationError, players: Mapping[str, User]) -> None:
+        """The service's errors next to their inputs; one it cannot place goes above the form."""
+        slot_of = {player.username.lower(): key for key, player in players.items()}
+        for key, messages in exc.message_dict.items():
+            parts = key.split(".")
+            target = None
+            if parts[0] == "fields" and len(parts) == 2:
+                target = parts[1]
+            elif parts[0] == "player_fields" and len(parts) == 3:
+                slot = slot_of.get(parts[1].lower())
+                target = parts[2] if self.pairs else f"{parts[2]}__{slot}"
+            self.add_error(target if target in self.fields else None, messages)
+
+
+def result_fields_form(match: Match, viewer: User, data: Any = None) -> MatchFieldsForm:
+    """The fields of a queue match's result form: one input per player for per-player fields ("You" first)."""
+    fields = list(MatchField.objects.filter(ladder_id=match.ladder_id).order_by("position", "id"))
+    players: list[User] = []
+    if any(field.per_player for field in fields):
+        players = list(User.objects.filter(participations__match=match).order_by("participations__id"))
+        players.sort(key=lambda player: player.pk != viewer.pk)
+    form = MatchFieldsForm(
+        data, fields=fields, slots=[Slot(str(p.pk), "You" if p.pk == viewer.pk else p.username) for p in players]
+    )
+    form.players = players
+    form.by_slot = {str(player.pk): player for player in players}
+    return form
