@@ -1,10 +1,10 @@
 """Every hand-written statement of the stats app (PostgreSQL only; ``stats.services`` holds the ORM twins).
 
-Adding matches and rebuilding a ladder run the same three statements, one per table,
-over a different set of rating events: the matches just rated (``ADD``), or the ladder's
-active match events after its rows were deleted (``REBUILD``). Each statement derives the
-results from the events' history rows and the sides they were played on, sums them per
-key, and adds the sums to the table (``INSERT … ON CONFLICT DO UPDATE``).
+Adding matches and rebuilding a ladder sum the same rows, one insert per table, over a
+different set of rating events: the matches just rated (``ADD``, one statement whose three
+upserts are data-modifying CTEs, ``INSERT … ON CONFLICT DO UPDATE``), or the ladder's active
+match events after its rows were deleted (``REBUILD``, three plain inserts). Both derive the
+results from the events' history rows and the sides they were played on and sum them per key.
 
 The pair probability is ``ratings.engines.win_probability`` written out:
 ``1 / (1 + 10^(−G·(ra − rb)/400))`` with ``G = 1/sqrt(1 + 3q²(RDa² + RDb²)/π²)``, ``q = ln 10/400``;
@@ -17,6 +17,7 @@ import math
 
 from django.db import connection
 
+from core import db
 from ladder.models import MatchField, MatchFieldValue, MatchSide, Participant
 from ratings.models import RatingChange, RatingEvent
 from stats.models import FieldValueStat, HeadToHead, PlayerFieldStat
@@ -85,25 +86,21 @@ _RECORD_UPDATE = """games = t.games + excluded.games, wins = t.wins + excluded.w
     losses = t.losses + excluded.losses, draws = t.draws + excluded.draws,
     score_sum = t.score_sum + excluded.score_sum, expected_sum = t.expected_sum + excluded.expected_sum"""
 
-# ``{res}``: the results' CTE; ``pairs`` follows it.
-_H2H_SQL = f"""WITH {{res}}, {_PAIRS}
-INSERT INTO {_H2H} AS t (ladder_id, player_low_id, player_high_id, games, low_wins, high_wins, draws,
-                         expected_low_sum)
+_H2H_INSERT = f"""INSERT INTO {_H2H} AS t (ladder_id, player_low_id, player_high_id, games, low_wins, high_wins,
+                         draws, expected_low_sum)
 SELECT %(ladder)s, a_player, b_player, count(*), count(*) FILTER (WHERE a_place < b_place),
        count(*) FILTER (WHERE a_place > b_place), count(*) FILTER (WHERE a_place = b_place), sum(p)
 FROM pairs WHERE a_player < b_player
-GROUP BY a_player, b_player
-ON CONFLICT ON CONSTRAINT h2h_one_per_pair DO UPDATE SET
+GROUP BY a_player, b_player"""
+_H2H_UPSERT = """ON CONFLICT ON CONSTRAINT h2h_one_per_pair DO UPDATE SET
     games = t.games + excluded.games, low_wins = t.low_wins + excluded.low_wins,
     high_wins = t.high_wins + excluded.high_wins, draws = t.draws + excluded.draws,
-    expected_low_sum = t.expected_low_sum + excluded.expected_low_sum
-"""
+    expected_low_sum = t.expected_low_sum + excluded.expected_low_sum"""
 
-# ``{scored}``: CTEs ending with ``scored``. Per-player fields: each player's result with their
-# value; per-match fields: the favourite's.
-_FIELD_STAT_SQL = f"""WITH {{scored}}, {_VALS}, favourite AS (
+# Per-player fields: each player's result with their value; per-match fields: the favourite's.
+_FIELD_ROWS = """favourite AS (
     SELECT DISTINCT ON (match_id) * FROM scored ORDER BY match_id, expected DESC, side_index, player_id
-), x AS (
+), field_rows AS (
     SELECT vals.field_id, vals.value, scored.score, scored.expected
     FROM vals JOIN scored ON scored.match_id = vals.match_id AND scored.player_id = vals.player_id
     WHERE vals.scope = 'player'
@@ -111,51 +108,49 @@ _FIELD_STAT_SQL = f"""WITH {{scored}}, {_VALS}, favourite AS (
     SELECT vals.field_id, vals.value, favourite.score, favourite.expected
     FROM vals JOIN favourite ON favourite.match_id = vals.match_id
     WHERE vals.scope = 'match'
-)
-INSERT INTO {_FIELD_STAT} AS t (ladder_id, field_id, value, games, wins, losses, draws, score_sum, expected_sum)
+)"""
+_FIELD_INSERT = f"""INSERT INTO {_FIELD_STAT} AS t (ladder_id, field_id, value, games, wins, losses, draws, score_sum,
+                                expected_sum)
 SELECT %(ladder)s, x.field_id, x.value, {_RECORD_SUMS}
-FROM x GROUP BY x.field_id, x.value
-ON CONFLICT ON CONSTRAINT field_stat_one_per_value DO UPDATE SET {_RECORD_UPDATE}
-"""
+FROM field_rows x GROUP BY x.field_id, x.value"""
+_FIELD_UPSERT = f"ON CONFLICT ON CONSTRAINT field_stat_one_per_value DO UPDATE SET {_RECORD_UPDATE}"
 
 # A player's own value of a per-player field, or the value of a per-match field of their match.
-_PLAYER_STAT_SQL = f"""WITH {{scored}}, {_VALS}, x AS (
+_PLAYER_ROWS = """player_rows AS (
     SELECT vals.field_id, vals.value, scored.player_id, scored.score, scored.expected
     FROM vals JOIN scored ON scored.match_id = vals.match_id
          AND (vals.scope = 'match' OR scored.player_id = vals.player_id)
-)
-INSERT INTO {_PLAYER_STAT} AS t (ladder_id, field_id, value, player_id, games, wins, losses, draws, score_sum,
-                                 expected_sum)
+)"""
+_PLAYER_INSERT = f"""INSERT INTO {_PLAYER_STAT} AS t (ladder_id, field_id, value, player_id, games, wins, losses, draws,
+                                 score_sum, expected_sum)
 SELECT %(ladder)s, x.field_id, x.value, x.player_id, {_RECORD_SUMS}
-FROM x GROUP BY x.field_id, x.value, x.player_id
-ON CONFLICT ON CONSTRAINT player_field_stat_one_per_value DO UPDATE SET {_RECORD_UPDATE}
-"""
+FROM player_rows x GROUP BY x.field_id, x.value, x.player_id"""
+_PLAYER_UPSERT = f"ON CONFLICT ON CONSTRAINT player_field_stat_one_per_value DO UPDATE SET {_RECORD_UPDATE}"
 
-
-def _fill(statement: str, *, res: str, scored: str, values: str) -> str:
-    return statement.replace("{res}", res).replace("{scored}", scored).replace("{values}", values)
-
-
-_STATEMENTS = (_H2H_SQL, _FIELD_STAT_SQL, _PLAYER_STAT_SQL)
 _ADDED_RES = f"res AS MATERIALIZED ({_RES.replace('{events}', ADDED_EVENTS)}\n)"
-ADD = tuple(
-    _fill(
-        statement,
-        res=_ADDED_RES,
-        scored=f"{_ADDED_RES}, {_PAIRS}, scored AS ({_SCORED})",
-        values="v.match_id = ANY(%(matches)s::bigint[])",
-    )
-    for statement in _STATEMENTS
+# Adding a few matches is one statement, prepared once per connection (it runs with every rated
+# match): the results are read once, and each table's upsert is a data-modifying CTE of it.
+ADD = db.Statement.of(
+    f"""WITH {_ADDED_RES}, {_PAIRS}, scored AS MATERIALIZED ({_SCORED}),
+{_VALS.replace("{values}", "v.match_id = ANY(%(matches)s::bigint[])")}, {_FIELD_ROWS}, {_PLAYER_ROWS},
+h2h AS ({_H2H_INSERT}
+{_H2H_UPSERT}
+RETURNING 1),
+field_stat AS ({_FIELD_INSERT}
+{_FIELD_UPSERT}
+RETURNING 1)
+{_PLAYER_INSERT}
+{_PLAYER_UPSERT}
+"""
 )
 # The ladder's rows were deleted first: plain inserts, without the upsert's check per row.
-REBUILD = tuple(
-    _fill(
-        statement[: statement.index("ON CONFLICT")],
-        res=f"res AS NOT MATERIALIZED (SELECT * FROM {REBUILD_RESULTS})",
-        scored=f"scored AS NOT MATERIALIZED (SELECT * FROM {REBUILD_SCORED})",
-        values="f.ladder_id = %(ladder)s",
-    )
-    for statement in _STATEMENTS
+_REBUILT = f"""res AS NOT MATERIALIZED (SELECT * FROM {REBUILD_RESULTS}),
+scored AS NOT MATERIALIZED (SELECT * FROM {REBUILD_SCORED}),
+{_VALS.replace("{values}", "f.ladder_id = %(ladder)s")}"""
+REBUILD = (
+    f"WITH {_REBUILT}, {_PAIRS}\n{_H2H_INSERT}",
+    f"WITH {_REBUILT}, {_FIELD_ROWS}\n{_FIELD_INSERT}",
+    f"WITH {_REBUILT}, {_PLAYER_ROWS}\n{_PLAYER_INSERT}",
 )
 DELETE = tuple(f"DELETE FROM {table} WHERE ladder_id = %(ladder)s" for table in (_H2H, _FIELD_STAT, _PLAYER_STAT))
 READ_RESULTS = (
@@ -170,9 +165,8 @@ READ_RESULTS = (
 
 def add_matches(ladder_id: int, match_ids: list[int]) -> None:
     """Add the results of ``match_ids`` (rated in ``ladder_id``) to the three tables."""
-    with connection.cursor() as cursor:
-        for statement in ADD:
-            cursor.execute(statement, {"ladder": ladder_id, "matches": match_ids})
+    with db.run_statement(ADD, {"ladder": ladder_id, "matches": match_ids}):
+        pass
 
 
 def rebuild(ladder_id: int) -> None:
