@@ -1,4 +1,8 @@
-"""A game of a best-of-N series, from the match page's buttons (docs/rules.md §13, "Series")."""
+"""A game of a best-of-N series, from the match page's buttons (docs/rules.md §13, "Series").
+
+The form carries the ladder's match fields as the result form does (``{% match_field_inputs %}``);
+a refused value shows the match page again, the error next to its field.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,10 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from ladder.forms_fields import MatchFieldsForm, result_fields_form
 from ladder.models import Match, MatchStatus
-from ladder.services.series import series_report_game
+from ladder.services.series import series_answers, series_report_game
+from ladder.views import match_detail
 
 CHOOSE = "Choose whether you won, lost or drew this game."
 RECORDED = "Game %(number)d recorded."
@@ -32,9 +38,18 @@ def series_game(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
         return redirect(match)
     winner_side = {"won": mine, "lost": 1 - mine, "draw": None}[outcome]
     number = match.series_games.count() + 1
+    form = result_fields_form(match, request.user, request.POST)
+    if not form.is_valid():  # nothing is recorded: the page again, the errors next to the fields
+        request.match_fields_form = form  # type: ignore[attr-defined]  # read by ``{% match_field_inputs %}``
+        return match_detail(request, pk, status=400)
     try:
-        match = series_report_game(match=match, reporter=request.user, winner_side=winner_side)
+        answers = series_answers(
+            match=match, match_values=form.match_values(), player_values=form.player_values(form.by_slot)
+        )
+        match = series_report_game(match=match, reporter=request.user, winner_side=winner_side, answers=answers)
     except ValidationError as exc:
+        if hasattr(exc, "error_dict"):  # a match field's value: the page again, the error next to the field
+            return _refused_fields(request, match.pk, form, exc)
         messages.error(request, " ".join(exc.messages))
         return redirect(match)
     if match.status == MatchStatus.PENDING:
@@ -46,3 +61,11 @@ def series_game(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, RECORDED % {"number": number})
     return redirect(match)
+
+
+def _refused_fields(
+    request: AuthenticatedHttpRequest, pk: int, form: MatchFieldsForm, exc: ValidationError
+) -> HttpResponse:
+    form.show_errors(exc, form.by_slot)
+    request.match_fields_form = form  # type: ignore[attr-defined]  # read by ``{% match_field_inputs %}``
+    return match_detail(request, pk, status=400)

@@ -10,11 +10,17 @@ majority, or every game is played, the series is decided. The ladder says how it
 - ``rate_each_game`` on: each game is its own match (``SeriesGame.game_match``), reported
   through ``match_report_result`` as it is recorded, so each is confirmed and rated like any
   queue game. The paired match then only keeps the series' result (see ``_close_unrated``).
+
+A game may carry the ladder's match fields (``answers``, checked by ``series_answers``). When
+each game is rated they belong to its game match, required ones included; when the series is
+one result they describe the series match: each game's values replace the same fields' earlier
+ones, and the required ones must have been given by the time the game that decides it is reported.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,8 +30,19 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from ladder.models import CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant, SeriesGame
+from ladder.models import (
+    CancelReason,
+    Ladder,
+    Match,
+    MatchField,
+    MatchFieldValue,
+    MatchSide,
+    MatchStatus,
+    Participant,
+    SeriesGame,
+)
 from ladder.permissions import is_moderator
+from ladder.services.fields import Answer, clean_answers, ladder_fields
 from ladder.services.matches import match_report_result
 from ladder.services.suspensions import refuse_suspended_players
 
@@ -119,11 +136,19 @@ def _check(match: Match, reporter: User, winner_side: int | None, players: dict[
         refuse_suspended_players(ladder=ladder, player_ids=ids, reporter=reporter, now=now)
 
 
-def series_report_game(*, match: Match, reporter: User, winner_side: int | None, now: datetime | None = None) -> Match:
+def series_report_game(
+    *,
+    match: Match,
+    reporter: User,
+    winner_side: int | None,
+    now: datetime | None = None,
+    answers: Sequence[Answer] = (),
+) -> Match:
     """Record the next game of ``match``'s series: side ``winner_side`` won it (None: a draw).
 
     Each game is rated at once when the ladder rates each game; the series is reported (or
-    closed) when this game decides it. Returns the series match as it now stands.
+    closed) when this game decides it. ``answers``: the game's match fields (see the module's
+    docstring for where they go). Returns the series match as it now stands.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -143,17 +168,101 @@ def series_report_game(*, match: Match, reporter: User, winner_side: int | None,
                 DRAWS_NOT_ALLOWED, code="draws_not_allowed", params={"ladder": ladder.name, "number": number}
             )
         game = SeriesGame(match=match, number=number, winner_side=winner_side, reported_by=reporter, reported_at=now)
-        if ladder.rate_each_game:
-            game.game_match = _rated_game(ladder, players, winner_side, reporter, now)
-        game.save()
         score = _score(ladder.best_of, [*games, game])
+        answers = _checked_answers(match, answers, decides=score.decided)
+        if ladder.rate_each_game:
+            game.game_match = _rated_game(ladder, players, winner_side, reporter, now, answers)
+        elif not score.decided:
+            _keep_answers(match, answers)
+        game.save()
         if score.decided:
             placements = _placements(score.winner)
             if ladder.rate_each_game:
                 _close_unrated(match, placements, reporter, now)
             else:
-                match = match_report_result(match=match, reporter=reporter, placements=placements, now=now, series=True)
+                MatchFieldValue.objects.filter(match=match).delete()  # the report below writes them all again
+                match = match_report_result(
+                    match=match, reporter=reporter, placements=placements, now=now, series=True, answers=answers
+                )
         return match
+
+
+def series_answers(
+    *,
+    match: Match,
+    match_values: Mapping[str, object] | None = None,
+    player_values: Mapping[object, Mapping[str, object]] | None = None,
+) -> list[Answer]:
+    """A game's match-field values, checked as a report's are (errors name the field), except that
+    none is required yet: ``series_report_game`` knows whether this game must give them."""
+    return clean_answers(
+        ladder=match.ladder,
+        fields=_optional(ladder_fields(match.ladder)),
+        players=_users(match),
+        match_values=match_values,
+        player_values=player_values,
+    )
+
+
+def _users(match: Match) -> list[User]:
+    return list(User.objects.filter(participations__match=match).order_by("participations__id"))
+
+
+def _optional(fields: Sequence[MatchField]) -> list[MatchField]:
+    """The fields as unsaved copies none of which is required."""
+    copies = [copy.copy(field) for field in fields]
+    for field in copies:
+        field.required = False
+    return copies
+
+
+def _key(answer: Answer) -> tuple[int, int | None]:
+    return answer.field.pk, answer.player.pk if answer.player else None
+
+
+def _checked_answers(match: Match, answers: Sequence[Answer], *, decides: bool) -> list[Answer]:
+    """The values this game's report writes, checked again with ``clean_answers``' rules.
+
+    Each game rated: the game's own, its required fields given. The series one result: on the
+    deciding game, the series' values so far with this game's replacing the same fields' (the
+    required ones given by now); before it, this game's, none required.
+    """
+    fields = ladder_fields(match.ladder)
+    if not match.ladder.rate_each_game:
+        if not decides:
+            fields = _optional(fields)
+        else:
+            by_key = {_key(answer): answer for answer in _kept_answers(match)}
+            by_key.update((_key(answer), answer) for answer in answers)
+            answers = list(by_key.values())
+    match_values = {a.field.name: a.value for a in answers if a.player is None}
+    player_values: dict[object, dict[str, object]] = {}
+    for answer in answers:
+        if answer.player is not None:
+            player_values.setdefault(answer.player.pk, {})[answer.field.name] = answer.value
+    return clean_answers(
+        ladder=match.ladder,
+        fields=fields,
+        players=_users(match),
+        match_values=match_values,
+        player_values=player_values,
+    )
+
+
+def _kept_answers(match: Match) -> list[Answer]:
+    """The values earlier games gave the series match."""
+    rows = MatchFieldValue.objects.filter(match=match).select_related("field", "player")
+    return [Answer(row.field, row.player, row.value) for row in rows]
+
+
+def _keep_answers(match: Match, answers: Sequence[Answer]) -> None:
+    """Store a game's values on the series match, each replacing the same field's earlier value."""
+    for answer in answers:
+        MatchFieldValue.objects.filter(match=match, field_id=answer.field.pk, player=answer.player).delete()
+    MatchFieldValue.objects.bulk_create(
+        MatchFieldValue(match=match, field_id=answer.field.pk, player=answer.player, value=answer.value)
+        for answer in answers
+    )
 
 
 def _placements(winner: int | None) -> list[int]:
@@ -164,7 +273,12 @@ def _placements(winner: int | None) -> list[int]:
 
 
 def _rated_game(
-    ladder: Ladder, players: dict[int, list[int]], winner_side: int | None, reporter: User, now: datetime
+    ladder: Ladder,
+    players: dict[int, list[int]],
+    winner_side: int | None,
+    reporter: User,
+    now: datetime,
+    answers: Sequence[Answer],
 ) -> Match:
     """One game of a series as its own queue match, reported by ``reporter``: confirmed and rated like any."""
     game = Match.objects.create(ladder=ladder, played_at=now, paired_by_queue=True, status=MatchStatus.SCHEDULED)
@@ -172,7 +286,10 @@ def _rated_game(
     Participant.objects.bulk_create(
         Participant(match=game, side=side, player_id=player_id) for side in sides for player_id in players[side.index]
     )
-    return match_report_result(match=game, reporter=reporter, placements=_placements(winner_side), now=now, series=True)
+    placements = _placements(winner_side)
+    return match_report_result(
+        match=game, reporter=reporter, placements=placements, now=now, series=True, answers=answers
+    )
 
 
 def _close_unrated(match: Match, placements: list[int], reporter: User, now: datetime) -> None:
