@@ -98,16 +98,22 @@ class Game:
         return [seat for side in self.sides for seat in side]
 
 
-def _found_key(entry: int, kind: formats.Format) -> str:
-    return f"queue:found:{entry}:{kind.code}"
+def _found_key(entry: int) -> str:
+    """One cache key a search, holding every format's count: one round trip to write or read."""
+    return f"queue:found-by-format:{entry}"
 
 
 def found_so_far(entry: QueueEntry) -> dict[str, int]:
     """For each team or free-for-all format of a waiting search: how many players its last
-    attempt found for a game with it, the searcher and their party included ("3 of 4 found")."""
+    attempt found for a game with it, the searcher and their party included ("3 of 4 found").
+
+    A poll's own attempt (``try_form`` on the same instance) is taken as it is, not read back.
+    """
     kinds = [kind for kind in formats.of_mask(entry.formats) if not kind.is_duel]
-    cached = site_cache.get_many([_found_key(entry.pk, kind) for kind in kinds])
-    return {kind.code: cached.get(_found_key(entry.pk, kind), entry.party_size) for kind in kinds}
+    found = entry.found_now
+    if found is None:
+        found = site_cache.get(_found_key(entry.pk)) or {}
+    return {kind.code: found.get(kind.code, entry.party_size) for kind in kinds}
 
 
 def try_form(*, entry: QueueEntry, now: datetime) -> Match | None:
@@ -125,14 +131,15 @@ def try_form(*, entry: QueueEntry, now: datetime) -> Match | None:
     around = _around(ladder, entry, kinds, now)
     if around is None:
         return None
-    found = {}
+    found: dict[str, int] = {}
     tried = []
     for kind in kinds:
         units = around.units_for(kind, ladder)
-        found[_found_key(entry.pk, kind)] = min(around.anchor.size + sum(unit.size for unit in units), kind.players)
+        found[kind.code] = min(around.anchor.size + sum(unit.size for unit in units), kind.players)
         if around.anchor.size + sum(unit.size for unit in units) >= kind.players:
             tried.append((kind, units))
-    site_cache.set_many(found, timeout=FOUND_SECONDS)
+    site_cache.set(_found_key(entry.pk), found, timeout=FOUND_SECONDS)
+    entry.found_now = found
     for kind, units in tried:
         conflicts = around.conflicts(ladder, now)
         fitting = [unit for unit in units if _fit(around.anchor, unit, conflicts)]

@@ -75,6 +75,10 @@ class QueueEntry(models.Model):
         help_text="Searching again, waiting time kept, because this paired match was cancelled at its ready check.",
     )
 
+    # Not a column: the players a poll's own attempt found per format (``forming.try_form``),
+    # kept on the instance so the panel it renders need not read them back from the cache.
+    found_now: dict[str, int] | None = None
+
     class Meta:
         verbose_name_plural = "queue entries"
         constraints = [

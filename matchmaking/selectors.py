@@ -47,45 +47,46 @@ def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEn
 
 
 def _searching_key(ladder: Ladder) -> str:
-    return f"queue:searching:{ladder.pk}"
+    return f"queue:searching-counts:{ladder.pk}"
+
+
+def searching_counts(ladder: Ladder) -> tuple[int, dict[str, int]]:
+    """How many are searching in the ladder, and in each of its queue formats (a search of several
+    counts in each); read by one query and cached for two seconds together, so a poll makes one
+    cache round trip for both."""
+    cached = site_cache.get(_searching_key(ladder))
+    if cached is not None:
+        return cached
+    offered = ladder.queue_format_list
+    counts = dict.fromkeys((kind.code for kind in offered), 0)
+    total = 0
+    rows = (
+        QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING)
+        .values_list("formats")
+        .annotate(searches=Count("pk"))
+    )
+    for bits, searches in rows:
+        total += searches
+        for kind in offered:
+            if bits & kind.bit:
+                counts[kind.code] += searches
+    site_cache.set(_searching_key(ladder), (total, counts), timeout=2)
+    return total, counts
 
 
 def searching_count(ladder: Ladder) -> int:
-    """How many are searching in the ladder, cached for two seconds: every poll shows it."""
-    count = site_cache.get(_searching_key(ladder))
-    if count is None:
-        count = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING).count()
-        site_cache.set(_searching_key(ladder), count, timeout=2)
-    return count
+    """How many are searching in the ladder (``searching_counts``)."""
+    return searching_counts(ladder)[0]
+
+
+def searching_by_format(ladder: Ladder) -> dict[str, int]:
+    """How many are searching in each of the ladder's queue formats (``searching_counts``)."""
+    return searching_counts(ladder)[1]
 
 
 def searching_forget(ladder: Ladder) -> None:
     """Drop the cached counts after a join or a cancel, so the player's next panel counts them right."""
-    site_cache.delete_many([_searching_key(ladder), _by_format_key(ladder)])
-
-
-def _by_format_key(ladder: Ladder) -> str:
-    return f"queue:searching-by-format:{ladder.pk}"
-
-
-def searching_by_format(ladder: Ladder) -> dict[str, int]:
-    """How many are searching in each of the ladder's queue formats (a search of several counts in each),
-    cached for two seconds like ``searching_count``."""
-    counts = site_cache.get(_by_format_key(ladder))
-    if counts is None:
-        offered = ladder.queue_format_list
-        counts = dict.fromkeys((kind.code for kind in offered), 0)
-        rows = (
-            QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING)
-            .values_list("formats")
-            .annotate(searches=Count("pk"))
-        )
-        for bits, searches in rows:
-            for kind in offered:
-                if bits & kind.bit:
-                    counts[kind.code] += searches
-        site_cache.set(_by_format_key(ladder), counts, timeout=2)
-    return counts
+    site_cache.delete(_searching_key(ladder))
 
 
 def panel_context(
@@ -100,7 +101,7 @@ def panel_context(
     alone; when it changes, the whole body. ``choices`` are the join form's formats (only
     where the ladder offers several, and only when the form shows: never on a searching poll).
     """
-    searching = searching_count(ladder)
+    searching, by_format = searching_counts(ladder)
     offered = ladder.queue_format_list
     waiting = entry is not None and entry.status == EntryStatus.WAITING
     match = entry.match if entry is not None and entry.status == EntryStatus.MATCHED else None
@@ -123,15 +124,14 @@ def panel_context(
             timeout=ladder.queue_timeout_seconds,
             shown=f"w{entry.pk}",
             only_duel=entry.formats == formats.DUEL.bit,
-            by_format=_searching_lines(ladder, entry),
+            by_format=_searching_lines(ladder, entry, by_format),
         )
         return context
     viewer = player or (entry.player if entry is not None else None)
     checking = match is not None and match.status == MatchStatus.READY_CHECK  # no form then, and polls come
     if viewer is not None and len(offered) > 1 and not checking:
         context["choices"] = join_choices(ladder, viewer, entry)
-        counts = searching_by_format(ladder)
-        context["idle_counts"] = [(kind, counts.get(kind.code, 0)) for kind in offered]
+        context["idle_counts"] = [(kind, by_format.get(kind.code, 0)) for kind in offered]
     if match is not None and entry is not None:
         life = lifecycle_context(match, entry.player, now)
         context["life"] = life
@@ -151,13 +151,12 @@ class FormatLine:
     found: int | None  # None for 1 v 1, which pairs at once or not at all
 
 
-def _searching_lines(ladder: Ladder, entry: QueueEntry) -> list[FormatLine]:
+def _searching_lines(ladder: Ladder, entry: QueueEntry, counts: dict[str, int]) -> list[FormatLine]:
     """Per format of the ladder, the others searching it ("5 in 2 v 2"): the searcher and their party
     are not counted in the formats they search; and for the searcher's own team and free-for-all
     formats, the players found so far ("3 of 4 found")."""
     if entry.formats == formats.DUEL.bit and ladder.queue_format_list == [formats.DUEL]:
         return []  # a plain 1 v 1 ladder: "searching now" says it all
-    counts = searching_by_format(ladder)
     found = forming.found_so_far(entry)
     lines = []
     for kind in ladder.queue_format_list:
