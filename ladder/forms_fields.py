@@ -20,7 +20,9 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from accounts.models import User
-from ladder.models import FieldKind, Match, MatchField
+from ladder.models import FieldKind, Match, MatchField, MatchFieldValue
+from ladder.services.fields import format_duration, ladder_fields
+from ladder.services.fields_edit import REASON_MAX_LENGTH
 
 DURATION_HINT = "For example 1:23:45, 83:20, 1h 5m, 45m, or a number of seconds."
 PAIRS_HINT = "Each player as “username: value”, separated by commas."
@@ -166,3 +168,49 @@ def result_fields_form(match: Match, viewer: User, data: Any = None) -> MatchFie
     form.players = players
     form.by_slot = {str(player.pk): player for player in players}
     return form
+
+
+class DetailsEditForm(MatchFieldsForm):
+    """The ladder's match fields for this match's players, then the reason for the change."""
+
+    def __init__(self, data: Any = None, *, match: Match) -> None:
+        players = list(User.objects.filter(participations__match=match).order_by("participations__id"))
+        super().__init__(
+            data,
+            fields=ladder_fields(match.ladder),
+            slots=[Slot(str(player.pk), player.username) for player in players],
+            prefix="details",
+        )
+        self.players = players
+        self.by_slot = {str(player.pk): player for player in players}
+        self.fields["reason"] = forms.CharField(
+            label="Reason for the change",
+            max_length=REASON_MAX_LENGTH,
+            widget=forms.Textarea(attrs={"rows": 2, "cols": 60, "aria-describedby": "id_details-reason-help"}),
+            help_text="Required. Kept with the match in its moderator note.",
+        )
+        if data is None:
+            self.initial = _current(match)
+
+    def answers(self) -> dict[str, Any]:
+        """What was posted, as ``match_fields_correct`` takes it (after ``is_valid()``)."""
+        return {"fields": self.match_values(), "player_fields": self.player_values(self.by_slot)}
+
+    def show_refusal(self, exc: ValidationError) -> None:
+        if not hasattr(exc, "error_dict"):
+            self.add_error(None, exc)
+            return
+        if "reason" in exc.error_dict:
+            self.add_error("reason", exc.error_dict.pop("reason"))
+        if exc.error_dict:
+            self.show_errors(exc, self.by_slot)
+
+
+def _current(match: Match) -> dict[str, str]:
+    """The inputs' values now: durations as pages show them, per-player values under each player's input."""
+    initial = {}
+    for value in MatchFieldValue.objects.filter(match=match).select_related("field"):
+        shown = format_duration(int(value.value)) if value.field.kind == FieldKind.DURATION else value.value
+        name = value.field.name if value.player_id is None else f"{value.field.name}__{value.player_id}"
+        initial[name] = shown
+    return initial

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from ladder import views, views_conversation, views_matches, views_moderation, views_series
+from ladder import views, views_conversation, views_fields_edit, views_matches, views_moderation, views_series
 
 app_name = "ladder"
 
@@ -18,6 +18,7 @@ urlpatterns = [
     path("matches/<int:pk>/evidence/", views_conversation.evidence_post, name="match_evidence"),
     path("matches/<int:pk>/void/", views_moderation.match_void, name="match_void"),
     path("matches/<int:pk>/correct/", views_moderation.match_correct, name="match_correct"),
+    path("matches/<int:pk>/details/", views_fields_edit.match_fields_edit, name="match_fields_edit"),
     path(
         "matches/<int:pk>/moderate-confirm/",
         views_moderation.match_moderate_confirm,

@@ -6,9 +6,10 @@ class StatsConfig(AppConfig):
     verbose_name = "Statistics and head-to-head records"
 
     def ready(self) -> None:
-        """Follow every rated match and every replay (``ratings.hooks``), in their transactions."""
+        """Follow every rated match, every correction of its details and every replay (``ratings.hooks``)."""
         from ratings import hooks
-        from stats.services import stats_add_matches, stats_rebuild
+        from stats.services import stats_add_matches, stats_rebuild, stats_remove_matches
 
         hooks.on_rated(stats_add_matches)
+        hooks.on_unrated(stats_remove_matches)
         hooks.on_replayed(stats_rebuild)

@@ -6,6 +6,10 @@ PostgreSQL each is three set-based statements (``stats.sql``); elsewhere the ORM
 below compute the same sums in Python. A void or a correction of a rated match reaches
 the statistics through the replay it queues (``ladder.services.moderation``): until that
 replay commits, the statistics, like the ratings, still count the match as it was.
+
+A moderator's correction of a rated match's game details keeps its ratings: the
+``on_unrated`` hook takes the match out (``stats_remove_matches``) before the values change
+and ``on_rated`` adds it back after, in the correction's transaction.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db import IntegrityError, transaction
+from django.db.models import F, Model, Q, QuerySet
 
 from core import db
 from ladder.models import FieldScope, MatchFieldValue, Participant
@@ -33,6 +37,54 @@ def stats_add_matches(ladder_id: int, match_ids: Sequence[int]) -> None:
         return
     events = RatingEvent.objects.filter(match_id__in=list(match_ids), is_active=True)
     _add(ladder_id, _count(events))
+
+
+class _NeverCounted(Exception):
+    """A row the matches should have added to is not there."""
+
+
+def stats_remove_matches(ladder_id: int, match_ids: Sequence[int]) -> bool:
+    """Take out of ``ladder_id``'s statistics exactly what ``stats_add_matches`` added for ``match_ids``.
+
+    The same counting (``_count``) on every database, subtracted row by row in the database
+    (``F``), so a report rated meanwhile adds to the same rows without either being lost;
+    a row left with no games goes, as a rebuild would leave it out. False, and nothing
+    changed, when the statistics never counted those matches (a row missing, or one that
+    would go below zero: a ladder rated before its statistics were first built).
+    """
+    events = RatingEvent.objects.filter(match_id__in=list(match_ids), is_active=True)
+    counts = _count(events)
+    try:
+        with transaction.atomic():  # a savepoint: all or nothing
+            for (low, high), (games, low_wins, high_wins, draws, expected) in counts.pairs.items():
+                row = HeadToHead.objects.filter(ladder_id=ladder_id, player_low_id=low, player_high_id=high)
+                _subtract(
+                    row,
+                    games=F("games") - int(games),
+                    low_wins=F("low_wins") - int(low_wins),
+                    high_wins=F("high_wins") - int(high_wins),
+                    draws=F("draws") - int(draws),
+                    expected_low_sum=F("expected_low_sum") - expected,
+                )
+            _subtract_records(FieldValueStat, ladder_id, ("field_id", "value"), counts.values)
+            _subtract_records(PlayerFieldStat, ladder_id, ("field_id", "value", "player_id"), counts.players)
+    except (_NeverCounted, IntegrityError):  # IntegrityError: a count below zero (its check constraint)
+        return False
+    return True
+
+
+def _subtract(row: QuerySet[Any], **changes: Any) -> None:
+    if not row.update(**changes):
+        raise _NeverCounted
+    row.filter(games=0).delete()
+
+
+def _subtract_records(
+    model: type[Model], ladder_id: int, names: tuple[str, ...], sums: dict[tuple[Any, ...], _Sums]
+) -> None:
+    for key, delta in sums.items():
+        row = model._default_manager.filter(ladder_id=ladder_id, **dict(zip(names, key, strict=True)))
+        _subtract(row, **{name: F(name) - getattr(delta, name) for name in _RECORD_FIELDS})
 
 
 def stats_rebuild(ladder_id: int) -> None:
