@@ -104,6 +104,10 @@ def _report(ladder: Ladder, backtest: Backtest) -> dict[str, Any]:
     if "calibrated" in recommended:
         slope = recommended["calibration"]["slope"]
         rows.insert(2, _row(f"Recommended, recalibrated (slope {slope:.2f})", recommended["calibrated"], "calibrated"))
+    if "tracked" in recommended:  # backtests from before tracking lack it
+        window = recommended["tracking"]["window"]
+        label = f"Recommended, recalibrated on the latest {window:,} results as they came"
+        rows.insert(3, _row(label, recommended["tracked"], "calibrated"))
     settings = result["recommended_settings"]
     return {
         "rows": rows,

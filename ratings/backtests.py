@@ -174,7 +174,8 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
         "tuning": tuning,
         "recommended": recommended,
         "recommended_settings": ladder_settings_of(recommended["engine"], recommended["params"]),
-        "recommended_slope": _slope(recommended["calibration"]["slope"]),
+        # The slope of the latest results (``tracking``): the one chances need from now on.
+        "recommended_slope": _slope(recommended["tracking"]["last"]["slope"]),
         "current_params": dataclasses.asdict(ladder.engine_params()),
     }
 

@@ -94,6 +94,7 @@ def _table(report: dict[str, Any]) -> list[str]:
     rows = report.get("engines") or [report]
     lines += [_row(row["engine"], row, VERSUS) for row in rows]
     lines += [_row(f"{row['engine']} calibrated", row["calibrated"], VERSUS) for row in rows if "calibrated" in row]
+    lines += [_row(f"{row['engine']} tracked", row["tracked"], VERSUS) for row in rows if "tracked" in row]
     lines += [_row(name, row) for name, row in report["baselines"].items()]
     lines.append("* the margin is larger than twice its paired standard error")
     lines += [
@@ -101,6 +102,13 @@ def _table(report: dict[str, Any]) -> list[str]:
         f"slope {row['calibration']['slope']:.3f}, intercept {row['calibration']['intercept']:+.3f}"
         for row in rows
         if "calibration" in row
+    ]
+    lines += [
+        f"tracked {row['engine']}: refitted every {row['tracking']['every']} results on the latest "
+        f"{row['tracking']['window']:,} (window chosen on the validation slice); last slope "
+        f"{row['tracking']['last']['slope']:.3f}, intercept {row['tracking']['last']['intercept']:+.3f}"
+        for row in rows
+        if "tracking" in row
     ]
     if "bands" in report:
         lines.append(f"{report['engine']} by the favourite's rating:")

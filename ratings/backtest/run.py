@@ -9,7 +9,10 @@ are the headline, and which hold the evidence next to it.
 Each engine is also scored *calibrated*: its predictions mapped through the
 ``calibration.Calibration`` fitted on the validation slice of the training part (the
 engine's own predictions there, made before each match), under ``calibration`` and
-``calibrated``. The headline ``metrics`` stay the engine's own, which ``--engine`` and
+``calibrated``; and *tracked*: recalibrated as the test part's results come in, each
+prediction mapped through the calibration of the latest results before it
+(``tracking.tracked``, its window chosen on the validation slice), under ``tracking`` and
+``tracked``. The headline ``metrics`` stay the engine's own, which ``--engine`` and
 ``--params`` reproduce.
 """
 
@@ -19,6 +22,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from ratings.backtest import tracking
 from ratings.backtest.calibration import fit
 from ratings.backtest.data import Match, split_index
 from ratings.backtest.metrics import by_band, metrics, paired_difference, reliability
@@ -74,7 +78,16 @@ def _calibrated(
     """
     calibration = fit(validation, validation_outcomes, intercept=not symmetric)
     mapped = Predictions(calibration.apply_all(test.probabilities), test.outcomes, test.favourites)
-    return {"calibration": calibration._asdict(), "calibrated": _predictor(mapped, baselines)}
+    window = tracking.choose_window(validation, validation_outcomes, intercept=not symmetric)
+    followed, last = tracking.tracked(
+        validation, validation_outcomes, test.probabilities, test.outcomes, window=window, intercept=not symmetric
+    )
+    return {
+        "calibration": calibration._asdict(),
+        "calibrated": _predictor(mapped, baselines),
+        "tracking": {"window": window, "every": tracking.EVERY, "last": last._asdict()},
+        "tracked": _predictor(Predictions(followed, test.outcomes, test.favourites), baselines),
+    }
 
 
 def _validation_outcomes(matches: Sequence[Match], test_start: int) -> tuple[int, list[float]]:
@@ -147,6 +160,8 @@ def tune_report(
         "log_loss_minus": best["log_loss_minus"],
         "calibration": best["calibration"],
         "calibrated": best["calibrated"],
+        "tracking": best["tracking"],
+        "tracked": best["tracked"],
         "engines": rows,
         "baselines": _baseline_rows(baselines),
         "split": split_summary(matches, test_start),

@@ -20,6 +20,7 @@ import pytest
 from ratings.backtest.data import DataError, Match, index_at, parse_matches, split_index
 from ratings.backtest.metrics import accuracy, brier, ece, log_loss, paired_difference, reliability
 from ratings.backtest.replay import replay
+from ratings.backtest.tracking import EVERY, WINDOWS
 from ratings.engines import Params, get_engine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,6 +201,10 @@ def test_cli_json_shape_on_the_football_sample():
     # a ≈ home team: the fitted edge of the first-named side is positive (home advantage)
     assert report["calibration"]["intercept"] > 0
     assert report["calibrated"]["metrics"]["n"] == report["metrics"]["n"]
+    assert report["tracked"]["metrics"]["n"] == report["metrics"]["n"]  # recalibrated as the results came
+    # 2,000 results leave a validation slice too short for every window: half of it is the memory
+    assert report["tracking"]["window"] < min(WINDOWS) and report["tracking"]["every"] == EVERY
+    assert report["tracking"]["last"]["intercept"] > 0
 
 
 def test_cli_tune_names_a_tuned_engine_and_train_until_moves_the_split():
@@ -210,6 +215,7 @@ def test_cli_tune_names_a_tuned_engine_and_train_until_moves_the_split():
     assert report["engine"] == "elo"
     Params(**report["params"])
     assert report["calibrated"]["log_loss_minus"]["glicko2_package"]["se"] > 0
+    assert report["tracked"]["log_loss_minus"]["elo_k32"]["se"] > 0
     assert report["split"]["test_from_utc_seconds"] >= -1735689600  # 1915-01-01
     assert re.search(r"tune: (\d+)/\1 parameter sets\n$", result.stderr)  # the grid, extended where it must be
 

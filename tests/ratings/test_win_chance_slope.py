@@ -80,7 +80,8 @@ def test_a_ladders_backtest_fits_the_slope_alone_and_recommends_it(moderator):
     result = backtest_compute(ladder)
 
     assert result["recommended"]["calibration"]["intercept"] == 0.0  # a ladder's sides have no order
-    slope = result["recommended"]["calibration"]["slope"]
+    assert result["recommended"]["tracking"]["last"]["intercept"] == 0.0
+    slope = result["recommended"]["tracking"]["last"]["slope"]  # the latest results' slope
     assert result["recommended_slope"] == round(min(max(slope, 0.25), 2.0), 2)
 
 
