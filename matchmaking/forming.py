@@ -34,15 +34,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
+from typing import Any
 
 from django.core.cache import cache as site_cache
 from django.db import transaction
 from django.db.models import Case, FloatField, Value, When
 
 from accounts.models import User
+from core import db
 from ladder import formats
 from ladder.models import Ladder, Match, MatchSide, Participant
-from matchmaking import lifecycle, services
+from matchmaking import lifecycle, services, sql
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify
@@ -186,14 +188,25 @@ def _anchor_rows(entry: QueueEntry) -> list[services.Candidate]:
 
 def _conflicts(ladder: Ladder, players: Sequence[int], now: datetime) -> set[frozenset[int]]:
     """Pairs among ``players`` who may not meet: a block either way, or a game within the rematch cooldown."""
+    cooldown = ladder.rematch_cooldown_minutes
+    since = now - timedelta(minutes=cooldown)
+    if db.on_postgresql():  # both in one prepared statement (``sql.CONFLICTS``); below, its ORM twin
+        params: dict[str, Any] = {
+            "players": list(players),
+            "cooldown": bool(cooldown),
+            "ladder": ladder.pk,
+            "since": since,
+        }
+        with db.prepared_cursor() as cursor:
+            cursor.execute(sql.CONFLICTS, params)
+            return {frozenset(pair) for pair in cursor.fetchall()}
     pairs = {
         frozenset(pair)
         for pair in Block.objects.filter(blocker_id__in=players, blocked_id__in=players).values_list(
             "blocker_id", "blocked_id"
         )
     }
-    if ladder.rematch_cooldown_minutes:
-        since = now - timedelta(minutes=ladder.rematch_cooldown_minutes)
+    if cooldown:
         recent: dict[int, set[int]] = {}
         for match_id, player in Participant.objects.filter(
             match__ladder=ladder, match__created_at__gte=since, player_id__in=players
@@ -352,18 +365,32 @@ def _create(ladder: Ladder, kind: formats.Format, game: Game, now: datetime) -> 
         for side, seats in zip(sides, game.sides, strict=True)
         for seat in seats
     )
-    chance_of = Case(
-        *(
-            When(pk__in=[seat.entry for seat in seats], then=Value(chance))
-            for seats, chance in zip(game.sides, game.chances, strict=True)
-        ),
-        output_field=FloatField(),
-    )
-    QueueEntry.objects.filter(pk__in=[seat.entry for seat in game.seats]).update(
-        status=EntryStatus.MATCHED, match=match, ended_at=now, win_probability=chance_of
-    )
+    _matched(match, game, now)
     _tell_formed(ladder, match, kind, game, now)
     return match
+
+
+def _matched(match: Match, game: Game, now: datetime) -> None:
+    """Every search of ``game`` matched to ``match``, each with its own side's chance: one statement."""
+    entries = [seat.entry for seat in game.seats]
+    chances = [chance for seats, chance in zip(game.sides, game.chances, strict=True) for _ in seats]
+    if db.on_postgresql():  # ``sql.FORMED``; below, its ORM twin
+        params: dict[str, Any] = {
+            "matched": EntryStatus.MATCHED.value,
+            "match": match.pk,
+            "now": now,
+            "entries": entries,
+            "chances": chances,
+        }
+        with db.prepared_cursor() as cursor:
+            cursor.execute(sql.FORMED, params)
+        return
+    chance_of = Case(
+        *(When(pk=pk, then=Value(p)) for pk, p in zip(entries, chances, strict=True)), output_field=FloatField()
+    )
+    QueueEntry.objects.filter(pk__in=entries).update(
+        status=EntryStatus.MATCHED, match=match, ended_at=now, win_probability=chance_of
+    )
 
 
 def _tell_formed(ladder: Ladder, match: Match, kind: formats.Format, game: Game, now: datetime) -> None:

@@ -8,7 +8,9 @@ The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql
 - ``candidates``: ``services.candidates``, the nearest waiting searches each way;
 - ``claim``: ``services.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
 - ``PAIR``: ``services._pair``, both searches matched in one statement;
-- ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search.
+- ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search;
+- ``CONFLICTS``: ``forming._conflicts``, who among a game's candidates may not meet whom;
+- ``FORMED``: ``forming._create``, a formed game's searches matched, each with its side's chance.
 
 Statements built from the models' columns are built once, when first asked for.
 """
@@ -107,3 +109,23 @@ def ladder_and_entry() -> tuple[str, list[str], list[str]]:
         f"(SELECT MAX(id) FROM {_ENTRIES} WHERE ladder_id = l.id AND player_id = %s) WHERE l.slug = %s"
     )
     return sql, [field.attname for field in ladder_fields], [field.attname for field in entry_fields]
+
+
+# The pairs among ``players`` who may not meet: a block either way, then (``cooldown`` on)
+# two of them in one of the ladder's matches created since ``since``. One round trip.
+CONFLICTS = (
+    f"SELECT blocker_id, blocked_id FROM {Block._meta.db_table}"
+    " WHERE blocker_id = ANY(%(players)s) AND blocked_id = ANY(%(players)s)"
+    f" UNION ALL SELECT a.player_id, b.player_id FROM {Participant._meta.db_table} AS a"
+    f" JOIN {Participant._meta.db_table} AS b ON b.match_id = a.match_id AND b.player_id > a.player_id"
+    f" JOIN {Match._meta.db_table} AS m ON m.id = a.match_id"
+    " WHERE %(cooldown)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
+    " AND a.player_id = ANY(%(players)s) AND b.player_id = ANY(%(players)s)"
+)
+
+# Every search of a formed game matched to it, each with its own side's win chance.
+FORMED = (
+    f"UPDATE {_ENTRIES} AS e SET status = %(matched)s, match_id = %(match)s, ended_at = %(now)s,"
+    " win_probability = v.chance FROM unnest(%(entries)s::bigint[], %(chances)s::float8[]) AS v (id, chance)"
+    " WHERE e.id = v.id"
+)

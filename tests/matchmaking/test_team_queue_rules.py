@@ -303,6 +303,9 @@ def test_the_formed_split_is_the_brute_force_optimum(ladder, seed):
     formed = team_p([member_of[p] for p in sides[0]], [member_of[p] for p in sides[1]], ladder)
     assert chance == pytest.approx(formed, abs=1e-9)
     assert abs(formed - 0.5) <= best + 1e-9
+    for index, side in enumerate(sides):  # each search keeps its own side's chance
+        own = MatchSide.objects.get(match=match, index=index).win_probability
+        assert {entries[player].win_probability for player in side} == {own}
     if with_party:
         assert any({users[0].pk, users[1].pk} <= set(side) for side in sides)
 
