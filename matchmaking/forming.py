@@ -44,7 +44,7 @@ from accounts.models import User
 from core import db
 from ladder import formats
 from ladder.models import Ladder, Match, MatchSide, Participant
-from matchmaking import lifecycle, services, sql
+from matchmaking import lifecycle, services, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify
@@ -356,38 +356,34 @@ def _create(ladder: Ladder, kind: formats.Format, game: Game, now: datetime) -> 
     """The match of a claimed game: its sides and players, the searches matched, everyone told."""
     match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=kind.code)
     lifecycle.start(match, ladder, now)
-    match.save(force_insert=True)
-    sides = MatchSide.objects.bulk_create(
-        MatchSide(match=match, index=index, win_probability=chance) for index, chance in enumerate(game.chances)
-    )
-    Participant.objects.bulk_create(
-        Participant(match=match, side=side, player_id=seat.player)
-        for side, seats in zip(sides, game.sides, strict=True)
-        for seat in seats
-    )
-    _matched(match, game, now)
+    if db.on_postgresql():  # all of it in one statement (``sql_formed``); below, its ORM twin
+        sides = [MatchSide(index=index, win_probability=chance) for index, chance in enumerate(game.chances)]
+        seating = [index for index, seats in enumerate(game.sides) for _ in seats]
+        players = [Participant(player_id=seat.player) for seats in game.sides for seat in seats]
+        entries = [seat.entry for seat in game.seats]
+        chances = [game.chances[index] for index in seating]
+        sql_formed.create_formed(match, sides, players, seating, entries, chances, now)
+    else:
+        match.save(force_insert=True)
+        sides = MatchSide.objects.bulk_create(
+            MatchSide(match=match, index=index, win_probability=chance) for index, chance in enumerate(game.chances)
+        )
+        Participant.objects.bulk_create(
+            Participant(match=match, side=side, player_id=seat.player)
+            for side, seats in zip(sides, game.sides, strict=True)
+            for seat in seats
+        )
+        _matched(match, game, now)
     _tell_formed(ladder, match, kind, game, now)
     return match
 
 
 def _matched(match: Match, game: Game, now: datetime) -> None:
-    """Every search of ``game`` matched to ``match``, each with its own side's chance: one statement."""
+    """Every search of ``game`` matched to ``match``, each with its own side's chance (the ORM twin)."""
     entries = [seat.entry for seat in game.seats]
     chances = [chance for seats, chance in zip(game.sides, game.chances, strict=True) for _ in seats]
-    if db.on_postgresql():  # ``sql.FORMED``; below, its ORM twin
-        params: dict[str, Any] = {
-            "matched": EntryStatus.MATCHED.value,
-            "match": match.pk,
-            "now": now,
-            "entries": entries,
-            "chances": chances,
-        }
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.FORMED, params)
-        return
-    chance_of = Case(
-        *(When(pk=pk, then=Value(p)) for pk, p in zip(entries, chances, strict=True)), output_field=FloatField()
-    )
+    whens = [When(pk=pk, then=Value(chance)) for pk, chance in zip(entries, chances, strict=True)]
+    chance_of = Case(*whens, output_field=FloatField())
     QueueEntry.objects.filter(pk__in=entries).update(
         status=EntryStatus.MATCHED, match=match, ended_at=now, win_probability=chance_of
     )

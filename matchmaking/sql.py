@@ -9,8 +9,10 @@ The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql
 - ``claim``: ``services.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
 - ``PAIR``: ``services._pair``, both searches matched in one statement;
 - ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search;
-- ``CONFLICTS``: ``forming._conflicts``, who among a game's candidates may not meet whom;
-- ``FORMED``: ``forming._create``, a formed game's searches matched, each with its side's chance.
+- ``CONFLICTS``: ``forming._conflicts``, who among a game's candidates may not meet whom.
+
+A formed game's match, sides, players and searches are one statement of their own
+(``sql_formed``).
 
 Statements built from the models' columns are built once, when first asked for.
 """
@@ -121,11 +123,4 @@ CONFLICTS = (
     f" JOIN {Match._meta.db_table} AS m ON m.id = a.match_id"
     " WHERE %(cooldown)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
     " AND a.player_id = ANY(%(players)s) AND b.player_id = ANY(%(players)s)"
-)
-
-# Every search of a formed game matched to it, each with its own side's win chance.
-FORMED = (
-    f"UPDATE {_ENTRIES} AS e SET status = %(matched)s, match_id = %(match)s, ended_at = %(now)s,"
-    " win_probability = v.chance FROM unnest(%(entries)s::bigint[], %(chances)s::float8[]) AS v (id, chance)"
-    " WHERE e.id = v.id"
 )
