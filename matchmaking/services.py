@@ -31,7 +31,7 @@ from core import db
 from ladder import formats
 from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, Participant
 from ladder.services.suspensions import active_suspension, refuse_if_suspended
-from matchmaking import lifecycle, parties, sql
+from matchmaking import lifecycle, parties, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, Party, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify
@@ -600,34 +600,32 @@ def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datet
     """Create the scheduled match and mark both claimed searches matched; ``me`` is updated in place."""
     match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=formats.DUEL.code)
     lifecycle.start(match, ladder, now)
-    match.save(force_insert=True)
-    sides = MatchSide.objects.bulk_create(
-        [MatchSide(match=match, index=0, win_probability=p), MatchSide(match=match, index=1, win_probability=1.0 - p)]
-    )
-    Participant.objects.bulk_create(
-        [
-            Participant(match=match, side=sides[0], player_id=me.player_id),
-            Participant(match=match, side=sides[1], player_id=other.player_id),
-        ]
-    )
     ended = {"status": EntryStatus.MATCHED, "match": match, "ended_at": now}
-    if db.on_postgresql():  # both in one statement
-        with db.prepared_cursor() as cursor:
-            cursor.execute(
-                sql.PAIR,
-                {
-                    "matched": EntryStatus.MATCHED.value,
-                    "match": match.pk,
-                    "now": now,
-                    "me": me.pk,
-                    "other": other.pk,
-                    "my_player": me.player_id,
-                    "their_player": other.player_id,
-                    "p": p,
-                    "q": 1.0 - p,
-                },
-            )
+    if db.on_postgresql():  # all of it in one statement (``sql_formed``); below, its ORM twin
+        sql_formed.create_formed(
+            match,
+            [MatchSide(index=0, win_probability=p), MatchSide(index=1, win_probability=1.0 - p)],
+            [Participant(player_id=me.player_id), Participant(player_id=other.player_id)],
+            [0, 1],
+            [me.pk, other.pk],
+            [p, 1.0 - p],
+            now,
+            opponents=[other.player_id, me.player_id],
+        )
     else:
+        match.save(force_insert=True)
+        sides = MatchSide.objects.bulk_create(
+            [
+                MatchSide(match=match, index=0, win_probability=p),
+                MatchSide(match=match, index=1, win_probability=1.0 - p),
+            ]
+        )
+        Participant.objects.bulk_create(
+            [
+                Participant(match=match, side=sides[0], player_id=me.player_id),
+                Participant(match=match, side=sides[1], player_id=other.player_id),
+            ]
+        )
         QueueEntry.objects.filter(pk=me.pk).update(**ended, opponent_id=other.player_id, win_probability=p)
         QueueEntry.objects.filter(pk=other.pk).update(**ended, opponent_id=me.player_id, win_probability=1.0 - p)
     for name, value in ended.items():

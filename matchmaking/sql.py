@@ -7,11 +7,10 @@ The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql
 - ``JOIN``: ``services._entry_create``, a new search or the reused open one;
 - ``candidates``: ``services.candidates``, the nearest waiting searches each way;
 - ``claim``: ``services.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
-- ``PAIR``: ``services._pair``, both searches matched in one statement;
 - ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search;
 - ``CONFLICTS``: ``forming._conflicts``, who among a game's candidates may not meet whom.
 
-A formed game's match, sides, players and searches are one statement of their own
+A paired or formed game's match, sides, players and searches are one statement of their own
 (``sql_formed``).
 
 Statements built from the models' columns are built once, when first asked for.
@@ -50,13 +49,6 @@ JOIN = (
     " win_probability = NULL, rejoin_after = NULL, requeued_after_id = NULL"
     " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
     " RETURNING id, rating, rd, volatility, rd_as_of"
-)
-
-# Both searches of a pairing matched, each with the other's player and its own win chance.
-PAIR = (
-    f"UPDATE {_ENTRIES} SET status = %(matched)s, match_id = %(match)s,"
-    " ended_at = %(now)s, opponent_id = CASE id WHEN %(me)s THEN %(their_player)s ELSE %(my_player)s END,"
-    " win_probability = CASE id WHEN %(me)s THEN %(p)s ELSE %(q)s END WHERE id IN (%(me)s, %(other)s)"
 )
 
 

@@ -1,7 +1,8 @@
-"""A formed game written in one statement on PostgreSQL: its match, sides and players, its searches matched.
+"""A paired or formed game written in one statement on PostgreSQL: its match, sides, players and searches.
 
 The ORM takes four statements for it (the match, its sides, its players, then the searches),
-each built anew in Python; ``forming._create`` keeps them as the twin other databases run.
+each built anew in Python; ``forming._create`` and ``services._pair`` (a 1 v 1 pairing) keep
+them as the twin other databases run.
 Here one statement of data-modifying CTEs inserts the match, then its sides (each with the
 match's new id), then its players (each with its side's), and matches the searches, and
 returns the match's id. The rows' values are the model instances' own, as ``save()`` would
@@ -57,8 +58,9 @@ def statement(seating: tuple[int, ...], sides: int) -> db.Statement:
         f" p AS (INSERT INTO {Participant._meta.db_table} (match_id, side_id, {_columns(Participant)})"
         f" VALUES {player_rows}),"
         f" e AS (UPDATE {QueueEntry._meta.db_table} AS e SET status = %(matched)s, match_id = {match_id},"
-        " ended_at = %(now)s, win_probability = v.chance"
-        " FROM unnest(%(entries)s::bigint[], %(chances)s::float8[]) AS v (id, chance) WHERE e.id = v.id)"
+        " ended_at = %(now)s, win_probability = v.chance, opponent_id = v.opponent"
+        " FROM unnest(%(entries)s::bigint[], %(chances)s::float8[], %(opponents)s::bigint[])"
+        " AS v (id, chance, opponent) WHERE e.id = v.id)"
         " SELECT id FROM m"
     )
 
@@ -78,15 +80,17 @@ def create_formed(
     entries: Sequence[int],
     chances: Sequence[float],
     now: datetime,
+    opponents: Sequence[int | None] | None = None,
 ) -> None:
     """Insert ``match`` (unsaved), its ``sides`` and ``players`` (the side index of each in
-    ``seating``), and match the searches ``entries`` to it, each with its chance; ``match``
-    then has its primary key."""
+    ``seating``), and match the searches ``entries`` to it, each with its chance and (a
+    1 v 1) its opponent's player; ``match`` then has its primary key."""
     params: dict[str, Any] = {
         "matched": EntryStatus.MATCHED.value,
         "now": now,
         "entries": list(entries),
         "chances": list(chances),
+        "opponents": list(opponents) if opponents is not None else [None] * len(entries),
     }
     _values("m", match, params)
     for side in sides:

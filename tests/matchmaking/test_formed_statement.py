@@ -13,7 +13,7 @@ from matchmaking import services as q
 from matchmaking.models import QueueEntry
 from tests.factories import member, team_queue_ladder
 
-pytestmark = [pytest.mark.django_db, team_queue_ladder("ffa8,teams5")]
+pytestmark = pytest.mark.django_db
 
 STAMPS = {"id", "created_at", "updated_at", "played_at", "ready_deadline", "play_deadline"}
 
@@ -47,6 +47,7 @@ def game_of(ladder, names: list[str], now) -> forming.Game:
     return forming.Game(0.02, (tuple(seats[:2]), tuple(seats[2:])), (0.48, 0.52))
 
 
+@team_queue_ladder("ffa8,teams5")
 def test_the_statement_and_the_orm_write_the_same_rows(ladder):
     now = timezone.now()
     kind = formats.FORMATS["teams5"]
@@ -61,3 +62,24 @@ def test_the_statement_and_the_orm_write_the_same_rows(ladder):
     assert [(status, chance) for _, status, chance in statement[3]] == [(s, c) for _, s, c in orm[3]]
     assert written.created_at is not None and written.pk != twin.pk
     assert Match.objects.get(pk=written.pk).created_at == written.created_at
+
+
+@pytest.mark.ladder(name="Duels", slug="duels", rematch_cooldown_minutes=0)
+def test_a_1v1_pairing_writes_the_same_rows_with_each_opponent(ladder):
+    now = timezone.now()
+
+    def pair(prefix: str) -> Match:
+        first, second = member(ladder, f"{prefix}a"), member(ladder, f"{prefix}b")
+        q.queue_join(ladder=ladder, player=first, now=now)
+        entry = q.queue_join(ladder=ladder, player=second, now=now)
+        opponents = dict(QueueEntry.objects.filter(match=entry.match).values_list("player_id", "opponent_id"))
+        assert opponents == {first.pk: second.pk, second.pk: first.pk}
+        return entry.match
+
+    written = pair("s")
+    with db.orm_twins():
+        twin = pair("o")
+
+    statement, orm = rows(written), rows(twin)
+    assert statement[0] == orm[0] and statement[1] == orm[1]
+    assert [(side, ready) for side, _, ready in statement[2]] == [(side, ready) for side, _, ready in orm[2]]
