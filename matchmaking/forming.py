@@ -40,14 +40,13 @@ from django.core.cache import cache as site_cache
 from django.db import transaction
 from django.db.models import Case, FloatField, Value, When
 
-from accounts.models import User
 from core import db
 from ladder import formats
 from ladder.models import Ladder, Match, MatchSide, Participant
 from matchmaking import lifecycle, services, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from notifications.models import Kind
-from notifications.services import notify
+from notifications.services import notify, recipients_of
 from ratings.engines import RatingState, rating_difference_for_probability
 from ratings.engines.balance import best_ffa_group, best_team_group, ffa_expected
 
@@ -391,7 +390,8 @@ def _matched(match: Match, game: Game, now: datetime) -> None:
 
 def _tell_formed(ladder: Ladder, match: Match, kind: formats.Format, game: Game, now: datetime) -> None:
     players = [seat.player for seat in game.seats]
-    names = dict(User.objects.filter(pk__in=players).values_list("pk", "username"))
+    told = recipients_of(players)  # names and who gets mail, one query
+    names = told.names
     data_for = {}
     for seats, chance in zip(game.sides, game.chances, strict=True):
         mine = {seat.player for seat in seats}
@@ -410,4 +410,5 @@ def _tell_formed(ladder: Ladder, match: Match, kind: formats.Format, game: Game,
         data={"ladder": ladder.name, "ladder_slug": ladder.slug, "format": kind.label},
         data_for=data_for,
         now=now,
+        with_mail=told.with_mail,
     )

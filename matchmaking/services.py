@@ -34,7 +34,7 @@ from ladder.services.suspensions import active_suspension, refuse_if_suspended
 from matchmaking import lifecycle, parties, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, Party, QueueEntry
 from notifications.models import Kind
-from notifications.services import notify
+from notifications.services import notify, recipients_of
 from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
 from ratings.models import PlayerRating
 from ratings.services import rating_reset_clock
@@ -638,7 +638,8 @@ def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datet
 
 def _tell_paired(ladder: Ladder, match: Match, players: tuple[int, int], p: float, now: datetime) -> None:
     """Tell both players whom they play (the page shows it too, but they may have left the tab)."""
-    names = dict(User.objects.filter(pk__in=players).values_list("pk", "username"))
+    told = recipients_of(players)  # names and who gets mail, one query
+    names = told.names
     first, second = players
     notify(
         Kind.PAIRED,
@@ -652,4 +653,5 @@ def _tell_paired(ladder: Ladder, match: Match, players: tuple[int, int], p: floa
             second: {"opponents": [names.get(first, "")], "win_probability": round(1.0 - p, 4)},
         },
         now=now,
+        with_mail=told.with_mail,
     )

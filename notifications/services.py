@@ -8,12 +8,13 @@ a rolled-back event tells nobody.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet
+from django.db.models import BooleanField, Case, ExpressionWrapper, F, Q, QuerySet, Value, When
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -35,6 +36,31 @@ def mailable(user_ids: Iterable[int]) -> set[int]:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Recipients:
+    """Who is told, read once: each user's name (for the words) and who gets mail (for ``notify``)."""
+
+    names: dict[int, str]
+    with_mail: set[int]
+
+
+def recipients_of(user_ids: Iterable[int]) -> Recipients:
+    """The names of ``user_ids`` and which of them ``mailable`` would give, in one query."""
+    verified = Q(is_active=True, address=F("verified")) & ~Q(email="")
+    rows = (
+        User.objects.filter(pk__in=list(user_ids))
+        .annotate(address=Lower("email"), verified=Lower("email_verified"))
+        .annotate(mail=Case(When(verified, then=Value(True)), default=Value(False), output_field=BooleanField()))
+        .values_list("pk", "username", "mail")
+    )
+    names, with_mail = {}, set()
+    for pk, username, mail in rows:
+        names[pk] = username
+        if mail:
+            with_mail.add(pk)
+    return Recipients(names, with_mail)
+
+
 def notify(
     kind: Kind | str,
     recipient_ids: Iterable[int],
@@ -45,18 +71,22 @@ def notify(
     data: Mapping[str, Any] | None = None,
     data_for: Mapping[int, Mapping[str, Any]] | None = None,
     now: datetime | None = None,
+    with_mail: set[int] | None = None,
 ) -> int:
     """Tell each recipient once that ``kind`` happened about ``key`` ("match:12").
 
     ``data`` is what the text needs, the same for everyone; ``data_for`` adds to it per
     recipient (their rating change). A recipient already told of this ``(kind, key)`` is
-    skipped: ``(recipient, kind, key)`` is unique. Returns how many recipients were asked.
+    skipped: ``(recipient, kind, key)`` is unique. ``with_mail``: those of them ``mailable``
+    gives, where the caller has read them already (``recipients_of``). Returns how many
+    recipients were asked.
     """
     recipients = list(dict.fromkeys(recipient_ids))
     if not recipients:
         return 0
     now = now or timezone.now()
-    with_mail = mailable(recipients)
+    if with_mail is None:
+        with_mail = mailable(recipients)
     Notification.objects.bulk_create(
         [
             Notification(

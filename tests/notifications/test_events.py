@@ -227,3 +227,25 @@ def test_racing_answers_and_reports_notify_each_recipient_exactly_once(ladder, p
     answered_by_confirm = Match.objects.get(pk=pending.pk).status == MatchStatus.CONFIRMED
     assert rated.count() == 2 + (2 if answered_by_confirm else 0)
     assert Notification.objects.filter(kind=Kind.DISPUTED).count() == (0 if answered_by_confirm else 1)
+
+
+def test_recipients_of_reads_names_and_who_gets_mail_as_mailable_does(ladder):
+    """One query for a pairing's words and its mail: the same answer as ``mailable`` on every kind of address."""
+    from notifications.services import mailable, recipients_of
+
+    verified, unverified, other_case, inactive, blank = (member(ladder, name) for name in "vuoib")
+    for user, email, seen in (
+        (verified, "v@example.org", "v@example.org"),
+        (unverified, "u@example.org", ""),
+        (other_case, "O@Example.org", "o@example.ORG"),
+        (inactive, "i@example.org", "i@example.org"),
+        (blank, "", ""),
+    ):
+        user.email, user.email_verified, user.is_active = email, seen, user is not inactive
+        user.save(update_fields=["email", "email_verified", "is_active"])
+    ids = [u.pk for u in (verified, unverified, other_case, inactive, blank)]
+
+    told = recipients_of(ids)
+
+    assert told.with_mail == mailable(ids) == {verified.pk, other_case.pk}
+    assert told.names == {u.pk: u.username for u in (verified, unverified, other_case, inactive, blank)}
