@@ -189,15 +189,10 @@ def _conflicts(ladder: Ladder, players: Sequence[int], now: datetime) -> set[fro
     """Pairs among ``players`` who may not meet: a block either way, or a game within the rematch cooldown."""
     cooldown = ladder.rematch_cooldown_minutes
     since = now - timedelta(minutes=cooldown)
-    if db.on_postgresql():  # both in one prepared statement (``sql.CONFLICTS``); below, its ORM twin
-        params: dict[str, Any] = {
-            "players": list(players),
-            "cooldown": bool(cooldown),
-            "ladder": ladder.pk,
-            "since": since,
-        }
+    if db.on_postgresql():  # both in one prepared statement (``sql.conflicts``); below, its ORM twin
+        params: dict[str, Any] = {"players": list(players), "ladder": ladder.pk, "since": since}
         with db.prepared_cursor() as cursor:
-            cursor.execute(sql.CONFLICTS, params)
+            cursor.execute(sql.conflicts(cooldown=bool(cooldown)), params)
             return {frozenset(pair) for pair in cursor.fetchall()}
     pairs = {
         frozenset(pair)

@@ -8,7 +8,7 @@ The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql
 - ``candidates``: ``services.candidates``, the nearest waiting searches each way;
 - ``claim``: ``services.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
 - ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search;
-- ``CONFLICTS``: ``forming._conflicts``, who among a game's candidates may not meet whom.
+- ``conflicts``: ``forming._conflicts``, who among a game's candidates may not meet whom.
 
 A paired or formed game's match, sides, players and searches are one statement of their own
 (``sql_formed``).
@@ -106,13 +106,22 @@ def ladder_and_entry() -> tuple[str, list[str], list[str]]:
 
 
 # The pairs among ``players`` who may not meet: a block either way, then (``cooldown`` on)
-# two of them in one of the ladder's matches created since ``since``. One round trip.
-CONFLICTS = (
-    f"SELECT blocker_id, blocked_id FROM {Block._meta.db_table}"
-    " WHERE blocker_id = ANY(%(players)s) AND blocked_id = ANY(%(players)s)"
-    f" UNION ALL SELECT a.player_id, b.player_id FROM {Participant._meta.db_table} AS a"
-    f" JOIN {Participant._meta.db_table} AS b ON b.match_id = a.match_id AND b.player_id > a.player_id"
-    f" JOIN {Match._meta.db_table} AS m ON m.id = a.match_id"
-    " WHERE %(cooldown)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
-    " AND a.player_id = ANY(%(players)s) AND b.player_id = ANY(%(players)s)"
-)
+# two of them in one of the ladder's matches created since ``since``. One round trip; a
+# ladder without a cooldown reads the blocks alone. PostgreSQL keeps planning it at each run
+# (about 1 ms: its custom plans, which start from the ladder's recent matches, cost less than
+# a generic one that would read every game of each player), and that is the better trade.
+@cache
+def conflicts(*, cooldown: bool) -> str:
+    blocks = (
+        f"SELECT blocker_id, blocked_id FROM {Block._meta.db_table}"
+        " WHERE blocker_id = ANY(%(players)s) AND blocked_id = ANY(%(players)s)"
+    )
+    if not cooldown:
+        return blocks
+    return (
+        f"{blocks} UNION ALL SELECT a.player_id, b.player_id FROM {Participant._meta.db_table} AS a"
+        f" JOIN {Participant._meta.db_table} AS b ON b.match_id = a.match_id AND b.player_id > a.player_id"
+        f" JOIN {Match._meta.db_table} AS m ON m.id = a.match_id"
+        " WHERE m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
+        " AND a.player_id = ANY(%(players)s) AND b.player_id = ANY(%(players)s)"
+    )
