@@ -19,11 +19,12 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, TypeVar
 
 from django.db import connection
 from django.db.backends.utils import CursorWrapper
-from django.db.models import Model
+from django.db.models import Field, Model
 
 M = TypeVar("M", bound=Model)
 
@@ -135,3 +136,42 @@ def column_list(model: type[Model], alias: str) -> tuple[list[str], str]:
     names = [field.attname for field in fields]
     columns = [field.column for field in fields]
     return names, ", ".join(f'{alias}."{column}"' for column in columns)
+
+
+def insert_fields(model: type[Model], *, skip: Sequence[str] = ()) -> list[Field[Any, Any]]:
+    """The columns an insert of ``model`` writes: every concrete field but the primary key and ``skip``."""
+    return [field for field in model._meta.concrete_fields if not field.primary_key and field.attname not in skip]
+
+
+def insert_values(instance: Model, fields: Sequence[Field[Any, Any]], prefix: str, params: dict[str, Any]) -> None:
+    """``instance``'s values of ``fields`` into ``params`` under ``prefix``, as ``save()`` prepares an insert's
+    (defaults, ``auto_now`` stamps set on the instance, each field's own conversion)."""
+    for field in fields:
+        value = field.pre_save(instance, True)
+        params[f"{prefix}_{field.attname}"] = field.get_db_prep_save(value, connection)
+
+
+@cache
+def _insert_statement(model: type[Model], count: int, ignore_conflicts: bool) -> Statement:
+    fields = insert_fields(model)
+    columns = ", ".join(f'"{field.column}"' for field in fields)
+    rows = ", ".join(
+        "(" + ", ".join(f"%(r{number}_{field.attname})s" for field in fields) + ")" for number in range(count)
+    )
+    conflict = " ON CONFLICT DO NOTHING" if ignore_conflicts else ""
+    return Statement.of(f"INSERT INTO {model._meta.db_table} ({columns}) VALUES {rows}{conflict}")
+
+
+def insert_rows(instances: Sequence[Model], *, ignore_conflicts: bool = False) -> None:
+    """Insert ``instances`` (of one model) in one statement prepared on the connection, as
+    ``bulk_create`` would without reading back their keys; PostgreSQL only (``on_postgresql()``).
+    ``bulk_create`` builds its SQL anew each time: this is for rows a hot path writes."""
+    if not instances:
+        return
+    model = type(instances[0])
+    fields = insert_fields(model)
+    params: dict[str, Any] = {}
+    for number, row in enumerate(instances):
+        insert_values(row, fields, f"r{number}", params)
+    with run_statement(_insert_statement(model, len(instances), ignore_conflicts), params):
+        pass

@@ -30,8 +30,7 @@ _LINKS = {MatchSide: ("match_id",), Participant: ("match_id", "side_id")}
 
 
 def _fields(model: type[Model]) -> list[Field[Any, Any]]:
-    links = _LINKS.get(model, ())
-    return [f for f in model._meta.concrete_fields if not f.primary_key and f.attname not in links]
+    return db.insert_fields(model, skip=_LINKS.get(model, ()))
 
 
 def _row(prefix: str, model: type[Model]) -> str:
@@ -66,10 +65,7 @@ def statement(seating: tuple[int, ...], sides: int) -> db.Statement:
 
 
 def _values(prefix: str, instance: Model, params: dict[str, Any]) -> None:
-    """``instance``'s values under ``prefix``, prepared as ``save()`` prepares them for an insert."""
-    for field in _fields(type(instance)):
-        value = field.pre_save(instance, True)  # sets auto_now stamps on the instance, as save() does
-        params[f"{prefix}_{field.attname}"] = field.get_db_prep_save(value, connection)
+    db.insert_values(instance, _fields(type(instance)), prefix, params)
 
 
 def create_formed(

@@ -19,6 +19,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from accounts.models import User
+from core import db
 from notifications.models import EmailStatus, Kind, Notification
 
 COUNTS_KEY = "notifications:counts:%d"  # the header's counts for one user (see ``cached_counts``)
@@ -87,22 +88,23 @@ def notify(
     now = now or timezone.now()
     if with_mail is None:
         with_mail = mailable(recipients)
-    Notification.objects.bulk_create(
-        [
-            Notification(
-                recipient_id=recipient,
-                kind=kind,
-                key=key,
-                ladder_id=ladder_id,
-                match_id=match_id,
-                data={**(data or {}), **((data_for or {}).get(recipient, {}))},
-                created_at=now,
-                email_status=EmailStatus.PENDING if recipient in with_mail else EmailStatus.NONE,
-            )
-            for recipient in recipients
-        ],
-        ignore_conflicts=True,
-    )
+    rows = [
+        Notification(
+            recipient_id=recipient,
+            kind=kind,
+            key=key,
+            ladder_id=ladder_id,
+            match_id=match_id,
+            data={**(data or {}), **((data_for or {}).get(recipient, {}))},
+            created_at=now,
+            email_status=EmailStatus.PENDING if recipient in with_mail else EmailStatus.NONE,
+        )
+        for recipient in recipients
+    ]
+    if db.on_postgresql():  # one statement prepared on the connection; the ORM builds its SQL anew
+        db.insert_rows(rows, ignore_conflicts=True)
+    else:
+        Notification.objects.bulk_create(rows, ignore_conflicts=True)
     forget_counts(recipients)
     if with_mail:
         mail_soon()
