@@ -8,7 +8,8 @@ The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql
 - ``candidates``: ``services.candidates``, the nearest waiting searches each way;
 - ``claim``: ``services.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
 - ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search;
-- ``conflicts``: ``forming._conflicts``, who among a game's candidates may not meet whom.
+- ``conflicts``: ``forming._conflicts``, who among a game's candidates may not meet whom;
+- ``current_party``: ``parties.current_party``, the party a player searches with, asked by every join.
 
 A paired or formed game's match, sides, players and searches are one statement of their own
 (``sql_formed``).
@@ -20,8 +21,9 @@ from __future__ import annotations
 
 from functools import cache
 
+from core import db
 from ladder.models import Ladder, Match, Participant, Suspension
-from matchmaking.models import Block, EntryStatus, QueueEntry
+from matchmaking.models import Block, EntryStatus, Party, PartyMember, QueueEntry
 from ratings.models import PlayerRating
 
 _ENTRIES = QueueEntry._meta.db_table
@@ -124,4 +126,15 @@ def conflicts(*, cooldown: bool) -> str:
         f" JOIN {Match._meta.db_table} AS m ON m.id = a.match_id"
         " WHERE m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
         " AND a.player_id = ANY(%(players)s) AND b.player_id = ANY(%(players)s)"
+    )
+
+
+@cache
+def current_party() -> tuple[list[str], str]:
+    """The party's attribute names, and the statement reading the party a player belongs to
+    (accepted) in a ladder, the earliest place first as the ORM twin's ``first()``."""
+    names, columns = db.column_list(Party, "p")
+    return names, (
+        f"SELECT {columns} FROM {PartyMember._meta.db_table} AS m JOIN {Party._meta.db_table} AS p"
+        " ON p.id = m.party_id WHERE m.ladder_id = %s AND m.player_id = %s AND m.status = %s ORDER BY m.id LIMIT 1"
     )
