@@ -21,9 +21,14 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
+import numpy.typing as npt
+
 EDGE = 1e-9  # predictions are clipped to [1e-9, 1 − 1e-9] before their logit is taken
 ITERATIONS = 50
 TOLERANCE = 1e-12
+
+Floats = npt.NDArray[np.float64]
 
 
 class Calibration(NamedTuple):
@@ -55,44 +60,56 @@ def _sigmoid(z: float) -> float:
 
 
 def fit(probabilities: Sequence[float], outcomes: Sequence[float], *, intercept: bool = True) -> Calibration:
-    """The maximum-likelihood ``Calibration`` of ``probabilities`` against ``outcomes`` (Newton's method).
+    """The maximum-likelihood ``Calibration`` of ``probabilities`` against ``outcomes`` (``fit_arrays``).
 
-    The log-loss is convex in (slope, intercept), so Newton's steps from the identity reach
-    its minimum; a step that would not lower the loss is halved. ``intercept=False`` fits
-    the slope alone (for sides with no order). Fewer than two distinct outcomes, or no
-    spread in the predictions, leave nothing to fit: the identity comes back.
+    Fewer than two distinct outcomes, or no spread in the predictions, leave nothing to fit:
+    the identity comes back.
     """
     if len(probabilities) != len(outcomes):
         raise ValueError(f"outcomes must match probabilities: {len(probabilities)} predictions, got {len(outcomes)}")
-    xs = [_logit(p) for p in probabilities]
-    if len(set(outcomes)) < 2 or max(xs, default=0.0) - min(xs, default=0.0) < 1e-12:
+    return fit_arrays(logits(probabilities), np.asarray(outcomes, dtype=np.float64), intercept=intercept)
+
+
+def logits(probabilities: Sequence[float]) -> Floats:
+    """Each prediction's log-odds, clipped to ``[EDGE, 1 − EDGE]`` first."""
+    p = np.clip(np.asarray(probabilities, dtype=np.float64), EDGE, 1.0 - EDGE)
+    return np.log(p / (1.0 - p))
+
+
+def _loss(x: Floats, y: Floats, a: float, b: float) -> float:
+    z = a * x + b
+    # −[y·ln σ(z) + (1 − y)·ln σ(−z)], finite for large |z|: softplus(−z)·y + softplus(z)·(1 − y)
+    return float(np.sum(y * np.logaddexp(0.0, -z) + (1.0 - y) * np.logaddexp(0.0, z)))
+
+
+def fit_arrays(x: Floats, y: Floats, *, intercept: bool = True) -> Calibration:
+    """The maximum-likelihood calibration of the logits ``x`` against the outcomes ``y``.
+
+    The log-loss is convex in (slope, intercept), so Newton's steps from the identity reach
+    its minimum; a step that would not lower the loss is halved. ``intercept=False`` fits
+    the slope alone (for sides with no order).
+    """
+    if len(np.unique(y)) < 2 or len(x) == 0 or float(np.ptp(x)) < 1e-12:
         return IDENTITY
     a, b = 1.0, 0.0
-    loss = _loss(xs, outcomes, a, b)
+    loss = _loss(x, y, a, b)
     for _ in range(ITERATIONS):
-        ga = gb = haa = hab = hbb = 0.0
-        for x, y in zip(xs, outcomes, strict=True):
-            q = _sigmoid(a * x + b)
-            r = q - y
-            w = q * (1.0 - q)
-            ga += r * x
-            gb += r
-            haa += w * x * x
-            hab += w * x
-            hbb += w
+        q = 1.0 / (1.0 + np.exp(-(a * x + b)))
+        r, w = q - y, q * (1.0 - q)
+        ga, gb = float(r @ x), float(r.sum())
+        haa, hab, hbb = float(w @ (x * x)), float(w @ x), float(w.sum())
         if intercept:
             determinant = haa * hbb - hab * hab
             if determinant <= 0:
                 break
-            da = (hbb * ga - hab * gb) / determinant
-            db = (haa * gb - hab * ga) / determinant
+            da, db = (hbb * ga - hab * gb) / determinant, (haa * gb - hab * ga) / determinant
         else:
             if haa <= 0:
                 break
             da, db = ga / haa, 0.0
         step = 1.0
         while step > 1e-6:
-            trial = _loss(xs, outcomes, a - step * da, b - step * db)
+            trial = _loss(x, y, a - step * da, b - step * db)
             if trial <= loss:
                 break
             step /= 2
@@ -102,16 +119,3 @@ def fit(probabilities: Sequence[float], outcomes: Sequence[float], *, intercept:
         if max(abs(step * da), abs(step * db)) < TOLERANCE:
             break
     return Calibration(a, b)
-
-
-def _loss(xs: Sequence[float], outcomes: Sequence[float], a: float, b: float) -> float:
-    total = 0.0
-    for x, y in zip(xs, outcomes, strict=True):
-        z = a * x + b
-        # −[y·ln σ(z) + (1 − y)·ln σ(−z)], written to stay finite for large |z|
-        total += y * _softplus(-z) + (1.0 - y) * _softplus(z)
-    return total
-
-
-def _softplus(z: float) -> float:
-    return z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z))

@@ -5,37 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.models import Match
-from matchmaking.models import EntryStatus, QueueEntry
-from matchmaking.services import queue_join
-from tests.api.conftest import error_of
+from tests.api.conftest import _games, _side, error_of
 
 pytestmark = pytest.mark.django_db
-
-
-def _games(client, match_id: int, body):
-    return client.post(f"/api/v1/matches/{match_id}/games/", body, format="json")
-
-
-@pytest.fixture
-def clients(client_for, player, opponent):
-    return client_for(player), client_for(opponent)
-
-
-@pytest.fixture
-def scheduled(ladder, player, opponent, clients) -> int:
-    """A paired match both players pressed Ready for."""
-    queue_join(ladder=ladder, player=player)
-    queue_join(ladder=ladder, player=opponent)
-    match_id = QueueEntry.objects.get(ladder=ladder, player=player, status=EntryStatus.MATCHED).match_id
-    assert match_id is not None
-    for client in clients:
-        assert client.post(f"/api/v1/matches/{match_id}/ready/", {}, format="json").status_code == 200
-    return match_id
-
-
-def _side(match_id: int, user) -> int:
-    return Match.objects.get(pk=match_id).participants.get(player=user).side.index
 
 
 @pytest.mark.ladder(best_of=3)

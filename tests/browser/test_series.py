@@ -16,12 +16,18 @@ from tests.stats.test_aggregates import fields_of
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.mark.ladder(name="Blitz", slug="blitz", rematch_cooldown_minutes=0, best_of=3)
-def test_a_series_is_reported_game_by_game(new_page, screenshot, ladder, player, opponent):
+def paired_and_ready(ladder, player, opponent) -> Match:
+    """A match the queue paired, both players ready: its series is to be played."""
     queue.queue_join(ladder=ladder, player=player)
     match = Match.objects.get(pk=queue.queue_join(ladder=ladder, player=opponent).match_id)
     for user in (player, opponent):
         lifecycle.ready(match=match, user=user, now=timezone.now())
+    return match
+
+
+@pytest.mark.ladder(name="Blitz", slug="blitz", rematch_cooldown_minutes=0, best_of=3)
+def test_a_series_is_reported_game_by_game(new_page, screenshot, ladder, player, opponent):
+    match = paired_and_ready(ladder, player, opponent)
     page = new_page(PHONE)
     log_in(page, "alice")
 
@@ -46,10 +52,7 @@ def test_a_series_is_reported_game_by_game(new_page, screenshot, ladder, player,
 @pytest.mark.ladder(name="Widelands", slug="widelands", rematch_cooldown_minutes=0, best_of=3, rate_each_game=True)
 def test_each_game_of_a_series_takes_its_map_and_tribes(new_page, screenshot, device, name, ladder, player, opponent):
     map_field, tribe_field, _ = fields_of(ladder)
-    queue.queue_join(ladder=ladder, player=player)
-    match = Match.objects.get(pk=queue.queue_join(ladder=ladder, player=opponent).match_id)
-    for user in (player, opponent):
-        lifecycle.ready(match=match, user=user, now=timezone.now())
+    match = paired_and_ready(ladder, player, opponent)
     page = new_page(device)
     log_in(page, "alice")
     page.goto(match.get_absolute_url())

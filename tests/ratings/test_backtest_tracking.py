@@ -5,12 +5,11 @@ from __future__ import annotations
 import math
 import random
 
-import numpy as np
 import pytest
 
 from ratings.backtest.calibration import fit
 from ratings.backtest.metrics import ece, log_loss
-from ratings.backtest.tracking import WINDOWS, choose_window, fit_arrays, tracked
+from ratings.backtest.tracking import WINDOWS, choose_window, tracked
 from tests.ratings.test_backtest_calibration import sample
 
 
@@ -29,18 +28,6 @@ def drifting(n: int, start: float, end: float, seed: int = 11) -> tuple[list[flo
         probabilities.append(sigmoid(x))
         outcomes.append(1.0 if rng.random() < sigmoid(slope * x) else 0.0)
     return probabilities, outcomes
-
-
-@pytest.mark.parametrize(("slope", "intercept", "with_intercept"), [(0.8, 0.3, True), (1.3, 0.0, False)])
-def test_the_array_fit_is_the_same_maximum_likelihood(slope, intercept, with_intercept):
-    probabilities, outcomes = sample(slope, intercept, n=4_000, seed=3)
-    x = np.log(np.asarray(probabilities) / (1 - np.asarray(probabilities)))
-
-    arrays = fit_arrays(x, np.asarray(outcomes), intercept=with_intercept)
-    plain = fit(probabilities, outcomes, intercept=with_intercept)
-
-    assert arrays.slope == pytest.approx(plain.slope, abs=1e-9)
-    assert arrays.intercept == pytest.approx(plain.intercept, abs=1e-9)
 
 
 def test_a_prediction_is_mapped_by_earlier_results_only():
