@@ -28,13 +28,7 @@ COUNTS_TIMEOUT = 3600
 
 def mailable(user_ids: Iterable[int]) -> set[int]:
     """The users among ``user_ids`` whose address is verified: the only ones sent notification mails."""
-    return set(
-        User.objects.filter(pk__in=list(user_ids), is_active=True)
-        .exclude(email="")
-        .annotate(address=Lower("email"), verified=Lower("email_verified"))
-        .filter(address=F("verified"))
-        .values_list("pk", flat=True)
-    )
+    return recipients_of(user_ids).with_mail
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +40,8 @@ class Recipients:
 
 
 def recipients_of(user_ids: Iterable[int]) -> Recipients:
-    """The names of ``user_ids`` and which of them ``mailable`` would give, in one query."""
+    """The names of ``user_ids`` and which of them get mail (active, with an address they verified,
+    in any case), in one query."""
     verified = Q(is_active=True, address=F("verified")) & ~Q(email="")
     rows = (
         User.objects.filter(pk__in=list(user_ids))

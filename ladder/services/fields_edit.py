@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -51,7 +50,7 @@ class FieldChange:
 
 
 def match_fields_correct(
-    *, match: Match, moderator: User, answers: Mapping[str, Any], reason: str, now: datetime | None = None
+    *, match: Match, moderator: User, answers: Mapping[str, Any], reason: str
 ) -> list[FieldChange]:
     """Set the game details ``answers`` gives (``{"fields": {...}, "player_fields": {player: {...}}}``).
 

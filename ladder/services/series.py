@@ -257,8 +257,12 @@ def _kept_answers(match: Match) -> list[Answer]:
 
 def _keep_answers(match: Match, answers: Sequence[Answer]) -> None:
     """Store a game's values on the series match, each replacing the same field's earlier value."""
+    if not answers:
+        return
+    replaced = Q()
     for answer in answers:
-        MatchFieldValue.objects.filter(match=match, field_id=answer.field.pk, player=answer.player).delete()
+        replaced |= Q(field_id=answer.field.pk, player=answer.player)
+    MatchFieldValue.objects.filter(replaced, match=match).delete()
     MatchFieldValue.objects.bulk_create(
         MatchFieldValue(match=match, field_id=answer.field.pk, player=answer.player, value=answer.value)
         for answer in answers
