@@ -36,14 +36,13 @@ from datetime import datetime, timedelta
 from itertools import combinations
 from typing import Any
 
-from django.core.cache import cache as site_cache
 from django.db import transaction
 from django.db.models import Case, FloatField, Value, When
 
 from core import db
 from ladder import formats
 from ladder.models import Ladder, Match, MatchSide, Participant
-from matchmaking import lifecycle, services, sql, sql_formed
+from matchmaking import attempts, lifecycle, services, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify, recipients_of
@@ -54,7 +53,6 @@ NEWCOMERS_APART = timedelta(seconds=60)
 CANDIDATES_EACH_WAY = 24
 # How many units the exhaustive search chooses from: 12 (the balance module's limit) for
 # small or even games; 8 for uneven games of 6 to 8 players, whose splits are many.
-FOUND_SECONDS = 10  # a poll every 2 s renews it
 CANDIDATES_SMALL = 12
 CANDIDATES_LARGE = 8
 
@@ -99,11 +97,6 @@ class Game:
         return [seat for side in self.sides for seat in side]
 
 
-def _found_key(entry: int) -> str:
-    """One cache key a search, holding every format's count: one round trip to write or read."""
-    return f"queue:found-by-format:{entry}"
-
-
 def found_so_far(entry: QueueEntry) -> dict[str, int]:
     """For each team or free-for-all format of a waiting search: how many players its last
     attempt found for a game with it, the searcher and their party included ("3 of 4 found").
@@ -113,7 +106,7 @@ def found_so_far(entry: QueueEntry) -> dict[str, int]:
     kinds = [kind for kind in formats.of_mask(entry.formats) if not kind.is_duel]
     found = entry.found_now
     if found is None:
-        found = site_cache.get(_found_key(entry.pk)) or {}
+        found = attempts.last_found(entry.pk)
     return {kind.code: found.get(kind.code, entry.party_size) for kind in kinds}
 
 
@@ -139,14 +132,13 @@ def try_form(*, entry: QueueEntry, now: datetime) -> Match | None:
         found[kind.code] = min(around.anchor.size + sum(unit.size for unit in units), kind.players)
         if around.anchor.size + sum(unit.size for unit in units) >= kind.players:
             tried.append((kind, units))
-    site_cache.set(_found_key(entry.pk), found, timeout=FOUND_SECONDS)
-    entry.found_now = found
     for kind, units in tried:
         conflicts = around.conflicts(ladder, now)
         fitting = [unit for unit in units if _fit(around.anchor, unit, conflicts)]
         match = _form(ladder, entry, kind, around.anchor, _candidates_for(kind, fitting, conflicts), now)
         if match is not None:
-            return match
+            return match  # the search is matched: nothing is "found so far" any more
+    entry.found_now = found  # the caller records it with the attempt (``attempts``)
     return None
 
 
@@ -340,7 +332,8 @@ def _form(
     entries = [seat.entry for seat in game.seats]
     with transaction.atomic():
         if len(services.claim(*entries)) < len(entries):
-            return None  # someone was placed meanwhile, or is being placed right now: the next poll tries again
+            entry.contended = True  # someone was placed meanwhile, or is being placed now: the next poll tries again
+            return None
         match = _create(ladder, kind, game, now)
     entry.status, entry.match, entry.ended_at = EntryStatus.MATCHED, match, now
     return match

@@ -339,13 +339,27 @@ def _requeue(match: Match, player: int, now: datetime, *, absent: set[int]) -> b
         for name, value in fields.items():
             setattr(open_entry, name, value)
         open_entry.save()
+        _arrived(match, open_entry, now)
         return True
     try:
         with transaction.atomic():
-            QueueEntry.objects.create(ladder_id=match.ladder_id, player_id=player, **fields)
+            entry = QueueEntry.objects.create(ladder_id=match.ladder_id, player_id=player, **fields)
     except IntegrityError:  # a search of theirs started meanwhile
         return False
+    _arrived(match, entry, now)
     return True
+
+
+def _arrived(match: Match, entry: QueueEntry, now: datetime) -> None:
+    """Once the requeue is committed, the searches it may meet try at their next poll, as after a join."""
+
+    def stamp() -> None:
+        from matchmaking import services  # services imports this module
+
+        entry.ladder = match.ladder
+        services.arrived(match.ladder, entry, now, [entry.pk])
+
+    transaction.on_commit(stamp)
 
 
 def _strike(ladder: Ladder, player: int, now: datetime) -> QueuePenalty:

@@ -78,6 +78,9 @@ class QueueEntry(models.Model):
     # Not a column: the players a poll's own attempt found per format (``forming.try_form``),
     # kept on the instance so the panel it renders need not read them back from the cache.
     found_now: dict[str, int] | None = None
+    # Not a column: this instance's attempt lost a claim to another process (``SKIP LOCKED``),
+    # so its poll must not count it as done (``matchmaking.attempts``).
+    contended: bool = False
 
     class Meta:
         verbose_name_plural = "queue entries"

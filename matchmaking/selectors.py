@@ -43,6 +43,7 @@ def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEn
         entry = QueueEntry.from_db(connection.alias, entry_names, row[split:]) if row[split] is not None else None
     if entry is not None:
         entry.ladder = ladder
+        entry.player = player  # the search is the player's: no query when the poll asks for them
     return ladder, entry
 
 

@@ -31,7 +31,7 @@ from core import db
 from ladder import formats
 from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, Participant
 from ladder.services.suspensions import active_suspension, refuse_if_suspended
-from matchmaking import lifecycle, parties, sql, sql_formed
+from matchmaking import attempts, lifecycle, parties, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, Party, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify, recipients_of
@@ -136,10 +136,24 @@ def queue_join(
     search = Search(max_rating_gap, bits, now)
     if found is None or len(members) == 1:
         entry = _entry_create(ladder=ladder, player=player, search=search, party=None)
+        together = [entry.pk]
     else:
-        entry = _party_create(ladder, player, members, found, search)
-    try_match(entry=entry, now=now)
+        entry, together = _party_create(ladder, player, members, found, search)
+    if try_match(entry=entry, now=now) is None:
+        arrived(ladder, entry, now, together)
     return entry
+
+
+def arrived(ladder: Ladder, entry: QueueEntry, now: datetime, entries: Sequence[int]) -> None:
+    """A search that formed no game at once starts waiting: its window's bands are stamped, so
+    the searches it may meet try at their next poll, and each of ``entries`` (its party's) tries at
+    its own next poll (``attempts``)."""
+    stamps = attempts.arrival_stamps(ladder, *rating_window(ladder, entry, now))
+    for pk in entries:
+        if pk == entry.pk:
+            attempts.save(pk, now, entry.found_now or {}, None, stamps)
+        else:
+            attempts.save(pk, now, {}, None)
 
 
 def searchable_formats(ladder: Ladder, wanted: Sequence[str] | None, *, party_size: int = 1) -> list[formats.Format]:
@@ -190,13 +204,16 @@ class Search:
     now: datetime
 
 
-def _party_create(ladder: Ladder, player: User, members: list[int], party: Party, search: Search) -> QueueEntry:
+def _party_create(
+    ladder: Ladder, player: User, members: list[int], party: Party, search: Search
+) -> tuple[QueueEntry, list[int]]:
     """Every member's search, or none: a refusal names the member it is about.
 
     The party is locked and its members read again under the lock, so a member leaving at
     the same moment is either out before the searches start or takes them all out after.
     """
     mine = None
+    created = []
     with transaction.atomic():
         Party.objects.select_for_update().filter(pk=party.pk).first()
         members = parties.members_of(party)
@@ -217,14 +234,16 @@ def _party_create(ladder: Ladder, player: User, members: list[int], party: Party
                     raise
                 params = {"username": user.username, "why": refusal.messages[0]}
                 raise ValidationError(PARTY_MEMBER_REFUSED, code=refusal.code, params=params) from None
+            created.append(entry.pk)
             if member == player.pk:
                 mine = entry
     assert mine is not None
-    return mine
+    return mine, created
 
 
 def try_match(*, entry: QueueEntry, now: datetime) -> Match | None:
     """Form a game for ``entry`` in one of its formats: 1 v 1 first, then the others in order."""
+    entry.contended = False
     if entry.formats & formats.DUEL.bit:
         match = queue_try_pair(entry=entry, now=now)
         if match is not None:
@@ -234,6 +253,20 @@ def try_match(*, entry: QueueEntry, now: datetime) -> Match | None:
 
         return forming.try_form(entry=entry, now=now)
     return None
+
+
+def poll_try_match(*, entry: QueueEntry, now: datetime) -> Match | None:
+    """A poll's ``try_match``, skipped when nobody it could meet arrived since its last attempt and that
+    attempt is recent (``attempts``); the attempt's "found so far" is kept for the panel either way."""
+    seen = attempts.look(entry.ladder, entry.pk, entry.rating)
+    if seen.last is not None and attempts.may_skip(seen, now):
+        entry.found_now = seen.last.found
+        return None
+    match = try_match(entry=entry, now=now)
+    if match is None:
+        tokens = None if entry.contended else seen.tokens  # lost a claim: the next poll tries again
+        attempts.save(entry.pk, now, entry.found_now or {}, tokens)
+    return match
 
 
 def _not_a_member(ladder: Ladder) -> ValidationError:
@@ -388,7 +421,7 @@ def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime 
             return entry
         QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
         entry.last_seen_at = now
-    try_match(entry=entry, now=now)
+    poll_try_match(entry=entry, now=now)
     return entry
 
 
@@ -576,9 +609,11 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
         for _, _, _, p, other in choices:
             claimed = claim(entry.pk, other.pk)
             if entry.pk not in claimed:  # already paired, or being paired by someone else right now
+                entry.contended = True
                 return None
             if other.pk in claimed:  # the window is the engine's chance; players see the ladder's
                 return _pair(ladder, entry, other, ladder.shown_chance(p), now)
+    entry.contended = True  # every fitting candidate was taken meanwhile: the next poll tries again
     return None
 
 

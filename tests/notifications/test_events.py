@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core import db
 from ladder.models import Match, MatchStatus
 from ladder.services import matches as svc
 from ladder.services import moderation
@@ -246,6 +247,9 @@ def test_recipients_of_reads_names_and_who_gets_mail_as_mailable_does(ladder):
     ids = [u.pk for u in (verified, unverified, other_case, inactive, blank)]
 
     told = recipients_of(ids)
+    with db.orm_twins():
+        twin = recipients_of(ids)
 
     assert told.with_mail == mailable(ids) == {verified.pk, other_case.pk}
     assert told.names == {u.pk: u.username for u in (verified, unverified, other_case, inactive, blank)}
+    assert twin == told  # the prepared statement (PostgreSQL) and its ORM twin agree
