@@ -37,8 +37,8 @@ from django.core.cache import cache as site_cache
 
 from ladder.models import Ladder
 
-BAND = 100  # rating points a key covers
-MAX_BANDS = 40  # a window wider than this many bands stamps the ladder's one key
+BAND = 200  # rating points a key covers
+MAX_BANDS = 20  # a window wider than this many bands stamps the ladder's one key
 RETRY = timedelta(seconds=10)
 _RETRY_SECONDS = RETRY.total_seconds()
 _UNSEEN = "-"  # a key nobody stamped (or that expired)

@@ -46,7 +46,7 @@ from matchmaking import attempts, lifecycle, services, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify, recipients_of
-from ratings.engines import RatingState, rating_difference_for_probability
+from ratings.engines import Engine, RatingState, rating_difference_for_probability
 from ratings.engines.balance import best_ffa_group, best_team_group, ffa_expected
 
 NEWCOMERS_APART = timedelta(seconds=60)
@@ -142,8 +142,7 @@ def try_form(*, entry: QueueEntry, now: datetime) -> Match | None:
     return None
 
 
-def _seat(ladder: Ladder, row: services.Candidate, at: float, newcomer_rd: float) -> tuple[Seat, bool]:
-    engine = ladder.get_engine()
+def _seat(ladder: Ladder, engine: Engine, row: services.Candidate, at: float, newcomer_rd: float) -> tuple[Seat, bool]:
     rd = engine.rd_at(RatingState(row.rating, row.rd, row.volatility, row.rd_as_of), at)
     p_min = services.window_min_probability(ladder, timedelta(seconds=max(at - row.joined_at, 0.0)))
     gap = abs(rating_difference_for_probability(p_min, rd, ladder.rd_max))
@@ -251,7 +250,8 @@ def _around(ladder: Ladder, entry: QueueEntry, kinds: list[formats.Format], now:
     anchor_rows = _anchor_rows(entry)
     if not anchor_rows:
         return None
-    seated = [_seat(ladder, row, at, newcomer_rd) for row in anchor_rows]
+    engine = ladder.get_engine()  # one for all the seats: building it checks every parameter
+    seated = [_seat(ladder, engine, row, at, newcomer_rd) for row in anchor_rows]
     anchor = Unit(tuple(seat for seat, _ in seated))
     low = max(seat.rating - seat.gap for seat in anchor.seats)
     high = min(seat.rating + seat.gap for seat in anchor.seats)
@@ -268,7 +268,7 @@ def _around(ladder: Ladder, entry: QueueEntry, kinds: list[formats.Format], now:
     for members in groups.values():
         if len(members) != members[0].party_size:
             continue  # a party not all in range waits for another game
-        seats = [_seat(ladder, row, at, newcomer_rd) for row in members]
+        seats = [_seat(ladder, engine, row, at, newcomer_rd) for row in members]
         unit = Unit(tuple(seat for seat, _ in seats))
         if _fit(anchor, unit, set()):
             units.append((unit, any(new for _, new in seats), members[0].formats))
