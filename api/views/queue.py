@@ -74,7 +74,8 @@ class QueueView(APIView):
         operation_id="queue_poll",
         responses={200: QueueOut, **errors(403)},
         description="The search's state. Polling keeps the search alive (one without a poll for 30 s is "
-        "dropped), tries to form a game and expires it at the ladder's timeout; through a read-only token it "
+        "dropped), tries to form a game when someone in reach joined since its last try or that try is 10 s old "
+        "(docs/rules.md §13), and expires it at the ladder's timeout; through a read-only token it "
         "only reports the state as stored. While waiting, `searching_by_format` counts the searchers of each "
         "format and `found` how many players the last attempt found for a game with you. Once matched, "
         "`queue_format` and `sides` (each with its players and `win_probability`; `mine` marks yours) show the "
