@@ -20,9 +20,12 @@ round trip; when the tokens are those its last attempt saw and that attempt is l
 ``RETRY`` old, it skips: it would read the same searches. Otherwise it tries, and records what
 it saw. So a game that a new arrival makes possible is tried at the next poll, and one that
 time makes possible within ``RETRY`` (windows widen over minutes, so 10 s is a small share).
+An arrival's own band is in its window, so a search started again on the same row (a search
+row is reused) never skips on its previous search's record.
 
 An attempt whose claim lost to another process (``SKIP LOCKED``) records nothing that lets
-the next poll skip. Without a shared cache (the embedded default's per-process memory) a web
+the next poll skip; nor does the join of a party for its other members, whose bands the
+joiner's window may not reach. Without a shared cache (the embedded default's per-process memory) a web
 process sees only its own arrivals; the others' are tried within ``RETRY``.
 """
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -96,18 +100,22 @@ def last_found(entry_id: int) -> dict[str, int]:
     return last.found if isinstance(last, Attempt) else {}
 
 
-def save(
-    entry_id: int,
-    now: datetime,
-    found: dict[str, int],
-    tokens: tuple[str, str] | None,
-    stamps: dict[str, str] | None = None,
-) -> None:
-    """Record an attempt that formed nothing (``tokens`` None: the next poll tries again), with an
-    arrival's stamps if any: one cache round trip."""
-    values: dict[str, object] = {_attempt_key(entry_id): Attempt(tokens or _TRY_NEXT, now.timestamp(), found)}
-    values.update(stamps or {})
-    site_cache.set_many(values, timeout=int(_RETRY_SECONDS))
+def save(entry_id: int, now: datetime, found: dict[str, int], tokens: tuple[str, str]) -> None:
+    """Record an attempt that formed nothing and saw ``tokens``."""
+    site_cache.set(_attempt_key(entry_id), Attempt(tokens, now.timestamp(), found), timeout=int(_RETRY_SECONDS))
+
+
+def try_next(entry_ids: Sequence[int], now: datetime) -> None:
+    """The next poll of each of these searches tries, whatever the tokens (one cache round trip)."""
+    if entry_ids:
+        attempt = Attempt(_TRY_NEXT, now.timestamp(), {})
+        site_cache.set_many(dict.fromkeys(map(_attempt_key, entry_ids), attempt), timeout=int(_RETRY_SECONDS))
+
+
+def stamp(ladder: Ladder, low: float, high: float) -> None:
+    """A search arrived with the window ``[low, high]``: its bands get a new token (one cache round
+    trip). The keys do not expire: a ladder has a few dozen bands, each overwritten at each arrival."""
+    site_cache.set_many(arrival_stamps(ladder, low, high), timeout=None)
 
 
 def arrival_stamps(ladder: Ladder, low: float, high: float) -> dict[str, str]:

@@ -145,15 +145,11 @@ def queue_join(
 
 
 def arrived(ladder: Ladder, entry: QueueEntry, now: datetime, entries: Sequence[int]) -> None:
-    """A search that formed no game at once starts waiting: its window's bands are stamped, so
-    the searches it may meet try at their next poll, and each of ``entries`` (its party's) tries at
-    its own next poll (``attempts``)."""
-    stamps = attempts.arrival_stamps(ladder, *rating_window(ladder, entry, now))
-    for pk in entries:
-        if pk == entry.pk:
-            attempts.save(pk, now, entry.found_now or {}, None, stamps)
-        else:
-            attempts.save(pk, now, {}, None)
+    """A search that formed no game at once starts waiting: its window's bands are stamped, so the
+    searches it may meet try at their next poll (``attempts``). Its own band is among them, so its
+    own next poll tries too; so does each of ``entries`` (its party's), whose bands may not be."""
+    attempts.stamp(ladder, *rating_window(ladder, entry, now))
+    attempts.try_next([pk for pk in entries if pk != entry.pk], now)
 
 
 def searchable_formats(ladder: Ladder, wanted: Sequence[str] | None, *, party_size: int = 1) -> list[formats.Format]:
@@ -264,8 +260,10 @@ def poll_try_match(*, entry: QueueEntry, now: datetime) -> Match | None:
         return None
     match = try_match(entry=entry, now=now)
     if match is None:
-        tokens = None if entry.contended else seen.tokens  # lost a claim: the next poll tries again
-        attempts.save(entry.pk, now, entry.found_now or {}, tokens)
+        if entry.contended:  # lost a claim to another process: the next poll tries again
+            attempts.try_next([entry.pk], now)
+        else:
+            attempts.save(entry.pk, now, entry.found_now or {}, seen.tokens)
     return match
 
 

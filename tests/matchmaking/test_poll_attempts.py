@@ -166,3 +166,20 @@ def test_a_player_put_back_after_a_missed_ready_check_is_an_arrival(ladder, djan
 
     assert again.status == EntryStatus.WAITING and again.requeued_after_id == paired.match_id
     assert cids.status == EntryStatus.MATCHED and cids.opponent_id == ann.pk
+
+
+def test_a_search_started_again_tries_at_its_first_poll(ladder):
+    """The search row (and so its last attempt's record) is reused when a player searches again; the
+    new search's arrival stamps its own band, so that record cannot let its first poll skip."""
+    now = timezone.now()
+    ann, bob = rated_member(ladder, "ann"), rated_member(ladder, "bob", 1520.0)
+    first = q.queue_join(ladder=ladder, player=ann, now=now)
+    poll(ladder, ann, now + SECOND)
+    q.queue_leave(ladder=ladder, player=ann, now=now + 2 * SECOND)
+    again = q.queue_join(ladder=ladder, player=ann, now=now + 8 * SECOND)
+    waiting(ladder, bob, now + 8 * SECOND)
+
+    polled = poll(ladder, ann, now + 9 * SECOND)
+
+    assert again.pk == first.pk  # the same row, searching again
+    assert polled.status == EntryStatus.MATCHED and polled.opponent_id == bob.pk
