@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorWrapper
 from django.db.models import Field, Model
 
@@ -57,24 +58,29 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
     """A server-side binding cursor on Django's PostgreSQL connection (see the module docstring)."""
     import psycopg
 
-    if connection.queries_logged:
-        with connection.cursor() as cursor:
+    wrapper = connections[DEFAULT_DB_ALIAS]
+    if wrapper.queries_logged:
+        with wrapper.cursor() as cursor:
             yield cursor
         return
-    with _driver_cursor(psycopg.Cursor) as cursor:
+    with _driver_cursor(wrapper, psycopg.Cursor) as cursor:
         yield cursor
 
 
 @contextmanager
-def _driver_cursor(cursor_class: type[Any]) -> Iterator[CursorWrapper]:
-    """A psycopg cursor of ``cursor_class`` on Django's connection, wrapped as Django wraps its own."""
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    with connection.wrap_database_errors:
-        raw = cursor_class(connection.connection)
+def _driver_cursor(wrapper: BaseDatabaseWrapper, cursor_class: type[Any]) -> Iterator[CursorWrapper]:
+    """A psycopg cursor of ``cursor_class`` on Django's connection, wrapped as Django wraps its own.
+
+    ``wrapper`` is the connection itself, looked up once: each attribute read through
+    ``django.db.connection`` looks the connection up again (a few microseconds each, six a
+    statement, on every hot path)."""
+    wrapper.close_if_health_check_failed()
+    wrapper.ensure_connection()
+    wrapper.validate_thread_sharing()
+    with wrapper.wrap_database_errors:
+        raw = cursor_class(wrapper.connection)
     # Django wraps the driver's own cursor here; django-stubs types the argument as the wrapper.
-    cursor = connection.make_cursor(raw)
+    cursor = wrapper.make_cursor(raw)
     with cursor:
         yield cursor
 
@@ -112,12 +118,13 @@ def run_statement(statement: Statement, params: Mapping[str, Any]) -> Iterator[C
     for its rows; the ``$n`` form goes through psycopg's raw cursor, unparsed."""
     import psycopg
 
-    if connection.queries_logged:
-        with connection.cursor() as cursor:
+    wrapper = connections[DEFAULT_DB_ALIAS]
+    if wrapper.queries_logged:
+        with wrapper.cursor() as cursor:
             cursor.execute(statement.named, params)
             yield cursor
         return
-    with _driver_cursor(psycopg.RawCursor) as cursor:
+    with _driver_cursor(wrapper, psycopg.RawCursor) as cursor:
         cursor.execute(statement.numbered, [params[name] for name in statement.names])
         yield cursor
 
