@@ -94,3 +94,38 @@ def team_queue_ladder(formats: str, *, window: float = 0.05, uneven: bool = True
         queue_min_win_probability=window,
         queue_widest_min_win_probability=window,
     )
+
+
+def waiting(ladder: Ladder, user: User, now):
+    """Put ``user`` in the queue as searching 1 v 1 since ``now``, without a join: nobody is paired
+    and no poll is told of them (a hand-built queue)."""
+    from matchmaking.models import QueueEntry
+    from ratings.models import PlayerRating
+
+    rating = PlayerRating.objects.get(ladder=ladder, player=user)
+    return QueueEntry.objects.create(
+        ladder=ladder,
+        player=user,
+        rating=rating.rating,
+        rd=rating.rd,
+        volatility=rating.volatility,
+        rd_as_of=rating.rd_as_of,
+        joined_at=now,
+        last_seen_at=now,
+    )
+
+
+def other_connection():
+    """A second connection to the test database, outside Django (another process, as it were)."""
+    import psycopg
+    from django.db import connection
+
+    settings = connection.settings_dict
+    return psycopg.connect(
+        dbname=settings["NAME"],
+        user=settings["USER"],
+        password=settings["PASSWORD"] or None,
+        host=settings["HOST"] or None,
+        port=settings["PORT"] or None,
+        autocommit=True,
+    )

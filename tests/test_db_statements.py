@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 from django.db import close_old_connections, connection
 
 from core import db
+from tests.factories import other_connection
 
 
 def backend_pid() -> int:
@@ -21,15 +21,7 @@ def test_a_statement_after_the_server_dropped_the_connection_reconnects():
     health check, and the statement runs on a new one instead of failing the request."""
     assert connection.settings_dict["CONN_HEALTH_CHECKS"]
     before = backend_pid()
-    settings = connection.settings_dict
-    with psycopg.connect(
-        dbname=settings["NAME"],
-        user=settings["USER"],
-        password=settings["PASSWORD"] or None,
-        host=settings["HOST"] or None,
-        port=settings["PORT"] or None,
-        autocommit=True,
-    ) as other:
+    with other_connection() as other:
         other.execute("SELECT pg_terminate_backend(%s)", [before])
     close_old_connections()  # a request starts
 

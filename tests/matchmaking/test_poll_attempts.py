@@ -9,16 +9,14 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
-import psycopg
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from matchmaking import attempts, forming
 from matchmaking import services as q
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.models import PlayerRating
-from tests.factories import member, team_queue_ladder
+from tests.factories import member, other_connection, team_queue_ladder, waiting
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sql_or_orm")]
 
@@ -29,21 +27,6 @@ def rated_member(ladder, name, rating=1500.0, rd=60.0):
     user = member(ladder, name)
     PlayerRating.objects.filter(ladder=ladder, player=user).update(rating=rating, rd=rd, rd_as_of=timezone.now())
     return user
-
-
-def waiting(ladder, user, now):
-    """``user`` searching 1 v 1 since ``now``, put in the queue without a join: no poll is told."""
-    rating = PlayerRating.objects.get(ladder=ladder, player=user)
-    return QueueEntry.objects.create(
-        ladder=ladder,
-        player=user,
-        rating=rating.rating,
-        rd=rating.rd,
-        volatility=rating.volatility,
-        rd_as_of=rating.rd_as_of,
-        joined_at=now,
-        last_seen_at=now,
-    )
 
 
 def poll(ladder, user, now):
@@ -116,17 +99,10 @@ def test_an_attempt_that_lost_its_claim_is_tried_again_at_the_next_poll(ladder):
     q.queue_join(ladder=ladder, player=ann, now=now)
     poll(ladder, ann, now + SECOND)
     bobs = waiting(ladder, bob, now + SECOND)
-    settings = connection.settings_dict
     locked, release = threading.Event(), threading.Event()
 
     def hold() -> None:
-        with psycopg.connect(
-            dbname=settings["NAME"],
-            user=settings["USER"],
-            password=settings["PASSWORD"] or None,
-            host=settings["HOST"] or None,
-            port=settings["PORT"] or None,
-        ) as other:
+        with other_connection() as other, other.transaction():
             other.execute("SELECT id FROM matchmaking_queueentry WHERE id = %s FOR UPDATE", [bobs.pk])
             locked.set()
             release.wait(10)

@@ -22,7 +22,7 @@ from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import win_probability
 from ratings.models import PlayerRating, RatingAdjustment
 from ratings.services import ladder_replay
-from tests.factories import LadderFactory, member
+from tests.factories import LadderFactory, member, waiting
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sql_or_orm")]
 
@@ -36,21 +36,6 @@ def rated(ladder, user, rating=1500.0, rd=60.0, now=None):
 def rated_member(ladder, name, rating=1500.0, rd=60.0, now=None):
     """A new member called ``name``, rated ``rating`` ± ``rd`` as of ``now``."""
     return rated(ladder, member(ladder, name), rating, rd, now)
-
-
-def waiting(ladder, user, now):
-    """Put ``user`` in the queue as already waiting, without pairing (a hand-built queue)."""
-    rating = PlayerRating.objects.get(ladder=ladder, player=user)
-    return QueueEntry.objects.create(
-        ladder=ladder,
-        player=user,
-        rating=rating.rating,
-        rd=rating.rd,
-        volatility=rating.volatility,
-        rd_as_of=rating.rd_as_of,
-        joined_at=now,
-        last_seen_at=now,
-    )
 
 
 def join(ladder, user, now, **kwargs):
