@@ -411,16 +411,29 @@ def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime 
         entry.refresh_from_db()
         return entry
     if now - entry.last_seen_at >= SEEN_EVERY:  # a write every few polls is enough to stay fresh
-        if active_suspension(ladder=ladder, player=entry.player, now=now) is not None:
+        if _seen_unless_suspended(ladder, entry, now):
             # suspended while searching: the search ends, and their party's with it
             ending = Q(pk=entry.pk) | (Q(party_id=entry.party_id) if entry.party_id else Q(pk=entry.pk))
             QueueEntry.objects.filter(ending, status=EntryStatus.WAITING).update(status=EntryStatus.LEFT, ended_at=now)
             entry.refresh_from_db()
             return entry
-        QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
         entry.last_seen_at = now
     poll_try_match(entry=entry, now=now)
     return entry
+
+
+def _seen_unless_suspended(ladder: Ladder, entry: QueueEntry, now: datetime) -> bool:
+    """True if a suspension of the searcher is in force in ``ladder``; otherwise the search's
+    ``last_seen_at`` is now. One prepared statement on PostgreSQL (``sql.SEEN``), else its ORM twin."""
+    if db.on_postgresql():
+        params: dict[str, Any] = {"ladder": ladder.pk, "player": entry.player_id, "now": now, "entry": entry.pk}
+        with db.prepared_cursor() as cursor:
+            cursor.execute(sql.SEEN, params)
+            return bool(cursor.fetchone()[0])
+    if active_suspension(ladder=ladder, player=entry.player, now=now) is not None:
+        return True
+    QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
+    return False
 
 
 def _settle_pairing(ladder: Ladder, entry: QueueEntry, now: datetime) -> QueueEntry:

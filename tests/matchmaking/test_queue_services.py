@@ -282,3 +282,39 @@ def test_concurrent_joins_never_pair_anyone_twice():
         assert a.win_probability + b.win_probability == pytest.approx(1.0)
         assert 0.15 <= a.win_probability <= 0.85
     assert QueueEntry.objects.filter(ladder=ladder, status="matched").count() == len(paired)
+
+
+@pytest.mark.parametrize(
+    ("starts", "ends", "lifted", "in_force"),
+    [
+        (-60, None, None, True),  # until lifted
+        (-60, 60, None, True),
+        (-60, -1, None, False),  # over
+        (-60, None, -1, False),  # lifted
+        (60, None, None, False),  # not begun
+    ],
+)
+def test_a_poll_renewing_its_search_ends_it_only_for_a_suspension_in_force(ladder, starts, ends, lifted, in_force):
+    """Every ``SEEN_EVERY`` a poll renews its search and checks for a suspension, in one statement on
+    PostgreSQL (``sql.SEEN``) and as its ORM twin: each bound of "in force" is the ORM's."""
+    from ladder.models import Suspension
+
+    now = timezone.now()
+    ann = rated_member(ladder, "ann")
+    join(ladder, ann, now)
+    at = now + q.SEEN_EVERY + timedelta(seconds=1)
+    second = timedelta(seconds=1)
+    Suspension.objects.create(
+        ladder=ladder,
+        player=ann,
+        reason="Rude in chat.",
+        starts_at=at + starts * second,
+        ends_at=None if ends is None else at + ends * second,
+        lifted_at=None if lifted is None else at + lifted * second,
+    )
+
+    entry = q.queue_poll(ladder=ladder, player=ann, now=at)
+
+    stored = QueueEntry.objects.get(pk=entry.pk)
+    assert stored.status == (EntryStatus.LEFT if in_force else EntryStatus.WAITING)
+    assert stored.last_seen_at == (now if in_force else at)
