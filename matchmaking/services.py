@@ -309,9 +309,9 @@ def _entry_create(
     }
     if not db.on_postgresql():
         return _entry_create_orm(ladder=ladder, player=player, fields=fields, now=now)
-    with connection.cursor() as cursor:
+    with db.prepared_cursor() as cursor:
         cursor.execute(
-            sql.JOIN,
+            sql.join(),
             {
                 "waiting": EntryStatus.WAITING.value,
                 "gap": max_rating_gap,

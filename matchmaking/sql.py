@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from django.db import connection
+
 from core import db
 from ladder.models import Ladder, Match, Participant, Suspension
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, QueueEntry
@@ -34,24 +36,40 @@ _WAITING = EntryStatus.WAITING.value
 # player's membership; no row back when nothing was written (suspended from the ladder,
 # not a member, already searching, or cooling down: more queries tell them apart).
 _OPEN = f"NOT (status = '{EntryStatus.MATCHED.value}')"
-JOIN = (
-    f"INSERT INTO {_ENTRIES} AS e (ladder_id, player_id, status, rating, rd, volatility,"
-    " rd_as_of, max_rating_gap, joined_at, last_seen_at, formats, party_id, party_size)"
-    " SELECT ladder_id, player_id, %(waiting)s, rating, rd, volatility, rd_as_of, %(gap)s, %(now)s, %(now)s,"
-    " %(formats)s, %(party)s, %(party_size)s"
-    f" FROM {PlayerRating._meta.db_table} r WHERE ladder_id = %(ladder)s AND player_id = %(player)s AND is_active"
-    f" AND NOT EXISTS (SELECT 1 FROM {Suspension._meta.db_table} s WHERE s.ladder_id = r.ladder_id"
-    " AND s.player_id = r.player_id AND s.lifted_at IS NULL AND s.starts_at <= %(now)s"
-    " AND (s.ends_at IS NULL OR s.ends_at > %(now)s))"
-    f" ON CONFLICT (ladder_id, player_id) WHERE {_OPEN} DO UPDATE SET status = EXCLUDED.status,"
-    " rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, rd_as_of = EXCLUDED.rd_as_of,"
-    " max_rating_gap = EXCLUDED.max_rating_gap, joined_at = EXCLUDED.joined_at,"
-    " last_seen_at = EXCLUDED.last_seen_at, formats = EXCLUDED.formats, party_id = EXCLUDED.party_id,"
-    " party_size = EXCLUDED.party_size, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
-    " win_probability = NULL, rejoin_after = NULL, requeued_after_id = NULL"
-    " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
-    " RETURNING id, rating, rd, volatility, rd_as_of"
-)
+
+
+@cache
+def join() -> str:
+    """The join's one statement (``services._entry_create``): the rating copied into a new or the
+    player's reused search row, unless suspended, not a member, searching or cooling down.
+
+    Its parameters are cast to their columns' types, so that it can be prepared on the connection
+    (``db.prepared_cursor``): bound on the server, a ``NULL`` limit or party has no type of its own.
+    """
+    columns = {field.name: field for field in QueueEntry._meta.concrete_fields}
+
+    def typed(name: str, field: str) -> str:
+        return f"%({name})s::{columns[field].db_type(connection)}"
+
+    return (
+        f"INSERT INTO {_ENTRIES} AS e (ladder_id, player_id, status, rating, rd, volatility,"
+        " rd_as_of, max_rating_gap, joined_at, last_seen_at, formats, party_id, party_size)"
+        f" SELECT ladder_id, player_id, {typed('waiting', 'status')}, rating, rd, volatility, rd_as_of,"
+        f" {typed('gap', 'max_rating_gap')}, {typed('now', 'joined_at')}, {typed('now', 'last_seen_at')},"
+        f" {typed('formats', 'formats')}, {typed('party', 'party')}, {typed('party_size', 'party_size')}"
+        f" FROM {PlayerRating._meta.db_table} r WHERE ladder_id = %(ladder)s AND player_id = %(player)s AND is_active"
+        f" AND NOT EXISTS (SELECT 1 FROM {Suspension._meta.db_table} s WHERE s.ladder_id = r.ladder_id"
+        " AND s.player_id = r.player_id AND s.lifted_at IS NULL AND s.starts_at <= %(now)s"
+        " AND (s.ends_at IS NULL OR s.ends_at > %(now)s))"
+        f" ON CONFLICT (ladder_id, player_id) WHERE {_OPEN} DO UPDATE SET status = EXCLUDED.status,"
+        " rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, rd_as_of = EXCLUDED.rd_as_of,"
+        " max_rating_gap = EXCLUDED.max_rating_gap, joined_at = EXCLUDED.joined_at,"
+        " last_seen_at = EXCLUDED.last_seen_at, formats = EXCLUDED.formats, party_id = EXCLUDED.party_id,"
+        " party_size = EXCLUDED.party_size, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
+        " win_probability = NULL, rejoin_after = NULL, requeued_after_id = NULL"
+        " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
+        " RETURNING id, rating, rd, volatility, rd_as_of"
+    )
 
 
 @cache
