@@ -45,7 +45,7 @@ BAND = 200  # rating points a key covers
 MAX_BANDS = 20  # a window wider than this many bands stamps the ladder's one key
 RETRY = timedelta(seconds=10)
 _RETRY_SECONDS = RETRY.total_seconds()
-_UNSEEN = "-"  # a key nobody stamped (or that expired)
+_UNSEEN = "-"  # a band nobody has stamped yet
 _TRY_NEXT = ("try", "next")  # tokens no poll reads: the next poll tries
 
 

@@ -356,7 +356,6 @@ def _arrived(match: Match, entry: QueueEntry, now: datetime) -> None:
     def stamp() -> None:
         from matchmaking import services  # services imports this module
 
-        entry.ladder = match.ladder
         services.arrived(match.ladder, entry, now, [entry.pk])
 
     transaction.on_commit(stamp)

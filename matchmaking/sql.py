@@ -1,15 +1,16 @@
 """The queue's hand-written statements: PostgreSQL runs them, other databases their ORM twins.
 
 A searching player's page polls every 2 seconds, and each poll may run a pairing search,
-so these run many times a second; all but ``JOIN`` go through ``core.db.prepared_cursor``.
+so these run many times a second; all go through ``core.db.prepared_cursor``.
 The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql()``:
 
-- ``JOIN``: ``services._entry_create``, a new search or the reused open one;
+- ``join``: ``services._entry_create``, a new search or the reused open one;
 - ``candidates``: ``services.candidates``, the nearest waiting searches each way;
 - ``claim``: ``services.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
 - ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search;
 - ``conflicts``: ``forming._conflicts``, who among a game's candidates may not meet whom;
-- ``current_party``: ``parties.current_party``, the party a player searches with, asked by every join.
+- ``current_party``: ``parties.current_party``, the party a player searches with, asked by every join;
+- ``SEEN``: ``services._seen_unless_suspended``, a poll's renewal of its search every 10 s.
 
 A paired or formed game's match, sides, players and searches are one statement of their own
 (``sql_formed``).

@@ -39,11 +39,11 @@ class Recipients:
     with_mail: set[int]
 
 
-def _recipients_statement() -> str:
-    return (
-        "SELECT id, username, is_active AND email <> '' AND lower(email) = lower(email_verified)"
-        f" FROM {User._meta.db_table} WHERE id = ANY(%s)"
-    )
+# ``recipients_of`` on PostgreSQL: each user's name, and whether they get mail.
+_RECIPIENTS = (
+    "SELECT id, username, is_active AND email <> '' AND lower(email) = lower(email_verified)"
+    f" FROM {User._meta.db_table} WHERE id = ANY(%s)"
+)
 
 
 def recipients_of(user_ids: Iterable[int]) -> Recipients:
@@ -52,7 +52,7 @@ def recipients_of(user_ids: Iterable[int]) -> Recipients:
     and rated match asks), elsewhere its ORM twin."""
     if db.on_postgresql():
         with db.prepared_cursor() as cursor:
-            cursor.execute(_recipients_statement(), [list(user_ids)])
+            cursor.execute(_RECIPIENTS, [list(user_ids)])
             rows = cursor.fetchall()
     else:
         rows = _recipients_orm(user_ids)

@@ -18,7 +18,7 @@ def fields(user: User) -> dict[str, object]:
     return {field.attname: getattr(user, field.attname) for field in User._meta.concrete_fields}
 
 
-def test_it_reads_every_field_as_the_orm_does(client):
+def test_it_reads_every_field_as_the_orm_does():
     user = UserFactory(username="Ann_1", email="a@example.org", email_verified="A@example.org", about="Hi ✓")
     user.last_login = timezone.now()
     user.is_bot = True
@@ -34,7 +34,7 @@ def test_it_reads_every_field_as_the_orm_does(client):
     assert list(fast.groups.values_list("name", flat=True)) == ["testers"]  # a saved instance, as the ORM's
 
 
-def test_a_missing_user_is_does_not_exist():
+def test_a_missing_user_raises_does_not_exist():
     with pytest.raises(User.DoesNotExist):
         User.objects.get(pk=987654321)
 
