@@ -35,7 +35,8 @@ rate, or 1,000 ÷ its median ms), so runs on other machines compare.
 Uses ``DATABASE_URL`` (PostgreSQL) if set, else a throwaway PostgreSQL (bench/_pg.py).
 Run: ``.venv/bin/python bench/team_queue.py [--waiting 10000] [--joins 500] [--workers 2 4]``.
 
-Targets (issue 16): the join that completes a game ≤ 10 ms median, ≤ 30 ms p99; ≥ 500 polls a second.
+Targets (issue 16): the join that completes a game ≤ 10 ms median, ≤ 30 ms p99; ≥ 500 polls a second
+through gunicorn and wrk (the test client's polls, one process in turn, are shown for comparison).
 """
 
 from __future__ import annotations
@@ -437,8 +438,8 @@ def bench(args: argparse.Namespace, *, database_url: str) -> None:
         rate = args.polls / seconds
         median, p99 = 1000 * statistics.median(times), 1000 * mq.percentile(times, 0.99)
         label = f"polls, test client, {kind} pollers ({len(clients)} users)"
-        target = mq.verdict_rate(rate, TARGET_POLLS_PER_SECOND)
-        rows.append(mq.Row(label, args.polls, median, p99, rate, mq.tally(poll_sql[kind]), target, "read"))
+        # One process polling in turn, for comparison: the target is for polls through gunicorn and wrk.
+        rows.append(mq.Row(label, args.polls, median, p99, rate, mq.tally(poll_sql[kind]), "", "read"))
         log, calls = QueryLog(), 4 * args.sample
         mq.client_polls(clients, url, calls, log)
         details.append(lambda kind=kind, log=log, calls=calls: mq.print_shapes(f"poll, {kind} poller", log, calls))

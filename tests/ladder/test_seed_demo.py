@@ -108,8 +108,8 @@ def assert_serena_has_notifications_of_several_kinds_some_read() -> None:
     read = set(serena.filter(read_at__isnull=False).values_list("kind", flat=True))
     assert {Kind.DECISION, Kind.RATED} <= unread
     assert {Kind.RESULT_AWAITING, Kind.CONFIRM_REMINDER, Kind.RATED} <= read
-    # The moderator heard of her dispute; the voided match was never rated, and nothing waits for her.
-    assert Notification.objects.filter(recipient__username="moderator", kind=Kind.DISPUTED).count() == 1
+    # The moderator heard of her dispute and of gary's; the voided match was never rated, and nothing waits for her.
+    assert Notification.objects.filter(recipient__username="moderator", kind=Kind.DISPUTED).count() == 2
     [voided] = Match.objects.filter(status=MatchStatus.VOID)
     assert {p.player.username for p in voided.participants.select_related("player")} == {"serena", "clemont"}
     assert voided.rated_at is None
@@ -146,3 +146,23 @@ def test_every_demo_command_refuses_production_without_force(settings, command):
 
     with pytest.raises(CommandError, match=f"{command} .*; with DEBUG off, pass --force"):
         call_command(command)
+
+
+def test_the_demo_moderator_finds_an_open_dispute_on_the_desk(client):
+    call_command("seed_demo", force=True)
+    [open_dispute] = Match.objects.filter(status=MatchStatus.DISPUTED)
+    assert {p.player.username for p in open_dispute.participants.select_related("player")} == {"brock", "gary"}
+    assert open_dispute.rated_at is None
+    client.force_login(User.objects.get(username="moderator"))
+
+    response = client.get("/moderation/")
+    assert response.status_code == 200, (response.status_code, response.get("Location"))
+    desk = response.content.decode()
+    assert "Nothing waits for a moderator" not in desk
+    assert open_dispute.get_absolute_url() in desk
+    assert "brock disconnected on turn 31" in desk
+
+    page = client.get(open_dispute.get_absolute_url()).content.decode()
+    assert "My connection dropped, but I was two Pok" in page  # brock's answer, after gary's comment
+    assert page.index("The replay shows the timer") < page.index("My connection dropped")
+    assert "https://replay.pokemonshowdown.com/gen9ou-demo-31" in page

@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder import services
-from ladder.models import Ladder, Match, TeamUpdate
+from ladder.models import Ladder, Match, MatchStatus, TeamUpdate
+from ladder.services.conversation import comment_add, evidence_add
 from ladder.services.matches import SideInput, match_dispute, match_remind_unanswered, match_report
 from ladder.services.moderation import match_void
 from ladder.services.nightly import ladder_nightly, local_midnights
@@ -185,6 +186,9 @@ class Command(BaseCommand):
             if not Notification.objects.filter(recipient=serena, kind=Kind.DECISION).exists():
                 created["matches"] += self._dispute(ladders[0], players, moderator)
                 disputed = True
+            if not Match.objects.filter(ladder=ladders[0], status=MatchStatus.DISPUTED).exists():
+                created["matches"] += self._open_dispute(ladders[0], players)
+                disputed = True
             # The tour's players and the moderator have verified addresses, so what they are
             # told from now on is also mailed (printed in make run's terminal). Verified only
             # now: the season above mailed nobody.
@@ -197,6 +201,7 @@ class Command(BaseCommand):
         )
         if disputed:
             self.stdout.write("  serena: a result clemont reported, disputed and voided (see her notifications)")
+            self.stdout.write("  moderator: gary disputes brock's reported win (see the moderation desk)")
         self.stdout.write(
             f"  admin: {ADMIN[0]} / {ADMIN[1]}\n"
             f"  moderator: {MODERATOR[0]} / {MODERATOR[1]}\n"
@@ -268,6 +273,42 @@ class Command(BaseCommand):
         )
         Notification.objects.filter(created_at__lt=now - READ_BEFORE, read_at__isnull=True).update(
             read_at=F("created_at") + timedelta(hours=2)
+        )
+        return 1
+
+    def _open_dispute(self, ladder: Ladder, players: list[User]) -> int:
+        """A dispute left for the moderator to decide, so that the moderation desk has a case to show.
+
+        brock reports a win over gary; gary disputes it with a reason, a comment and a replay link,
+        and brock answers. Neither is a player of the README's tour.
+        """
+        by_name = {p.username: p for p in players}
+        brock, gary = by_name["brock"], by_name["gary"]
+        now = timezone.now()
+        reported = now - timedelta(hours=3)
+        match = match_report(
+            ladder=ladder,
+            reporter=brock,
+            sides=[SideInput([brock], 1), SideInput([gary], 2)],
+            played_at=reported - timedelta(minutes=25),
+            now=reported,
+        )
+        disputed = reported + timedelta(minutes=40)
+        match_dispute(
+            match=match, user=gary, reason="I won: brock disconnected on turn 31 and lost on time.", now=disputed
+        )
+        evidence_add(match=match, user=gary, url="https://replay.pokemonshowdown.com/gen9ou-demo-31", now=disputed)
+        comment_add(
+            match=match,
+            author=gary,
+            body="The replay shows the timer running out on brock's side.",
+            now=disputed + timedelta(minutes=1),
+        )
+        comment_add(
+            match=match,
+            author=brock,
+            body="My connection dropped, but I was two Pokémon up. A rematch would be fair.",
+            now=disputed + timedelta(minutes=30),
         )
         return 1
 
