@@ -20,6 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.models import User
 from api import sql
@@ -49,7 +50,7 @@ def claim(*, user: User, key: str, request_hash: str) -> int | IdempotencyKey:
 
 def settle(record_id: int, *, status: int, body: Any) -> None:
     """Store the response of the claimed key's request, for its retries to replay."""
-    text = json.dumps(body, default=str)
+    text = json.dumps(body, cls=JSONEncoder)  # as the response was rendered: times in ISO 8601
     if db.on_postgresql():
         with db.prepared_cursor() as cursor:
             cursor.execute(sql.IDEMPOTENCY_SETTLE, [status, text, record_id])
