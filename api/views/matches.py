@@ -191,7 +191,7 @@ class MatchListView(APIView):
             ladder=ladder, reporter=request.user, sides=sides, played_at=params.get("played_at"), answers=answers
         )
         # The presenter's dict is the body, as for a fetch (``MatchDetailView``): ``MatchOut`` documents it
-        # in the schema, and passing it through the serializer again cost a report 1.5 ms.
+        # in the schema, and passing it through the serializer again cost a report about 1 ms.
         if report.sides is not None:  # the rows just written (PostgreSQL): no need to read them back
             summary = written_match_summary(
                 report.match, sides=report.sides, changes=report.changes, values=_shown(answers)

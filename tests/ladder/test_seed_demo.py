@@ -9,6 +9,7 @@ from django.utils import timezone
 from accounts.models import User
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchStatus, NightlyRun, Participant, SnapshotEntry
 from ladder.selectors.leaderboard import ladder_standings
+from ladder.services.moderation import match_void
 from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 from matchmaking.services import queue_join
 from notifications.models import EmailStatus, Kind, Notification
@@ -148,8 +149,9 @@ def test_every_demo_command_refuses_production_without_force(settings, command):
         call_command(command)
 
 
-def test_the_demo_moderator_finds_an_open_dispute_on_the_desk(client):
+def test_the_demo_moderator_finds_an_open_dispute_on_the_desk(client, capsys):
     call_command("seed_demo", force=True)
+    assert "moderator: gary disputes brock's reported win" in capsys.readouterr().out
     [open_dispute] = Match.objects.filter(status=MatchStatus.DISPUTED)
     assert {p.player.username for p in open_dispute.participants.select_related("player")} == {"brock", "gary"}
     assert open_dispute.rated_at is None
@@ -166,3 +168,17 @@ def test_the_demo_moderator_finds_an_open_dispute_on_the_desk(client):
     assert "My connection dropped, but I was two Pok" in page  # brock's answer, after gary's comment
     assert page.index("The replay shows the timer") < page.index("My connection dropped")
     assert "https://replay.pokemonshowdown.com/gen9ou-demo-31" in page
+
+
+def test_the_moderators_decision_on_the_open_dispute_stands_when_the_demo_is_seeded_again(capsys):
+    call_command("seed_demo", force=True)
+    [open_dispute] = Match.objects.filter(status=MatchStatus.DISPUTED)
+    match_void(match=open_dispute, moderator=User.objects.get(username="moderator"), reason="Replay it.")
+    capsys.readouterr()
+
+    call_command("seed_demo", force=True)
+
+    out = capsys.readouterr().out
+    assert "created 0 users, 0 ladders, 0 memberships, 0 matches" in out
+    assert "gary disputes" not in out and "serena: a result" not in out
+    assert not Match.objects.filter(status=MatchStatus.DISPUTED).exists()

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder import services
-from ladder.models import Ladder, Match, MatchStatus, TeamUpdate
+from ladder.models import Ladder, Match, TeamUpdate
 from ladder.services.conversation import comment_add, evidence_add
 from ladder.services.matches import SideInput, match_dispute, match_remind_unanswered, match_report
 from ladder.services.moderation import match_void
@@ -120,6 +120,8 @@ LADDERS = [
         "time_zone": "Europe/Berlin",
     },
 ]
+# The dispute the demo leaves for the moderator (``_open_dispute``).
+OPEN_DISPUTE_REASON = "I won: brock disconnected on turn 31 and lost on time."
 TEAM_LADDER_MEMBERS = 30
 TEAM_REGULARS = 18
 TEAM_GAMES = 180
@@ -182,13 +184,14 @@ class Command(BaseCommand):
             if not Match.objects.filter(ladder=ladders[1]).exists():
                 created["matches"] += self._teams(ladders[1], players[:TEAM_LADDER_MEMBERS], moderator, start)
             serena = next(p for p in players if p.username == "serena")
-            disputed = False
+            disputed = left_open = False
             if not Notification.objects.filter(recipient=serena, kind=Kind.DECISION).exists():
                 created["matches"] += self._dispute(ladders[0], players, moderator)
                 disputed = True
-            if not Match.objects.filter(ladder=ladders[0], status=MatchStatus.DISPUTED).exists():
+            # Once: a moderator's decision on it stands when the demo is seeded again.
+            if not Match.objects.filter(ladder=ladders[0], sides__dispute_reason=OPEN_DISPUTE_REASON).exists():
                 created["matches"] += self._open_dispute(ladders[0], players)
-                disputed = True
+                left_open = True
             # The tour's players and the moderator have verified addresses, so what they are
             # told from now on is also mailed (printed in make run's terminal). Verified only
             # now: the season above mailed nobody.
@@ -201,6 +204,7 @@ class Command(BaseCommand):
         )
         if disputed:
             self.stdout.write("  serena: a result clemont reported, disputed and voided (see her notifications)")
+        if left_open:
             self.stdout.write("  moderator: gary disputes brock's reported win (see the moderation desk)")
         self.stdout.write(
             f"  admin: {ADMIN[0]} / {ADMIN[1]}\n"
@@ -294,9 +298,7 @@ class Command(BaseCommand):
             now=reported,
         )
         disputed = reported + timedelta(minutes=40)
-        match_dispute(
-            match=match, user=gary, reason="I won: brock disconnected on turn 31 and lost on time.", now=disputed
-        )
+        match_dispute(match=match, user=gary, reason=OPEN_DISPUTE_REASON, now=disputed)
         evidence_add(match=match, user=gary, url="https://replay.pokemonshowdown.com/gen9ou-demo-31", now=disputed)
         comment_add(
             match=match,
