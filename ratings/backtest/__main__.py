@@ -1,8 +1,10 @@
-"""``python -m ratings.backtest --csv FILE [--engine E] [--params JSON] [--tune] [--train-until ISO-DATE] [--json]``.
+"""``python -m ratings.backtest --csv FILE [--engine E] [--params JSON] [--edge POINTS] [--tune] …``.
 
 Replays the results of FILE in file order and scores each match's prediction before its
 update on the last 20% of matches (or from ``--train-until``): the engine, plain Elo K=32
-and always 50%. ``--tune`` first chooses each engine's parameters on the earlier part.
+and always 50%. ``--tune`` first chooses each engine's parameters on the earlier part, and
+the edge of the side named first in each row (a home team, chess's white), which
+``--edge`` sets by hand.
 Bad input exits with status 2 and one line on stderr.
 """
 
@@ -26,7 +28,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--csv", required=True, help="results: when_utc_seconds,player_a,player_b,score_a")
     parser.add_argument("--engine", choices=[*ENGINES, "all"], help="tgr by default; with --tune, all")
     parser.add_argument("--params", help='engine constants as a JSON object, e.g. {"sc": 5, "luck_p": 1}')
-    parser.add_argument("--tune", action="store_true", help="choose parameters on the training part first")
+    parser.add_argument(
+        "--edge",
+        metavar="POINTS",
+        help="rating points the side named first plays above its rating (a home team's edge); 0 by default",
+    )
+    parser.add_argument("--tune", action="store_true", help="choose parameters and edge on the training part first")
     parser.add_argument("--train-until", metavar="ISO-DATE", help="score from this instant (UTC) on")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
@@ -52,6 +59,21 @@ def _params(text: str | None) -> Params:
         raise UsageError(f"--params accepts only {known}; got {', '.join(sorted(values))}") from None
     except ValueError as error:
         raise UsageError(f"--params: {error}") from None
+
+
+EDGE_LIMIT = 1000.0
+
+
+def _edge(text: str | None) -> float:
+    if text is None:
+        return 0.0
+    try:
+        edge = float(text)
+    except ValueError:
+        raise UsageError(f"--edge must be a number of rating points, got {text!r}") from None
+    if not -EDGE_LIMIT <= edge <= EDGE_LIMIT:  # also refuses nan and inf
+        raise UsageError(f"--edge must be between -{EDGE_LIMIT:g} and {EDGE_LIMIT:g} rating points, got {text}")
+    return edge + 0.0
 
 
 def _test_start(matches: list[Match], train_until: str | None) -> int:
@@ -123,10 +145,12 @@ def _table(report: dict[str, Any]) -> list[str]:
     if "tuned" in rows[0]:
         lines.append("best parameters (on the validation slice of the training part):")
         lines += [
-            f"  {row['engine']:<8} {json.dumps(row['tuned'])}  validation log-loss {row['validation']['log_loss']:.4f}"
+            f"  {row['engine']:<8} {json.dumps(row['tuned'])}  edge {row['edge']:+g}"
+            f"  validation log-loss {row['validation']['log_loss']:.4f}"
             for row in rows
         ]
-        lines.append(f"recommended: {report['engine']} {json.dumps(rows[0]['tuned'])}")
+        lines.append(f"recommended: {report['engine']} {json.dumps(rows[0]['tuned'])} --edge {report['edge']:g}")
+        lines.append("edge: rating points the side named first (a home team) plays above its rating")
     return lines
 
 
@@ -134,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         params = _params(args.params)
+        edge = _edge(args.edge)
+        if args.tune and args.edge is not None:
+            raise UsageError("--tune chooses the edge: leave --edge out, or leave --tune out to set it")
         matches = read_matches(args.csv)
         test_start = _test_start(matches, args.train_until)
         if args.tune:
@@ -142,11 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.engine == "all":
             if args.json:
                 raise UsageError("--json prints one engine: name it with --engine, or add --tune")
-            reports = [backtest_report(matches, name, params, test_start) for name in ENGINES]
+            reports = [backtest_report(matches, name, params, test_start, edge=edge) for name in ENGINES]
             report = {**reports[0], "engines": reports}
             del report["bands"]
         else:
-            report = backtest_report(matches, args.engine or "tgr", params, test_start)
+            report = backtest_report(matches, args.engine or "tgr", params, test_start, edge=edge)
     except (DataError, UsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

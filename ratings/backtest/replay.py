@@ -36,13 +36,20 @@ class Predictions(NamedTuple):
     favourites: list[float]
 
 
-def replay(matches: Sequence[Match], engine: Engine, *, score_from: int = 0, plain_elo: bool = False) -> Predictions:
+def replay(
+    matches: Sequence[Match], engine: Engine, *, score_from: int = 0, plain_elo: bool = False, edge: float = 0.0
+) -> Predictions:
     """Replay every match through ``engine``; predictions of ``matches[score_from:]`` only.
 
     The matches before ``score_from`` are the training part: they move ratings but are not
     scored. ``plain_elo`` predicts with Elo's own ``1/(1 + 10^((rb − ra)/400))`` instead of
     the site's win probability, which also counts Elo's confidence RD (issue 17: the two
     differ, 0.760 against 0.696): the textbook Elo baseline.
+
+    ``edge`` is the first-named side's edge in rating points: a plays as if ``edge`` points
+    stronger, in its prediction and in its update, and keeps its own rating afterwards
+    (a football file's home team, chess's white; ``tune`` learns it from the training part).
+    A ladder's sides have no order, so a ladder's backtest keeps it at 0.
     """
     params = engine.params
     states: dict[str, RatingState] = {}
@@ -56,20 +63,24 @@ def replay(matches: Sequence[Match], engine: Engine, *, score_from: int = 0, pla
         b = states.get(name_b) or RatingState(INITIAL_RATING, params.initial_rd, INITIAL_VOLATILITY, at)
         if index >= score_from:
             if plain_elo:
-                probabilities.append(elo_expected_score(a.rating, b.rating))
+                probabilities.append(elo_expected_score(a.rating + edge, b.rating))
             else:
-                probabilities.append(win_probability(a.rating, rd_at(a, at), b.rating, rd_at(b, at)))
+                probabilities.append(win_probability(a.rating + edge, rd_at(a, at), b.rating, rd_at(b, at)))
             outcomes.append(score)
             favourites.append(a.rating if a.rating >= b.rating else b.rating)
-        result = rate(((a,), (b,)), _PLACEMENTS[score], at).sides
-        states[name_a] = result[0][0].after
+        playing = a._replace(rating=a.rating + edge) if edge else a
+        result = rate(((playing,), (b,)), _PLACEMENTS[score], at).sides
+        after = result[0][0].after
+        states[name_a] = after._replace(rating=after.rating - edge) if edge else after
         states[name_b] = result[1][0].after
     return Predictions(probabilities, outcomes, favourites)
 
 
-def replay_engine(matches: Sequence[Match], engine: str, params: Params, *, score_from: int = 0) -> Predictions:
+def replay_engine(
+    matches: Sequence[Match], engine: str, params: Params, *, score_from: int = 0, edge: float = 0.0
+) -> Predictions:
     """``replay`` through ``get_engine(engine, params)`` (a picklable call for the tuner's pool)."""
-    return replay(matches, get_engine(engine, params), score_from=score_from)
+    return replay(matches, get_engine(engine, params), score_from=score_from, edge=edge)
 
 
 def elo_baseline(matches: Sequence[Match], *, score_from: int = 0) -> Predictions:

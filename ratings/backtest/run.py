@@ -4,7 +4,8 @@
 ``tune_report`` tunes every engine on the training part (``tune.tune``) and scores each
 engine's best set on the test part. Both return JSON-ready dicts whose ``engine``,
 ``params`` (every ``Params`` field, so ``Params(**params)`` rebuilds it) and ``metrics``
-are the headline, and which hold the evidence next to it.
+are the headline, and which hold the evidence next to it. ``edge`` is the first-named side's edge in rating
+points (``replay.replay``): tuned for a results file, always 0 for a ladder.
 
 Each engine is also scored *calibrated*: its predictions mapped through the
 ``calibration.Calibration`` fitted on the validation slice of the training part (the
@@ -105,11 +106,22 @@ def _baseline_rows(baselines: dict[str, Predictions]) -> dict[str, Any]:
 
 
 def backtest_report(
-    matches: Sequence[Match], engine: str, params: Params, test_start: int, *, symmetric: bool = False
+    matches: Sequence[Match],
+    engine: str,
+    params: Params,
+    test_start: int,
+    *,
+    symmetric: bool = False,
+    edge: float = 0.0,
 ) -> dict[str, Any]:
-    """``engine`` under ``params`` and the baselines, scored on ``matches[test_start:]``."""
+    """``engine`` under ``params`` and the baselines, scored on ``matches[test_start:]``.
+
+    ``edge``: the first-named side's edge in rating points (``replay.replay``), as tuned.
+    """
+    if symmetric and edge:
+        raise ValueError("a ladder's sides have no order: its backtest has no edge")
     validation_start, validation_outcomes = _validation_outcomes(matches, test_start)
-    replayed = replay_engine(matches, engine, params, score_from=validation_start)
+    replayed = replay_engine(matches, engine, params, score_from=validation_start, edge=edge)
     cut = test_start - validation_start
     predictions = Predictions(replayed.probabilities[cut:], replayed.outcomes[cut:], replayed.favourites[cut:])
     baselines = _baselines(matches, test_start)
@@ -117,6 +129,7 @@ def backtest_report(
     return {
         "engine": engine,
         "params": dataclasses.asdict(params),
+        "edge": edge,
         **_predictor(predictions, baselines),
         **_calibrated(replayed.probabilities[:cut], validation_outcomes, predictions, baselines, symmetric),
         "bands": {name: m.as_dict() for name, m in by_band(probabilities, outcomes, predictions.favourites).items()},
@@ -134,8 +147,12 @@ def tune_report(
     progress: Progress = _quiet,
     symmetric: bool = False,
 ) -> dict[str, Any]:
-    """Every engine tuned on the training part; the headline is the best on the validation slice."""
-    tuned = tune(matches, test_start, engines=engines, progress=progress)
+    """Every engine tuned on the training part; the headline is the best on the validation slice.
+
+    Unless ``symmetric`` (a ladder's sides have no order), each engine's edge of the
+    first-named side is tuned too (``tune.tune``'s ``edge``).
+    """
+    tuned = tune(matches, test_start, engines=engines, progress=progress, edge=not symmetric)
     baselines = _baselines(matches, test_start)
     outcomes = baselines[ELO_NAME].outcomes
     _start, validation_outcomes = _validation_outcomes(matches, test_start)
@@ -147,6 +164,7 @@ def tune_report(
                 "engine": result.engine,
                 "params": dataclasses.asdict(Params(**result.params)),
                 "tuned": result.params,
+                "edge": result.edge,
                 "validation": result.validation.as_dict(),
                 **_predictor(predictions, baselines),
                 **_calibrated(result.validation_probabilities, validation_outcomes, predictions, baselines, symmetric),
@@ -156,6 +174,7 @@ def tune_report(
     return {
         "engine": best["engine"],
         "params": best["params"],
+        "edge": best["edge"],
         "metrics": best["metrics"],
         "log_loss_minus": best["log_loss_minus"],
         "calibration": best["calibration"],

@@ -17,7 +17,8 @@ The maths is ``GlickoFamily._rate_1v1`` and ``Elo._rate_1v1`` written for arrays
 stepping until its own bracket closes, as the scalar loop does (to about 1e-6: ``EXACT``).
 An optional RD floor
 (``rd_min``) holds a stored RD at or above it after each update; the rating's change is
-computed from the RD before the floor.
+computed from the RD before the floor. An optional *edge* per set (``replay.replay``'s
+``edge``) is added to a's rating in the prediction and the update, and never stored.
 """
 
 from __future__ import annotations
@@ -122,9 +123,10 @@ class _Columns(NamedTuple):
     rd_min: Floats  # 0 without a floor
     period: Floats  # Glicko-2's rating period in seconds
     tau: Floats
+    edge: Floats  # rating points the first-named side plays above its rating
 
 
-def _columns(engine: str, sets: Sequence[Params], rd_min: float | None) -> _Columns:
+def _columns(engine: str, sets: Sequence[Params], rd_min: float | None, edges: Sequence[float] | None) -> _Columns:
     def column(values: list[float]) -> Floats:
         return np.array(values, dtype=np.float64)[None, :]
 
@@ -146,6 +148,7 @@ def _columns(engine: str, sets: Sequence[Params], rd_min: float | None) -> _Colu
         column(floors),
         column([params.period_days * SECONDS_PER_DAY for params in sets]),
         column([params.tau for params in sets]),
+        column([float(edge) for edge in edges] if edges is not None else [0.0] * len(sets)),
     )
 
 
@@ -165,19 +168,23 @@ def replay_sets(
     end: int | None = None,
     rd_min: float | None = None,
     plain_elo: bool = False,
+    edges: Sequence[float] | None = None,
 ) -> Floats:
     """P(a beats b) of ``matches[score_from:end]`` under each of ``sets``: shape ``[n, n_sets]``.
 
     The same predictions as ``replay.replay`` for each set (the site's win probability
     before each update; ``plain_elo``: Elo's own expectation). ``rd_min`` floors every
     set's RD after an update in place of each set's own ``Params.rd_min`` (Elo: never).
+    ``edges``: each set's edge of the first-named side (``replay.replay``), 0 by default.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)} for a vectorised replay, got {engine!r}")
     if plain_elo and engine != "elo":
         raise ValueError(f"plain_elo predicts with Elo's own expectation: engine must be elo, got {engine!r}")
+    if edges is not None and len(edges) != len(sets):
+        raise ValueError("edges needs one edge for each parameter set")
     end = len(data.at) if end is None else end
-    columns = _columns(engine, sets, rd_min)
+    columns = _columns(engine, sets, rd_min, edges)
     shape = (data.players, len(sets))
     rating = np.full(shape, INITIAL_RATING)
     rd = np.broadcast_to(columns.initial_rd, shape).copy()
@@ -207,7 +214,7 @@ def replay_sets(
             growth_a = growth_b = columns.growth
         rd_a = np.minimum(np.sqrt(np.square(rd[a]) + growth_a * (at - as_of[a])[:, None]), columns.rd_max)
         rd_b = np.minimum(np.sqrt(np.square(rd[b]) + growth_b * (at - as_of[b])[:, None]), columns.rd_max)
-        diff = rating_a - rating_b
+        diff = (rating_a + columns.edge) - rating_b
         rd_a2 = rd_a * rd_a
         rd_b2 = rd_b * rd_b
         if plain_elo:

@@ -220,10 +220,41 @@ def test_cli_tune_names_a_tuned_engine_and_train_until_moves_the_split():
     assert re.search(r"tune: (\d+)/\1 parameter sets\n$", result.stderr)  # the grid, extended where it must be
 
 
+def test_cli_tune_chooses_the_home_edge_and_edge_reproduces_its_figures():
+    tuned = run("--csv", str(FOOTBALL), "--engine", "tgr", "--tune", "--json")
+
+    assert tuned.returncode == 0, tuned.stderr
+    report = json.loads(tuned.stdout)
+    assert report["edge"] > 0  # a is the home team in the football file
+    assert report["engines"][0]["edge"] == report["edge"]
+    params = {key: value for key, value in report["params"].items() if value is not None}
+    again = run(
+        "--csv",
+        str(FOOTBALL),
+        "--engine",
+        "tgr",
+        "--params",
+        json.dumps(params),
+        "--edge",
+        str(report["edge"]),
+        "--json",
+    )
+    assert again.returncode == 0, again.stderr
+    replayed = json.loads(again.stdout)
+    assert replayed["edge"] == report["edge"]
+    assert replayed["metrics"] == pytest.approx(report["metrics"], abs=1e-12)
+    text = run("--csv", str(FOOTBALL), "--engine", "tgr", "--tune")
+    assert f"--edge {report['edge']:g}" in text.stdout and "edge: rating points the side named first" in text.stdout
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (("--csv", "missing.csv"), "error: missing.csv: cannot read the file"),
+        (("--csv", str(FOOTBALL), "--edge", "home"), "error: --edge must be a number of rating points, got 'home'"),
+        (("--csv", str(FOOTBALL), "--edge", "nan"), "error: --edge must be between -1000 and 1000 rating points"),
+        (("--csv", str(FOOTBALL), "--edge", "5000"), "error: --edge must be between -1000 and 1000 rating points"),
+        (("--csv", str(FOOTBALL), "--tune", "--edge", "50"), "error: --tune chooses the edge"),
         (("--csv", str(FOOTBALL), "--params", "[1]"), "error: --params must be a JSON object, got list"),
         (("--csv", str(FOOTBALL), "--params", '{"k": -1}'), "error: --params: k must be above 0, got -1"),
         (("--csv", str(FOOTBALL), "--train-until", "someday"), "error: --train-until must be an ISO date"),

@@ -205,3 +205,88 @@ def test_engines_import_no_numpy():
     code = "import sys, ratings.engines, ratings.backtest.replay; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# The first-named side's edge ----------------------------------------------------------------
+EDGE_SETS = {"tgr": Params(sc=2.5, luck_p=0.9), "glicko1": Params(c=5.0), "elo": Params(k=48.0, sc=2.5)}
+
+
+@pytest.mark.parametrize("engine", sorted(EDGE_SETS))
+def test_an_edge_replays_as_the_scalar_engine_does(football, engine):
+    params = EDGE_SETS[engine]
+    edges = [70.0, -40.0, 0.0]
+
+    probabilities = vector.replay_sets(vector.rounds(football), engine, [params] * 3, score_from=300, edges=edges)
+
+    for column, edge in enumerate(edges):
+        scalar = replay_engine(football, engine, params, score_from=300, edge=edge).probabilities
+        assert np.abs(probabilities[:, column] - np.array(scalar)).max() <= 1e-9
+    # an edge changes the predictions: it is not ignored
+    assert np.abs(probabilities[:, 0] - probabilities[:, 2]).min() > 0
+
+
+def test_glicko2_with_an_edge_agrees_to_its_solves_tolerance(football):
+    params = Params(tau=1.0, period_days=30.0)
+
+    probabilities = vector.replay_sets(vector.rounds(football), "glicko2", [params], score_from=300, edges=[55.0])
+
+    scalar = replay_engine(football, "glicko2", params, score_from=300, edge=55.0).probabilities
+    assert np.abs(probabilities[:, 0] - np.array(scalar)).max() <= 1e-6
+
+
+@pytest.mark.parametrize("engine", ["tgr", "glicko2", "elo"])
+def test_an_edge_for_a_is_an_edge_against_b_with_the_sides_swapped(football, engine):
+    """Naming b first with the edge turned round predicts the same match: P' = 1 − P."""
+    params = EDGE_SETS.get(engine, Params(tau=1.0, period_days=30.0))
+    swapped = [Match(m.at, m.player_b, m.player_a, 1.0 - m.score_a) for m in football]
+
+    forward = replay_engine(football, engine, params, edge=80.0).probabilities
+    backward = replay_engine(swapped, engine, params, edge=-80.0).probabilities
+
+    assert np.abs(np.array(forward) + np.array(backward) - 1.0).max() <= 1e-9
+
+
+def test_an_edge_is_played_but_not_kept():
+    """a plays its first game 100 points up, then has exactly the rating that game gave it."""
+    engine = get_engine("glicko1", Params(c=5.0))
+    day = 86_400.0
+    matches = [Match(0.0, "a", "b", 1.0), Match(day, "b", "a", 0.5)]
+
+    predictions = replay(matches, engine, edge=100.0).probabilities
+
+    from ratings.engines import RatingState, win_probability
+
+    fresh = RatingState(1500.0, 350.0, 0.06, 0.0)
+    assert predictions[0] == pytest.approx(win_probability(1600.0, 350.0, 1500.0, 350.0), abs=1e-12)
+    first = engine.rate(((fresh._replace(rating=1600.0),), (fresh,)), (1, 2), 0.0).sides
+    a, b = first[0][0].after, first[1][0].after
+    # in the second game b is named first and gets the edge; a's rating is its own, without it
+    expected = win_probability(b.rating + 100.0, engine.rd_at(b, day), a.rating - 100.0, engine.rd_at(a, day))
+    assert predictions[1] == pytest.approx(expected, abs=1e-12)
+
+
+def _planted(edge: float, *, players: int = 120, count: int = 14_000, seed: int = 7) -> list[Match]:
+    """Results of players of fixed strengths where the side named first plays ``edge`` points up."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(1500.0, 200.0, players)
+    matches = []
+    for index in range(count):
+        a, b = rng.choice(players, 2, replace=False)
+        p = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a] - edge) / 400.0))
+        matches.append(Match(float(index // 20) * 86_400.0, f"p{a}", f"p{b}", float(rng.random() < p)))
+    return matches
+
+
+@pytest.mark.parametrize(("planted", "low", "high"), [(0.0, 0.0, 0.0), (60.0, 35.0, 90.0), (-300.0, -400.0, -220.0)])
+def test_the_tuner_finds_a_planted_edge(planted, low, high):
+    """Even sides keep no edge (a noisy one is not kept: it must beat none by 2 paired SE)."""
+    matches = _planted(planted)
+    grids = {"tgr": {"sc": (2.5,), "luck_p": (1.0,), "initial_rd": (250.0,)}}
+
+    tuned = tune(matches, split_index(matches), engines=("tgr",), grids=grids, extend=0, edge=True)
+
+    assert low <= tuned[0].edge <= high
+    without = tune(matches, split_index(matches), engines=("tgr",), grids=grids, extend=0)
+    assert without[0].edge == 0.0  # searched only when asked (a ladder's sides have no order)
+    if planted:  # the edge found predicts the validation slice better than none
+        assert tuned[0].validation.log_loss < without[0].validation.log_loss
