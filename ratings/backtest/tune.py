@@ -294,9 +294,9 @@ class _Search:
     def edges(self, engines: Sequence[str]) -> None:
         """Each engine's edge of the first-named side, searched for its best parameter set.
 
-        ``EDGES`` first, doubled while the best sits at an end (``EXTEND`` times at most, up to
-        ``EDGE_BOUND``), then ``REFINE`` rounds each trying the midpoints between the best edge and
-        its two neighbours.
+        ``EDGES`` first, in one pass; doubled while the best sits at an end (``EXTEND`` times at
+        most, up to ``EDGE_BOUND``), then ``REFINE`` rounds each trying the midpoints between the
+        best edge and its two neighbours.
         """
         chosen = {engine: self.best[engine].params for engine in engines}
         tried = {engine: {self.best[engine].edge} for engine in engines}
@@ -328,11 +328,12 @@ class _Search:
 
 
 # The first-named side's edge, in rating points: the values every engine's best set is tried at
-# (a football file's home advantage is about 70 points, chess's white about 35), doubled past an
-# end up to EDGE_BOUND, then refined by halving the gap to the neighbours REFINE times.
-EDGES = (-200.0, -100.0, -50.0, -25.0, 0.0, 25.0, 50.0, 100.0, 200.0)
+# in one pass (a football file's home advantage is about 70 points, chess's white about 35),
+# doubled past an end up to EDGE_BOUND, then refined once by the midpoints to the neighbours.
+_STEPS = (10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 80.0, 100.0, 125.0, 150.0, 200.0)
+EDGES = (*(-step for step in reversed(_STEPS)), 0.0, *_STEPS)
 EDGE_BOUND = 800.0
-REFINE = 3
+REFINE = 1
 
 
 def _round_edge(value: float) -> float:
