@@ -1,6 +1,9 @@
 """A PostgreSQL for the database benchmarks, and Django set up on it.
 
-``DATABASE_URL`` (a ``postgres://`` URL) is used as it is when set. Otherwise
+When ``DATABASE_URL`` (a ``postgres://`` URL) is set, its server is used: each run creates
+a scratch database there (``ladder_bench_<pid>``) and drops it on the way out, so a run
+starts from an empty database, can be repeated, and leaves the database the URL names as
+it was. Otherwise
 ``database()`` starts a throwaway server the way ``scripts/test.sh`` does: ``initdb`` and
 ``pg_ctl`` from ``/usr/lib/postgresql/*/bin`` (as the ``postgres`` user through
 ``runuser`` when run as root), data in a fresh ``/tmp`` folder, loopback only, a free
@@ -20,6 +23,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_SCHEMES = ("postgres://", "postgresql://", "pgsql://")
@@ -108,8 +112,8 @@ def database(extra_settings: Sequence[str] = ()) -> Iterator[str]:
     if url:
         if not url.startswith(POSTGRES_SCHEMES):
             raise SystemExit(f"error: DATABASE_URL must be a PostgreSQL URL ({', '.join(POSTGRES_SCHEMES)}...)")
-        log("using the PostgreSQL of DATABASE_URL")
-        yield url
+        with scratch_database(url) as scratch:
+            yield scratch
         return
     # A plain `kill` should stop the server too: turn SIGTERM into SystemExit, so `finally` runs.
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -118,6 +122,30 @@ def database(extra_settings: Sequence[str] = ()) -> Iterator[str]:
             yield url
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def scratch_database(url: str) -> Iterator[str]:
+    """A new empty database on ``url``'s server for one run, dropped afterwards (its sessions too)."""
+    import psycopg
+
+    parts = urlsplit(url)
+    name = f"ladder_bench_{os.getpid()}"
+    admin = parts._replace(scheme="postgresql", path="/postgres").geturl()
+    try:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.Error as error:
+        raise SystemExit(f"error: cannot create a scratch database on DATABASE_URL's server: {error}".strip()) from None
+    log(f"using the PostgreSQL of DATABASE_URL, in a scratch database {name} (dropped afterwards)")
+    try:
+        yield parts._replace(path=f"/{name}").geturl()
+    finally:
+        close_django()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        log(f"dropped {name}")
 
 
 def setup_django(url: str) -> None:
