@@ -19,6 +19,7 @@ from ladder.selectors.leaderboard import (
     ladder_leaderboard,
     ladder_leaderboard_cached,
     ladder_leaderboard_in_order,
+    ladder_movers_cached,
     ladder_order_cached,
     ladder_standings,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "ladder_leaderboard_cached",
     "ladder_leaderboard_in_order",
     "ladder_list_with_activity",
+    "ladder_movers_cached",
     "ladder_order",
     "ladder_order_cached",
     "ladder_standings",

@@ -35,7 +35,7 @@ from ladder.selectors.leaderboard_sql import (
     ladder_order,
     ladder_state,
 )
-from ladder.snapshots import RankChange, rank_changes
+from ladder.snapshots import Mover, Movers, RankChange, movers_until, rank_changes
 from ratings.engines import Display, display
 from ratings.models import PlayerRating
 
@@ -349,12 +349,14 @@ def ladder_order_cached(*, ladder: Ladder, now: datetime, seconds: int) -> tuple
     return expires, order
 
 
+def _public(player: User) -> User:
+    """``player`` with its public fields only (no password hash or e-mail address goes to the cache)."""
+    return User.from_db(player._state.db, ["id", "username", "is_bot"], [player.pk, player.username, player.is_bot])
+
+
 def _slim(row: LeaderboardRow) -> LeaderboardRow:
-    """``row`` with only the public fields of its player (no password hash or e-mail address goes to the cache)."""
-    player = row.rating.player
-    row.rating.player = User.from_db(
-        player._state.db, ["id", "username", "is_bot"], [player.pk, player.username, player.is_bot]
-    )
+    """``row`` with only the public fields of its player."""
+    row.rating.player = _public(row.rating.player)
     return row
 
 
@@ -371,6 +373,7 @@ def _keepable(board: Leaderboard) -> Leaderboard:
 
 
 _PAGE_FORMAT = _format(Leaderboard, LeaderboardRow, RankChange, PlayerRating, User, LeaderboardSnapshot)
+PAGE_FORMAT = _PAGE_FORMAT  # for a key of another entry holding a pickled Leaderboard (the ladder page's)
 
 
 MAX_PAGE_NUMBER = 10**9  # past any ladder's last page (so the last is shown), and its offset fits a bigint
@@ -428,3 +431,26 @@ def ladder_leaderboard_cached(
         return expires, _keepable(ladder_leaderboard_in_order(ladder=ladder, order=order, page=number))
 
     return cached_entry(f"ladder:leaderboard:page:{where}", cut, source=order_key(ladder.slug))
+
+
+MOVERS_CACHE_SECONDS = 300
+_MOVERS_FORMAT = _format(Movers, Mover, User)
+
+
+def ladder_movers_cached(latest: LeaderboardSnapshot) -> Movers | None:
+    """``movers_until(latest)``, kept ``MOVERS_CACHE_SECONDS`` in the cache.
+
+    The movers change only with a new snapshot (a new key: a snapshot taken again for the
+    same day is a new row), so every visitor of the ladder page reads them from one entry
+    instead of up to three queries; a renamed player shows within the period. Players are
+    kept with their public fields only.
+    """
+
+    def compute() -> Movers | None:
+        movers = movers_until(latest)
+        if movers is None:
+            return None
+        climbers = [dataclasses.replace(mover, player=_public(mover.player)) for mover in movers.climbers]
+        return dataclasses.replace(movers, climbers=climbers)
+
+    return cached(f"ladder:movers:{_MOVERS_FORMAT}:{latest.pk}", MOVERS_CACHE_SECONDS, compute)

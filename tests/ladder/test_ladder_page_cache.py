@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 import time_machine
@@ -272,3 +273,38 @@ def test_addresses_with_other_parameters_are_rendered_but_not_kept(client, crowd
     assert response.status_code == 200 and panel_renders == []
     redis = cache._cache.get_client()
     assert not list(redis.scan_iter("*leaderboard:html*"))
+
+
+def unmasked(content: bytes) -> bytes:
+    """The page without its CSRF token, which Django masks afresh for every response."""
+    return re.sub(rb'"X-CSRFToken": "[^"]+"', b'"X-CSRFToken": ""', content)
+
+
+def test_a_plain_page_served_again_is_the_page_made_for_it(client, crowded, settings):
+    """The shared page (counts and panel from one entry) is byte for byte the page made without a cache."""
+    with time_machine.travel(timezone.now(), tick=False):
+        settings.API_LEADERBOARD_CACHE_SECONDS = 0
+        made = [unmasked(client.get(crowded.get_absolute_url(), {"page": page}).content) for page in (1, 2)]
+        settings.API_LEADERBOARD_CACHE_SECONDS = 5
+        first = [client.get(crowded.get_absolute_url(), {"page": page}) for page in (1, 2)]
+        with CaptureQueriesContext(connection) as queries:
+            again = [client.get(crowded.get_absolute_url(), {"page": page}) for page in (1, 2)]
+
+    assert [unmasked(r.content) for r in first] == [unmasked(r.content) for r in again] == made
+    assert b"Page 2 of" in made[1] and made[0] != made[1]
+    # served again: the ladder's row alone, per page; no ranking, no rows, no snapshot read
+    assert len(queries.captured_queries) == 2, [q["sql"] for q in queries.captured_queries]
+
+
+def test_a_signed_in_visitor_and_odd_addresses_get_their_own_page(client, crowded, django_user_model):
+    anonymous = client.get(crowded.get_absolute_url(), {"page": "x"})
+    assert anonymous.status_code == 200 and names(anonymous)  # "?page=x" shows the first page, not kept
+    assert names(client.get(crowded.get_absolute_url())) == names(anonymous)
+
+    member = PlayerRating.objects.filter(ladder=crowded).select_related("player").first().player
+    client.force_login(member)
+    mine = client.get(crowded.get_absolute_url())
+
+    assert mine.status_code == 200 and "leaderboard_html" in mine.context
+    assert mine.context["leaderboard_html"] is None  # their own row is marked: not the shared panel
+    assert names(mine) == names(anonymous)

@@ -6,6 +6,9 @@ import re
 from datetime import date, timedelta
 
 import pytest
+import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -153,6 +156,29 @@ def test_movers_compare_with_the_oldest_snapshot_until_a_week_has_passed(client)
 
     assert f"since {(today - timedelta(days=2)).day} {today - timedelta(days=2):%b}" in response.text
     assert [m.player for m in response.context["movers"].climbers] == [users[2]]
+
+
+def test_movers_are_read_once_a_snapshot_and_follow_a_new_one(client):
+    ladder = LadderFactory()
+    users = bulk_users("c", 3)
+    today = timezone.localdate()
+    snap(ladder, today - timedelta(days=2), users)
+    snap(ladder, today, [users[2], users[0], users[1]])
+    assert "#3 → #1" in client.get(ladder.get_absolute_url()).text
+
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(ladder.get_absolute_url())
+    assert "#3 → #1" in again.text
+    assert not [q for q in queries.captured_queries if "ladder_snapshotentry" in q["sql"]]
+    # kept without what a page does not show: no password hash or e-mail address in the cache
+    kept = again.context["movers"].climbers[0].player
+    assert kept.username == users[2].username and {"password", "email"}.isdisjoint(vars(kept))
+
+    LeaderboardSnapshot.objects.filter(ladder=ladder, date=today).delete()  # taken again, as the nightly job does
+    snap(ladder, today, [users[1], users[2], users[0]])
+    with time_machine.travel(timezone.now() + timedelta(seconds=10)):  # past the leaderboard's cache period
+        moved = client.get(ladder.get_absolute_url()).text
+    assert "#3 → #1" not in moved and "#2 → #1" in moved
 
 
 def test_movers_need_two_snapshots():
