@@ -1,4 +1,4 @@
-"""The look-ups of a report: its ladder by slug and its players by username.
+"""The look-ups of a report: its ladder by slug (and whether it has match fields) and its players by username.
 
 Game servers report many results a second, and each report names a ladder and its
 players. On PostgreSQL each look-up is one prepared statement (``api.sql``) whose rows
@@ -9,21 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.db.models import Exists, OuterRef
 from django.db.models.functions import Lower
 
 from accounts.models import User
 from api import sql
 from core import db
-from ladder.models import Ladder
+from ladder.models import Ladder, MatchField
+from ladder.services.fields import without_fields
 
 
 def ladder_by_slug(slug: str) -> Ladder | None:
+    """The ladder, known to have no match fields when it has none (``ladder_fields`` then reads nothing)."""
     if not db.on_postgresql():
-        return Ladder.objects.filter(slug=slug).first()
+        fields = MatchField.objects.filter(ladder=OuterRef("pk"))
+        found = Ladder.objects.filter(slug=slug).annotate(has_fields=Exists(fields)).first()
+        if found is not None and not found.has_fields:  # the annotation
+            without_fields(found)
+        return found
     with db.prepared_cursor() as cursor:
         cursor.execute(sql.LADDER_BY_SLUG, [slug])
         row = cursor.fetchone()
-    return None if row is None else db.instance(Ladder, sql.LADDER_FIELDS, row)
+    if row is None:
+        return None
+    ladder = db.instance(Ladder, sql.LADDER_FIELDS, row[:-1])
+    if not row[-1]:
+        without_fields(ladder)
+    return ladder
 
 
 def users_by_username(names: Iterable[str]) -> dict[str, User]:

@@ -5,7 +5,8 @@ Each statement runs on a hot path of a report or of every authenticated request,
 holds its ORM twin, behind ``core.db.on_postgresql()``:
 
 - ``LIVE_TOKEN``: ``api.authentication.live_token``, the token, its user and their permissions;
-- ``LADDER_BY_SLUG`` and ``USERS_BY_USERNAME``: ``api.lookups``, a report's ladder and players;
+- ``LADDER_BY_SLUG`` and ``USERS_BY_USERNAME``: ``api.lookups``, a report's ladder (and whether it
+  has match fields) and players;
 - ``IDEMPOTENCY_CLAIM`` and ``IDEMPOTENCY_SETTLE``: ``api.idempotency``, a report's key.
 
 A row becomes a model instance with ``core.db.instance`` and the ``*_FIELDS`` names below,
@@ -20,7 +21,7 @@ from django.contrib.contenttypes.models import ContentType
 from accounts.models import User
 from api.models import ApiToken, IdempotencyKey
 from core import db
-from ladder.models import Ladder
+from ladder.models import Ladder, MatchField
 
 TOKEN_FIELDS, _TOKEN_COLUMNS = db.column_list(ApiToken, "t")
 USER_FIELDS, _USER_COLUMNS = db.column_list(User, "u")
@@ -49,7 +50,11 @@ LIVE_TOKEN = f"""
     WHERE t.key_hash = %s AND t.revoked_at IS NULL AND u.is_active
 """
 
-LADDER_BY_SLUG = f"SELECT {_LADDER_COLUMNS} FROM {Ladder._meta.db_table} l WHERE l.slug = %s"
+# The ladder's columns, then whether it has match fields (most ladders have none: a report then reads none).
+LADDER_BY_SLUG = f"""
+    SELECT {_LADDER_COLUMNS}, EXISTS (SELECT 1 FROM {MatchField._meta.db_table} f WHERE f.ladder_id = l.id)
+    FROM {Ladder._meta.db_table} l WHERE l.slug = %s
+"""
 # lower(username) is what the case-insensitive unique index covers.
 USERS_BY_USERNAME = f"SELECT {_USER_COLUMNS} FROM {User._meta.db_table} u WHERE lower(u.username) = ANY(%s)"
 

@@ -53,8 +53,18 @@ class Answer:
     value: str
 
 
+_NO_FIELDS = "_known_without_match_fields"
+
+
+def without_fields(ladder: Ladder) -> None:
+    """Mark ``ladder`` as read together with the fact that it has no match fields (``api.lookups``)."""
+    setattr(ladder, _NO_FIELDS, True)
+
+
 def ladder_fields(ladder: Ladder) -> list[MatchField]:
-    """The ladder's fields in the order forms show them."""
+    """The ladder's fields in the order forms show them; none, without a query, for a ladder known to have none."""
+    if getattr(ladder, _NO_FIELDS, False):
+        return []
     return list(MatchField.objects.filter(ladder=ladder).order_by("position", "id"))
 
 

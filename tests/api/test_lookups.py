@@ -9,6 +9,8 @@ from django.test import override_settings
 
 from api.authentication import live_token
 from api.lookups import ladder_by_slug, users_by_username
+from ladder.models import MatchField
+from ladder.services.fields import ladder_fields
 from api.models import IdempotencyKey
 from api.services import token_create, token_hash, token_revoke
 from core import db
@@ -104,6 +106,18 @@ def test_ladder_by_slug(sql_or_orm, ladder):
         getattr(ladder, f.attname) for f in type(ladder)._meta.concrete_fields
     ]
     assert ladder_by_slug("no-such-ladder") is None
+
+
+def test_a_ladder_looked_up_without_match_fields_reads_none(sql_or_orm, ladder, django_assert_num_queries):
+    bare = ladder_by_slug(ladder.slug)
+    with django_assert_num_queries(0):
+        assert ladder_fields(bare) == []
+
+    MatchField.objects.create(ladder=ladder, name="map", label="Map", kind="text", position=1)
+    with_one = ladder_by_slug(ladder.slug)
+    with django_assert_num_queries(1):
+        assert [field.name for field in ladder_fields(with_one)] == ["map"]
+    assert [field.name for field in ladder_fields(ladder)] == ["map"]  # a ladder read elsewhere: always asked
 
 
 def test_a_model_needing_a_converter_is_refused():
