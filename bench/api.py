@@ -11,7 +11,9 @@ loopback against PostgreSQL, and loads it from ``--clients`` concurrent connecti
    members, each confirmed and rated at once (every answer must be 201); then the same
    with a new ``Idempotency-Key`` on each, as the README asks bots to send.
 
-Prints requests per second and the p50/p99 latency of each, next to the targets, and
+Prints requests per second and the p50/p99 latency of each, next to the targets, the CPU
+time the gunicorn workers, PostgreSQL and Redis spent per request (bench/_cpu.py: a rate moves
+with other work on a shared machine, this hardly does), and
 this machine's references measured in the same run on the same PostgreSQL once the server
 has stopped (bench/_reference.py): ``SELECT 1`` round trips a second for the reads,
 pgbench's simple-update transactions a second for the reports; each rate is also printed
@@ -50,6 +52,7 @@ from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _cpu
 import _pg
 import _reference
 
@@ -370,6 +373,7 @@ def main() -> None:
         slug, secret, names = build(args.players, args.matches)
         from django.db import connections
 
+        postmaster = _cpu.postmaster_pid()
         connections.close_all()
         port = _pg.free_port()
         env = {
@@ -393,6 +397,7 @@ def main() -> None:
         try:
             wait_for_server(f"{base}/ladders/", server)
             results: dict[str, tuple[int, float, float, dict[int, int]]] = {}
+            cpu_ms: dict[str, dict[str, float]] = {}
             headers = {"Authorization": f"Bearer {secret}"}
 
             def read(session, rng) -> int:
@@ -414,12 +419,17 @@ def main() -> None:
                     url = f"http://127.0.0.1:{port}"
                     if args.warmup:
                         wrk(url, script % fill, args.clients, args.warmup)
+                    before = _cpu.server_cpu_seconds(server.pid, postmaster, cache_url)
                     results[name] = wrk(url, script % fill, args.clients, args.seconds)
-                    return
-                if args.warmup:
-                    load(base, make_request, args.clients, args.warmup)
-                rate, latencies, statuses = load(base, make_request, args.clients, args.seconds)
-                results[name] = (rate, percentile(latencies, 0.5), percentile(latencies, 0.99), statuses)
+                else:
+                    if args.warmup:
+                        load(base, make_request, args.clients, args.warmup)
+                    before = _cpu.server_cpu_seconds(server.pid, postmaster, cache_url)
+                    rate, latencies, statuses = load(base, make_request, args.clients, args.seconds)
+                    results[name] = (rate, percentile(latencies, 0.5), percentile(latencies, 0.99), statuses)
+                after = _cpu.server_cpu_seconds(server.pid, postmaster, cache_url)
+                served = max(results[name][0] * args.seconds, 1)
+                cpu_ms[name] = {part: 1000 * (after[part] - before[part]) / served for part in before}
 
             if args.only != "reports":
                 _pg.log("warming the leaderboard pages")
@@ -472,6 +482,14 @@ def main() -> None:
             f"  {label:<40} {rate:>7} {references[name].ratio(rate):>7} {p50:>8.1f} {p99:>8.1f}  "
             f"{target + verdict:<26} {dict(sorted(statuses.items()))}"
         )
+    for name, parts in cpu_ms.items():
+        spent = ", ".join(f"{part} {ms:.2f}" for part, ms in parts.items())
+        print(f"  CPU per request ({labels[name][0].strip()}), ms: {spent}")
+    load_average = os.getloadavg()[0]
+    print(
+        f"  (CPU per request hardly changes with other work on the machine; load average at the end "
+        f"{load_average:.1f} on {os.cpu_count()} cores)"
+    )
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _cpu
 import _pg
 import _reference
 import replay
@@ -148,40 +149,6 @@ def wrk(url: str, script: str, clients: int, seconds: float) -> tuple[float, flo
     return result["requests"] / result["seconds"], result["p50"], result["p99"], statuses
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU time (user and system) used so far by process ``pid``, its children that ended and those still running."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except FileNotFoundError:  # ended since
-        return 0.0
-    # utime, stime, cutime and cstime are the 14th to 17th fields (the list starts at the 3rd).
-    own = sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-    return own + sum(tree_cpu_seconds(int(child)) for child in children)
-
-
-def server_cpu_seconds(gunicorn: int, postmaster: int, redis_url: str) -> dict[str, float]:
-    """CPU time so far of the gunicorn workers, PostgreSQL (every backend) and Redis."""
-    import redis
-
-    info = redis.Redis.from_url(redis_url).info("cpu")
-    return {
-        "gunicorn": tree_cpu_seconds(gunicorn),
-        "postgres": tree_cpu_seconds(postmaster),
-        "redis": info["used_cpu_user"] + info["used_cpu_sys"],
-    }
-
-
-def postmaster_pid() -> int:
-    """The PostgreSQL server's process id (the first line of its ``postmaster.pid``)."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW data_directory")
-        directory = cursor.fetchone()[0]
-    return int((Path(directory) / "postmaster.pid").read_text().split()[0])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=100_000)
@@ -211,7 +178,7 @@ def main() -> None:
         call_command("collectstatic", interactive=False, verbosity=0)
         clear_leaderboard_keys(bench_api, cache_url)
         slug = build(args.players, args.seed)
-        postmaster = postmaster_pid()
+        postmaster = _cpu.postmaster_pid()
         from django.db import connections
 
         connections.close_all()
@@ -241,9 +208,9 @@ def main() -> None:
             _pg.log(f"ladder pages for {args.seconds:g} s over {args.clients} connections")
             if args.warmup:
                 wrk(base, WRK_PAGES % fill, args.clients, args.warmup)
-            before = server_cpu_seconds(server.pid, postmaster, cache_url)
+            before = _cpu.server_cpu_seconds(server.pid, postmaster, cache_url)
             pages = wrk(base, WRK_PAGES % fill, args.clients, args.seconds)
-            after = server_cpu_seconds(server.pid, postmaster, cache_url)
+            after = _cpu.server_cpu_seconds(server.pid, postmaster, cache_url)
             served = max(pages[0] * args.seconds, 1)
             page_cpu_ms = {name: 1000 * (after[name] - before[name]) / served for name in before}
             _pg.log(f"the login page for {args.seconds:g} s while 4 connections load ladder pages")

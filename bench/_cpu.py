@@ -1,0 +1,44 @@
+"""CPU time spent by the servers a benchmark loads: gunicorn's workers, PostgreSQL and Redis.
+
+A rate measured on a shared 2-core machine moves with whatever else runs on it; the CPU
+time the servers spent per request hardly does, so the benchmarks print both.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) used so far by process ``pid``, its children that ended and those still running."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except FileNotFoundError:  # ended since
+        return 0.0
+    # utime, stime, cutime and cstime are the 14th to 17th fields (the list starts at the 3rd).
+    own = sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return own + sum(tree_cpu_seconds(int(child)) for child in children)
+
+
+def server_cpu_seconds(gunicorn: int, postmaster: int, redis_url: str) -> dict[str, float]:
+    """CPU time so far of the gunicorn workers, PostgreSQL (every backend) and Redis."""
+    import redis
+
+    info = redis.Redis.from_url(redis_url).info("cpu")
+    return {
+        "gunicorn": tree_cpu_seconds(gunicorn),
+        "postgres": tree_cpu_seconds(postmaster),
+        "redis": info["used_cpu_user"] + info["used_cpu_sys"],
+    }
+
+
+def postmaster_pid() -> int:
+    """The PostgreSQL server's process id (the first line of its ``postmaster.pid``)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW data_directory")
+        directory = cursor.fetchone()[0]
+    return int((Path(directory) / "postmaster.pid").read_text().split()[0])
