@@ -47,6 +47,7 @@ from ratings import hooks
 from ratings.history import change_values
 from ratings.models import ChangeKind, PlayerRating, RatingChange
 from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
+from webhooks.services import subscribed_events
 
 FUTURE_TOLERANCE = timedelta(minutes=1)
 # A report after play is a duplicate of a live match with the same players and result played in the same minute.
@@ -385,7 +386,10 @@ def _report_in_two_statements(
         how = (Confirmation.MODERATOR if moderator else Confirmation.TRUSTED) if trusted else ""
         reporter_side = _reporter_side(sides, reporter)
         rated = None
-        before = notices.watch_ranks(ladder, now) if trusted else None
+        # The webhooks' events are read once: none wanted (the usual case), neither the ranks
+        # before nor the events after are looked at (as ``answers._confirm``).
+        hooked = trusted and bool(subscribed_events(ladder.pk))
+        before = notices.watch_ranks(ladder, now) if hooked else None
         if trusted:
             rated = rating_compute(
                 ladder=ladder,
@@ -438,7 +442,10 @@ def _report_in_two_statements(
         if mails:
             mail_soon()
         if rated is not None:
-            notices.emit_rated(match_id=match_id, ladder=ladder, lineup=lineup, changes=changes, now=now, before=before)
+            if hooked:
+                notices.emit_rated(
+                    match_id=match_id, ladder=ladder, lineup=lineup, changes=changes, now=now, before=before
+                )
             hooks.matches_rated(ladder.pk, [match_id])  # last: after everything the report wrote
     match = Match(
         pk=match_id,
