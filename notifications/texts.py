@@ -17,6 +17,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
 
+from core.numbers import signed
 from notifications.models import Kind, Notification
 
 
@@ -35,11 +36,12 @@ def _when(value: Any) -> str:
 
 
 def _signed(value: Any) -> str:
+    """A change as the pages write it ("−11", core.numbers.signed); "" for no number."""
     try:
         number = float(value)
     except (TypeError, ValueError):
         return ""
-    return f"{number:+.0f}"
+    return signed(number)
 
 
 def _names(value: Any) -> str:

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from django.db.models import Prefetch, QuerySet
 
 from accounts.models import User
+from core.numbers import signed
 from ladder.models import (
     Match,
     MatchSide,
@@ -40,13 +41,6 @@ def side_outcome(placement: int | None, placements: Sequence[int | None]) -> str
     return f"{'=' if shared else ''}{_ordinal(placement)}"
 
 
-def _signed(value: float) -> str:
-    text = f"{value:+.0f}"
-    if text in ("+0", "-0"):
-        return "±0"
-    return text.replace("-", "−")
-
-
 @dataclass(frozen=True, slots=True)
 class PlayerLine:
     player: User
@@ -55,7 +49,7 @@ class PlayerLine:
 
     @property
     def delta_label(self) -> str:
-        return _signed(self.change.delta) if self.change else ""
+        return signed(self.change.delta) if self.change else ""
 
     @property
     def trend(self) -> str:

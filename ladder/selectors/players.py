@@ -11,6 +11,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 
 from accounts.models import User
 from core import db
+from core.numbers import signed
 from ladder.models import (
     Ladder,
     Match,
@@ -20,7 +21,7 @@ from ladder.notes import readable_note
 from ladder.ranking import scale_value
 from ladder.selectors.leaderboard import LeaderboardRow, ladder_standings, rows_of
 from ladder.selectors.leaderboard_sql import standings_sql
-from ladder.selectors.matches import MatchSummary, PlayerLine, _signed, match_summaries, matches_with_details
+from ladder.selectors.matches import MatchSummary, PlayerLine, match_summaries, matches_with_details
 from ladder.snapshots import RankHistoryPoint, player_rank_history
 from ratings.models import AdjustmentKind, PlayerRating, RatingAdjustment, RatingChange, ReplayJob, ReplayJobKind
 
@@ -56,7 +57,7 @@ class AdjustmentRow:
 
     @property
     def delta_label(self) -> str:
-        return _signed(self.delta)
+        return signed(self.delta)
 
     @property
     def trend(self) -> str:
@@ -199,7 +200,7 @@ def _reason(reason: str) -> str:
 
 def _adjusted(adjustment: RatingAdjustment) -> str:
     """ "Rating adjusted by a moderator: +50, RD set to 80. Reason: …" """
-    parts = [f"{_signed(adjustment.rating_delta)}"] if adjustment.rating_delta else []
+    parts = [f"{signed(adjustment.rating_delta)}"] if adjustment.rating_delta else []
     if adjustment.new_rd is not None:
         parts.append(f"RD set to {adjustment.new_rd:.0f}")
     return f"Rating adjusted by a moderator: {', '.join(parts) or 'no change'}. Reason: {_reason(adjustment.reason)}"
@@ -210,7 +211,7 @@ def _withdrawn(adjustment: Any, delta: float) -> str:
     who = adjustment.withdrawn_by or "a moderator"
     when = f"{adjustment.created_at:%-d %b}"
     reason = f" Reason: {_reason(adjustment.withdrawn_reason)}" if adjustment.withdrawn_reason.strip() else ""
-    return f"Withdrawn by {who}: the {_signed(delta)} adjustment of {when} no longer counts.{reason}"
+    return f"Withdrawn by {who}: the {signed(delta)} adjustment of {when} no longer counts.{reason}"
 
 
 def _with_adjustments(

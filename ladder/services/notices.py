@@ -15,6 +15,7 @@ from typing import Any
 from django.urls import reverse
 
 from accounts.roles import moderator_ids
+from core.numbers import signed
 from ladder.models import Ladder, Match, Participant
 from ladder.selectors.leaderboard import ladder_standings
 from ladder.selectors.matches import side_outcome
@@ -209,7 +210,7 @@ def emit_rated(
 def _summary(lineup: Lineup, changes: Mapping[int, tuple[float, float]]) -> str:
     def side_text(index: int) -> str:
         return " & ".join(
-            f"{name} ({changes[pk][0]:+.0f})" if pk in changes else name for pk, name in lineup.sides[index]
+            f"{name} ({signed(changes[pk][0])})" if pk in changes else name for pk, name in lineup.sides[index]
         )
 
     order = sorted(range(len(lineup.sides)), key=lambda index: lineup.placements[index] or 0)

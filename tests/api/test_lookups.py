@@ -9,11 +9,11 @@ from django.test import override_settings
 
 from api.authentication import live_token
 from api.lookups import ladder_by_slug, users_by_username
-from ladder.models import MatchField
-from ladder.services.fields import ladder_fields
 from api.models import IdempotencyKey
 from api.services import token_create, token_hash, token_revoke
 from core import db
+from ladder.models import MatchField
+from ladder.services.fields import ladder_fields
 from tests.api.conftest import report_body
 from tests.factories import UserFactory
 

@@ -127,7 +127,7 @@ def test_an_adjustment_tells_the_player_by_how_much_and_why(ladder, player, mode
         "reason": "smurf",
         "delta": -25.0,
     }
-    assert "by -25" in describe(decision).body
+    assert "by −25" in describe(decision).body  # a typographic minus, as the pages write it
 
 
 def test_the_reminder_comes_once_two_hours_before_the_result_confirms_itself(ladder, player, opponent):

@@ -50,8 +50,8 @@ def test_a_rated_match_is_one_delivery_with_both_sides_and_their_changes(ladder,
     assert winners["placement"] == 1 and winners["players"][0]["username"] == player.username
     assert winners["players"][0]["delta"] > 0 > losers["players"][0]["delta"]
     assert body["summary"] == (
-        f"{ladder.name}: {player.username} ({winners['players'][0]['delta']:+.0f}) beat "
-        f"{opponent.username} ({losers['players'][0]['delta']:+.0f})"
+        f"{ladder.name}: {player.username} (+{winners['players'][0]['delta']:.0f}) beat "
+        f"{opponent.username} (\u2212{-losers['players'][0]['delta']:.0f})"  # a minus sign, as the pages write it
     )
     assert body["url"].endswith(match.get_absolute_url())
 
