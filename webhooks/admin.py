@@ -15,11 +15,12 @@ from django.contrib import admin, messages
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from accounts.roles import MODERATE
 from webhooks.models import Event, Format, Webhook, WebhookDelivery
-from webhooks.services import webhook_resume, webhook_send_test
+from webhooks.services import webhook_resume, webhook_rotate_secret, webhook_send_test
 
 if TYPE_CHECKING:
     from django.contrib.admin.options import _FieldsetSpec
@@ -77,7 +78,7 @@ class WebhookAdmin(ModeratorsOnly, admin.ModelAdmin):
     list_select_related = ("ladder",)
     search_fields = ("name", "ladder__name")
     readonly_fields = ("signing_secret", "paused_at", "paused_reason", "consecutive_failures", "created_at", "recent")
-    actions = ("send_test_event", "resume")
+    actions = ("send_test_event", "resume", "rotate_secret")
     fieldsets = (
         (None, {"fields": ("ladder", "name", "url", "format", "events", "is_active")}),
         ("Signing (JSON format)", {"fields": ("signing_secret",)}),
@@ -120,11 +121,19 @@ class WebhookAdmin(ModeratorsOnly, admin.ModelAdmin):
     def signing_secret(self, obj: Webhook) -> str:
         if obj.format != Format.JSON:
             return "Not used: Discord deliveries are not signed (the webhook address is the secret)."
-        return format_html(
+        shown = format_html(
             "<code>{}</code><br>Your bot checks each delivery's X-Ladder-Signature header with this secret "
-            "(see the operations guide). Anyone with it can forge deliveries: keep it private.",
+            "(see the operations guide). Anyone with it can forge deliveries: keep it private. If it leaks, "
+            "use the action “Rotate the signing secret”.",
             obj.secret,
         )
+        if obj.previous_secret and obj.previous_secret_until and obj.previous_secret_until > timezone.now():
+            shown += format_html(
+                "<br>Rotated: deliveries are also signed with the previous secret until {} UTC, so your bot "
+                "keeps accepting them while you give it the new one.",
+                f"{obj.previous_secret_until:%Y-%m-%d %H:%M}",
+            )
+        return shown
 
     @admin.display(description=f"last {RECENT_DELIVERIES}")
     def recent(self, obj: Webhook) -> str:
@@ -165,6 +174,24 @@ class WebhookAdmin(ModeratorsOnly, admin.ModelAdmin):
             self.message_user(request, f"Queued a test event to {sent} webhook(s); see their latest deliveries.")
         if skipped:
             self.message_user(request, f"{skipped} inactive webhook(s) skipped: resume them first.", messages.WARNING)
+
+    @admin.action(
+        description="Rotate the signing secret (the old one still signs for 24 hours)", permissions=["change"]
+    )
+    def rotate_secret(self, request: HttpRequest, queryset: QuerySet[Webhook]) -> None:
+        rotated = [webhook for webhook in queryset if webhook_rotate_secret(webhook=webhook)]
+        skipped = queryset.count() - len(rotated)
+        if rotated:
+            names = ", ".join(webhook.name for webhook in rotated)
+            self.message_user(
+                request,
+                f"New signing secret for {names}: it is on each webhook's page. Deliveries carry the old "
+                "secret's signature too for 24 hours: give your bot the new one before then.",
+            )
+        if skipped:
+            self.message_user(
+                request, f"{skipped} Discord webhook(s) skipped: their deliveries are not signed.", messages.WARNING
+            )
 
     @admin.action(description="Resume (reset the failure count and send again)", permissions=["change"])
     def resume(self, request: HttpRequest, queryset: QuerySet[Webhook]) -> None:

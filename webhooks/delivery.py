@@ -91,7 +91,10 @@ def headers_for(claimed: Claimed, body: bytes, *, timestamp: int) -> dict[str, s
         "X-Ladder-Delivery": str(claimed.delivery_id),
     }
     if claimed.format == Format.JSON:
-        headers["X-Ladder-Signature"] = f"t={timestamp},v1={signature(claimed.secret, timestamp, body)}"
+        # After a rotation both secrets sign for a while: a bot checks either (docs/operations.md).
+        secrets = [claimed.secret, claimed.previous_secret] if claimed.previous_secret else [claimed.secret]
+        signed = ",".join(f"v1={signature(secret, timestamp, body)}" for secret in secrets)
+        headers["X-Ladder-Signature"] = f"t={timestamp},{signed}"
     return headers
 
 

@@ -127,6 +127,19 @@ class Webhook(models.Model):
         editable=False,
         help_text="Signs JSON deliveries (HMAC-SHA256 of “timestamp.body”). Keep it in your bot; unused by Discord.",
     )
+    previous_secret = models.CharField(
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text="The secret before the last rotation: deliveries carry its signature too until "
+        "previous_secret_until, so a bot can switch to the new one without missing any.",
+    )
+    previous_secret_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Until when deliveries are also signed with the previous secret.",
+    )
     is_active = models.BooleanField(
         "active",
         default=True,

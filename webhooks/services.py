@@ -22,7 +22,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from webhooks.models import TEST_EVENT, DeliveryStatus, Webhook, WebhookDelivery
+from webhooks.models import TEST_EVENT, DeliveryStatus, Format, Webhook, WebhookDelivery, new_secret
 from webhooks.payloads import body_for
 
 logger = logging.getLogger(__name__)
@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 EVENTS_CACHE_SECONDS = 600  # a bound on staleness should an invalidation be lost with Redis
 PAUSE_AFTER_FAILURES = 10
 SWEEP_GRACE = timedelta(minutes=2)  # a delivery's own task normally runs well within this
+ROTATION_GRACE = timedelta(hours=24)  # how long the previous secret still signs after a rotation
 PAUSED_REASON = "Paused after {count} failed attempts in a row; the last: {error}"
 TEST_SUMMARY = "Test event from {ladder}: this webhook works."
 
@@ -193,6 +194,19 @@ def webhook_resume(*, webhook: Webhook) -> bool:
     )
     subscribed_events_forget(webhook.ladder_id)
     return bool(resumed)
+
+
+def webhook_rotate_secret(*, webhook: Webhook, now: datetime | None = None) -> bool:
+    """Give a JSON webhook a new signing secret; the old one still signs deliveries for
+    ``ROTATION_GRACE``, so its bot can switch without refusing any. False for a Discord
+    webhook, whose deliveries are not signed."""
+    if webhook.format != Format.JSON:
+        return False
+    now = now or timezone.now()
+    webhook.previous_secret, webhook.previous_secret_until = webhook.secret, now + ROTATION_GRACE
+    webhook.secret = new_secret()
+    webhook.save(update_fields=["secret", "previous_secret", "previous_secret_until"])
+    return True
 
 
 def deliveries_due(*, now: datetime, limit: int = 1000) -> list[int]:

@@ -26,7 +26,8 @@ WITH claimed AS (
  RETURNING id, delivery_id, event, payload, attempts, webhook_id
 )
 SELECT claimed.id, claimed.delivery_id, claimed.event, claimed.payload, claimed.attempts, claimed.webhook_id,
-       webhook.url, webhook.secret, webhook.format, webhook.is_active, webhook.consecutive_failures
+       webhook.url, webhook.secret, webhook.format, webhook.is_active, webhook.consecutive_failures,
+       CASE WHEN webhook.previous_secret_until > %s THEN webhook.previous_secret ELSE '' END
   FROM claimed JOIN webhooks_webhook AS webhook ON webhook.id = claimed.webhook_id
 """
 
@@ -46,13 +47,14 @@ class Claimed:
     format: str
     is_active: bool
     consecutive_failures: int  # the webhook's, as the claim found it
+    previous_secret: str  # the secret before a rotation, while it still signs ("" otherwise)
 
 
 def delivery_claim(*, delivery_id: int, now: datetime, lease_until: datetime) -> Claimed | None:
     """The delivery, if it was pending and due; its time moves to ``lease_until`` meanwhile."""
     if db.on_postgresql():
         with db.prepared_cursor() as cursor:
-            cursor.execute(CLAIM, [now, lease_until, delivery_id, now])
+            cursor.execute(CLAIM, [now, lease_until, delivery_id, now, now])
             row = cursor.fetchone()
         return None if row is None else Claimed(*row)
     claimed = WebhookDelivery.objects.filter(
@@ -74,4 +76,5 @@ def delivery_claim(*, delivery_id: int, now: datetime, lease_until: datetime) ->
         webhook.format,
         webhook.is_active,
         webhook.consecutive_failures,
+        webhook.previous_secret if webhook.previous_secret_until and webhook.previous_secret_until > now else "",
     )

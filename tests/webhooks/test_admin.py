@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.factories import UserFactory
 from webhooks.models import (
@@ -135,6 +136,28 @@ def test_send_a_test_event_and_resume(moderator_client, ladder):
 
     paused.refresh_from_db()
     assert (paused.is_active, paused.consecutive_failures, paused.paused_reason) == (True, 0, "")
+
+
+def test_rotate_the_signing_secret(moderator_client, ladder):
+    bot = Webhook.objects.create(
+        ladder=ladder, name="bot", url="https://example.org/a", events=["match.rated"], format="json"
+    )
+    channel = Webhook.objects.create(
+        ladder=ladder, name="#results", url="https://example.org/b", events=["match.rated"]
+    )
+    old = bot.secret
+
+    response = moderator_client.post(
+        CHANGELIST, {"action": "rotate_secret", "_selected_action": [str(bot.pk), str(channel.pk)]}, follow=True
+    )
+
+    bot.refresh_from_db()
+    assert bot.secret != old and bot.previous_secret == old and bot.previous_secret_until > timezone.now()
+    text = response.content.decode()
+    assert "New signing secret for bot" in text and "1 Discord webhook(s) skipped" in text
+    page = moderator_client.get(reverse("admin:webhooks_webhook_change", args=[bot.pk])).content.decode()
+    assert bot.secret in page and old not in page  # the old secret is not shown again
+    assert "also signed with the previous secret until" in page
 
 
 def test_the_delivery_log_is_read_only(moderator_client, ladder):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
+import re
 import socket
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -18,7 +18,13 @@ from webhooks import delivery
 from webhooks.delivery import NOT_SENT_INACTIVE, delivery_attempt
 from webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 from webhooks.payloads import CONTENT_MAX, FIELDS_MAX
-from webhooks.services import PAUSE_AFTER_FAILURES, subscribed_events, webhook_emit, webhook_resume
+from webhooks.services import (
+    PAUSE_AFTER_FAILURES,
+    subscribed_events,
+    webhook_emit,
+    webhook_resume,
+    webhook_rotate_secret,
+)
 from webhooks.tasks import deliver_webhook_task
 
 pytestmark = pytest.mark.django_db
@@ -32,11 +38,17 @@ def emit(ladder, event: str = "match.rated", *, data: dict | None = None, summar
     return list(WebhookDelivery.objects.order_by("pk"))[-count:] if count else []
 
 
-def verify(secret: str, header: str, body: bytes, tolerance: int = 300) -> bool:
-    """The check docs/operations.md gives a bot, as written there."""
-    fields = dict(part.split("=", 1) for part in header.split(","))
-    expected = hmac.new(secret.encode(), f"{fields['t']}.".encode() + body, hashlib.sha256).hexdigest()
-    return abs(time.time() - int(fields["t"])) <= tolerance and hmac.compare_digest(expected, fields["v1"])
+def _documented_verify():
+    """The check docs/operations.md gives a bot, run as written there (its code block, executed)."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
+    block = re.search(r"```python\n(import hashlib, hmac, time\n.*?)```", text, re.DOTALL)
+    assert block is not None, "docs/operations.md lost its verify example"
+    namespace: dict = {}
+    exec(block.group(1), namespace)  # our own documentation's example
+    return namespace["verify"]
+
+
+verify = _documented_verify()
 
 
 def test_json_delivery_is_signed_with_the_webhooks_secret(ladder, json_hook, receiver, sql_or_orm):
@@ -231,3 +243,34 @@ def test_the_task_delivers_and_a_second_run_sends_nothing(ladder, json_hook, rec
     assert deliver_webhook_task.delay(sent.pk).get() == DeliveryStatus.DELIVERED
     assert deliver_webhook_task.delay(sent.pk).get() == "skipped"
     assert len(receiver.received) == 1
+
+
+def test_a_rotated_secret_signs_beside_the_new_one_for_a_day(ladder, json_hook, receiver, sql_or_orm):
+    old = json_hook.secret
+    assert webhook_rotate_secret(webhook=json_hook, now=T0)
+    json_hook.refresh_from_db()
+    assert json_hook.secret != old and json_hook.previous_secret == old
+
+    [first] = emit(ladder)
+    assert delivery_attempt(delivery_id=first.pk, now=T0 + timedelta(hours=23)).status == DeliveryStatus.DELIVERED
+    [got] = receiver.received
+    header = got.headers["X-Ladder-Signature"]
+    assert header.count("v1=") == 2
+    assert verify(json_hook.secret, header, got.body) and verify(old, header, got.body)  # a bot with either works
+    assert not verify("another secret", header, got.body)
+
+    [second] = emit(ladder)
+    assert delivery_attempt(delivery_id=second.pk, now=T0 + timedelta(hours=25)).status == DeliveryStatus.DELIVERED
+    header = receiver.received[1].headers["X-Ladder-Signature"]
+    assert header.count("v1=") == 1  # a day on, only the new secret signs
+    assert verify(json_hook.secret, header, receiver.received[1].body)
+    assert not verify(old, header, receiver.received[1].body)
+
+
+def test_a_discord_webhook_has_no_secret_to_rotate(discord_hook):
+    before = discord_hook.secret
+
+    assert not webhook_rotate_secret(webhook=discord_hook, now=T0)
+
+    discord_hook.refresh_from_db()
+    assert (discord_hook.secret, discord_hook.previous_secret) == (before, "")
