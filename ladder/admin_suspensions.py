@@ -48,7 +48,7 @@ class SuspensionAdmin(admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Suspension | None = None) -> Any:
         if obj is None:
             return ADD_FIELDS
-        return (*ADD_FIELDS, "starts_at", "lifted_at", "created_by")
+        return (*ADD_FIELDS, "starts_at", "created_by", "lifted_at", "lifted_by")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Suspension | None = None) -> Any:
         # Written once through the service: a later edit would skip telling the player.

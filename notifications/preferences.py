@@ -32,7 +32,8 @@ KIND_HELP: dict[str, str] = {
     Kind.CONFIRM_REMINDER: "About two hours before a result you have not answered confirms itself.",
     Kind.RATED: "A match of yours was confirmed and rated, with your rating change.",
     Kind.DISPUTED: "A result of yours was disputed (moderators: a result in a ladder you moderate).",
-    Kind.DECISION: "A moderator voided or corrected a match of yours, or adjusted your rating, and why.",
+    Kind.DECISION: "A moderator voided or corrected a match of yours or adjusted your rating (and why), or "
+    "lifted your suspension.",
     Kind.SEARCH_EXPIRED: "Your search ended because nobody was found in time.",
     Kind.WEBHOOK_PAUSED: "Moderators: a ladder's webhook failed 10 times in a row and was paused.",
     Kind.MATCH_CANCELLED: "A match the queue paired was cancelled: a missed ready check, an agreement, or no result "

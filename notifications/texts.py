@@ -119,6 +119,12 @@ def _sentence(reason: Any) -> str:
 
 
 def _decision(d: dict[str, Any]) -> tuple[str, str]:
+    if d.get("action") == "lift":
+        return (
+            "Your suspension was lifted",
+            f"A moderator lifted your suspension from {d.get('ladder', 'the ladder')}: you can search and report "
+            "results there again.",
+        )
     action = _DECISIONS.get(str(d.get("action")), "made a decision")
     change = _signed(d.get("delta"))
     by = f" by {change}" if change and d.get("action") == "adjust" else ""

@@ -28,6 +28,14 @@ class Suspension(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     lifted_at = models.DateTimeField(null=True, blank=True, help_text="Set to end the suspension early.")
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The moderator who lifted it.",
+    )
 
     objects = SuspensionQuerySet.as_manager()
 

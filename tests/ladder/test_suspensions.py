@@ -16,6 +16,7 @@ from ladder.services import suspensions
 from ladder.services.matches import SideInput, match_report
 from matchmaking.models import QueueEntry
 from notifications.models import Kind, Notification
+from notifications.texts import describe
 from tests.api.conftest import error_of, report_body
 from tests.factories import member
 
@@ -262,7 +263,21 @@ def test_a_moderator_lists_and_lifts_suspensions_in_the_admin(moderator_client, 
     )
 
     suspension.refresh_from_db()
-    assert suspension.lifted_at is not None
+    assert suspension.lifted_at is not None and suspension.lifted_by.username == "mod"  # who lifted it is kept
+    page = moderator_client.get(reverse("admin:ladder_suspension_change", args=[suspension.pk])).text
+    assert "Lifted by" in page and ">mod<" in page
+
+
+def test_a_lifted_player_is_told_they_may_play_again(ladder, player, moderator):
+    suspension = suspend(ladder, player, moderator, ends_at=None, reason="Smurf account.")
+
+    suspensions.lift(suspension=suspension, by=moderator, now=timezone.now())
+
+    told = Notification.objects.get(recipient=player, kind=Kind.DECISION)
+    text = describe(told)
+    assert text.title == "Your suspension was lifted"
+    assert "lifted your suspension from Chess: you can search and report results there again" in text.body
+    assert text.url == reverse("ladder:detail", args=[ladder.slug])
 
 
 def test_the_admin_refuses_an_end_in_the_past(moderator_client, ladder, player):
