@@ -41,7 +41,7 @@ class NotificationListView(APIView):
     @extend_schema(
         operation_id="notifications_list",
         parameters=[NotificationFilterIn],
-        responses={200: paginated(NotificationOut), **errors(403)},
+        responses={200: paginated(NotificationOut), **errors()},
         description="Your notifications, unread ones first, then newest first. `kind` keeps one kind; "
         "`unread=true` keeps the unread ones.",
     )

@@ -119,7 +119,7 @@ class _PartyView(APIView):
 class PartyView(_PartyView):
     @extend_schema(
         operation_id="party_retrieve",
-        responses={200: PartyStateOut, **errors(403)},
+        responses={200: PartyStateOut, **errors()},
         description="Your party in the ladder (null when you are in none) and the invitations waiting for you.",
     )
     def get(self, request: Request, slug: str) -> Response:

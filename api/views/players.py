@@ -35,7 +35,7 @@ def _player(username: str) -> User:
 class MeView(APIView):
     permission_classes = [TokenScope, IsAuthenticated]
 
-    @extend_schema(operation_id="me", responses={200: MeOut, **errors(403)})
+    @extend_schema(operation_id="me", responses={200: MeOut, **errors()})
     def get(self, request: AuthenticatedRequest) -> Response:
         token = request.auth if isinstance(request.auth, ApiToken) else None
         return Response(

@@ -72,7 +72,7 @@ class QueueView(APIView):
 
     @extend_schema(
         operation_id="queue_poll",
-        responses={200: QueueOut, **errors(403)},
+        responses={200: QueueOut, **errors()},
         description="The search's state. Polling keeps the search alive (one without a poll for 30 s is "
         "dropped), tries to form a game when someone in reach joined since its last try or that try is 10 s old "
         "(docs/rules.md §13), and expires it at the ladder's timeout; through a read-only token it "
