@@ -24,7 +24,7 @@ def ladder_by_slug(slug: str) -> Ladder | None:
     if not db.on_postgresql():
         fields = MatchField.objects.filter(ladder=OuterRef("pk"))
         found = Ladder.objects.filter(slug=slug).annotate(has_fields=Exists(fields)).first()
-        if found is not None and not found.has_fields:  # the annotation
+        if found is not None and not found.has_fields:
             without_fields(found)
         return found
     with db.prepared_cursor() as cursor:

@@ -22,23 +22,28 @@ def tree_cpu_seconds(pid: int) -> float:
     return own + sum(tree_cpu_seconds(int(child)) for child in children)
 
 
-def server_cpu_seconds(gunicorn: int, postmaster: int, redis_url: str) -> dict[str, float]:
-    """CPU time so far of the gunicorn workers, PostgreSQL (every backend) and Redis."""
+def server_cpu_seconds(gunicorn: int, postmaster: int | None, redis_url: str) -> dict[str, float]:
+    """CPU time so far of the gunicorn workers, PostgreSQL (every backend; left out when its
+    processes are not on this machine) and Redis."""
     import redis
 
     info = redis.Redis.from_url(redis_url).info("cpu")
-    return {
-        "gunicorn": tree_cpu_seconds(gunicorn),
-        "postgres": tree_cpu_seconds(postmaster),
-        "redis": info["used_cpu_user"] + info["used_cpu_sys"],
-    }
+    spent = {"gunicorn": tree_cpu_seconds(gunicorn)}
+    if postmaster is not None:
+        spent["postgres"] = tree_cpu_seconds(postmaster)
+    spent["redis"] = info["used_cpu_user"] + info["used_cpu_sys"]
+    return spent
 
 
-def postmaster_pid() -> int:
-    """The PostgreSQL server's process id (the first line of its ``postmaster.pid``)."""
-    from django.db import connection
+def postmaster_pid() -> int | None:
+    """The PostgreSQL server's process id (the first line of its ``postmaster.pid``); ``None`` when
+    this machine cannot read it (a server elsewhere, or a role that may not see its data directory)."""
+    from django.db import DatabaseError, connection
 
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW data_directory")
-        directory = cursor.fetchone()[0]
-    return int((Path(directory) / "postmaster.pid").read_text().split()[0])
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW data_directory")
+            directory = cursor.fetchone()[0]
+        return int((Path(directory) / "postmaster.pid").read_text().split()[0])
+    except (DatabaseError, OSError, ValueError, IndexError):
+        return None

@@ -6,26 +6,21 @@ they are, so the wording lives in one place (``ladder.services``).
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import Throttled
 
@@ -39,12 +34,12 @@ from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus, Suspensi
 from ladder.notes import readable_note
 from ladder.selectors.conversation import Typed, match_conversation
 from ladder.selectors.home import player_home
-from ladder.selectors.leaderboard import PAGE_FORMAT, cached_entry
 from ladder.services import fields as field_services
 from ladder.services import matches as match_services
 from ladder.services import suspensions
 from ladder.services.matches import SideInput
 from ladder.settling import settle_match
+from ladder.views_leaderboard import LEADERBOARD_PANEL, shared_page, shared_panel
 from ratings.models import PlayerRating
 from ratings.services import replay_job_for_match
 
@@ -76,9 +71,6 @@ class RefusedSearch:
     retry_after: int
 
 
-LEADERBOARD_PANEL = "ladder/detail.html#leaderboard-panel"
-
-
 def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The ladder, its leaderboard (from the cache the API's leaderboard uses) and the visitor's standing.
 
@@ -90,7 +82,7 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     now = timezone.now()
     seconds = settings.API_LEADERBOARD_CACHE_SECONDS
     refused = None
-    shared = _shared_page(request, ladder, now, seconds)
+    shared = shared_page(request, ladder, now, seconds)
     if shared is not None:
         leaderboard, html = shared
         context: dict[str, Any] = {"ladder": ladder, "leaderboard": leaderboard, "refused": None}
@@ -118,7 +110,7 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         if refused is not None:
             context["refused_message"] = SEARCH_LIMITED % {"seconds": refused.retry_after}
         else:
-            context["leaderboard_html"] = _shared_panel(request, ladder, leaderboard, expires)
+            context["leaderboard_html"] = shared_panel(request, ladder, leaderboard, expires)
     if request.htmx and request.htmx.target == "leaderboard-panel":
         if context.get("leaderboard_html"):
             return HttpResponse(context["leaderboard_html"])
@@ -153,108 +145,6 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         response["Retry-After"] = str(refused.retry_after)
         return response
     return render(request, "ladder/detail.html", context)
-
-
-def _shared(request: HttpRequest, *, plain: bool) -> bool:
-    """Whether this visitor sees the panel every anonymous visitor of the address sees (see ``_shared_panel``)."""
-    if request.user.is_authenticated or not settings.API_LEADERBOARD_CACHE_SECONDS:
-        return False
-    given = request.GET
-    allowed = {"page"} if plain else {"page", "q", "bots"}
-    return set(given) <= allowed and not any(len(given.getlist(name)) > 1 for name in given)
-
-
-def _panel_html(request: HttpRequest, ladder: Ladder, leaderboard: selectors.Leaderboard) -> str:
-    return render_to_string(LEADERBOARD_PANEL, {"ladder": ladder, "leaderboard": leaderboard, "refused": None}, request)
-
-
-class _NotKept(Exception):
-    """An address whose panel is shown but not kept (``?page=abc``, a page past the last)."""
-
-    def __init__(self, leaderboard: selectors.Leaderboard) -> None:
-        super().__init__()
-        self.leaderboard = leaderboard
-
-
-def _shared_page(
-    request: HttpRequest, ladder: Ladder, now: datetime, seconds: int
-) -> tuple[selectors.Leaderboard, SafeString | None] | None:
-    """A plain leaderboard page (no search) as every anonymous visitor sees it: its counts and its panel.
-
-    Most of the ladder page's traffic. One cache entry per address holds the leaderboard
-    without its rows (what the page shows around the panel) and the panel's HTML, so a
-    page served again reads one entry and neither unpickles fifty rows nor renders them.
-    ``None`` when the visitor is signed in, the cache is off or the address holds more
-    than a ``page``: the page is then made as for a search.
-    """
-    if not _shared(request, plain=True):
-        return None
-    page = request.GET.get("page", "1")
-    where = [PAGE_FORMAT, ladder.pk, selectors.ladder_state(ladder), request.path, page]
-    key = "ladder:page:shared:" + hashlib.sha256(repr(where).encode()).hexdigest()
-
-    def compute() -> tuple[float, tuple[selectors.Leaderboard, str]]:
-        expires, leaderboard = selectors.ladder_leaderboard_cached(ladder=ladder, now=now, seconds=seconds, page=page)
-        if page != str(leaderboard.page.number):
-            raise _NotKept(leaderboard)
-        around = dataclasses.replace(leaderboard, ranked=[], provisional=[], page=Page([], 1, Paginator([], 1)))
-        return expires, (around, _panel_html(request, ladder, leaderboard))
-
-    try:
-        around, html = cached_entry(key, compute)[1]
-    except _NotKept as odd:
-        return odd.leaderboard, None
-
-    def rows() -> selectors.Leaderboard:
-        return selectors.ladder_leaderboard_cached(ladder=ladder, now=now, seconds=seconds, page=page)[1]
-
-    return _Around(around, rows), mark_safe(html)  # type: ignore[return-value]  # our template's output
-
-
-class _Around:
-    """A leaderboard page around its shared panel: its counts at once, its rows read only if asked for.
-
-    The page itself shows only counts around the panel; its rows (``ranked``,
-    ``provisional``, ``page``) are read from the leaderboard's cache on first use, by
-    whatever else looks at the page's context.
-    """
-
-    ROWS = frozenset({"ranked", "provisional", "page"})
-
-    def __init__(self, around: selectors.Leaderboard, load: Callable[[], selectors.Leaderboard]) -> None:
-        self._around = around
-        self._load = load
-        self._full: selectors.Leaderboard | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self.ROWS:
-            if self._full is None:
-                self._full = self._load()
-            return getattr(self._full, name)
-        return getattr(self._around, name)
-
-
-def _shared_panel(
-    request: HttpRequest, ladder: Ladder, leaderboard: selectors.Leaderboard, expires: float
-) -> SafeString | None:
-    """The leaderboard panel of a search as every anonymous visitor sees it, rendered once and kept as long as its rows.
-
-    Rendering fifty rows costs more than everything else the page does, and visitors who
-    are not signed in (most of the traffic, and what a crawler or a scraper is) all see the
-    same panel. ``None`` for a signed-in visitor (their own row is marked), with the cache
-    off, or when the address holds anything but its normalised ``page``, ``q`` and ``bots``
-    (the panel's links repeat the address's parameters, and only so many are kept).
-    """
-    if not _shared(request, plain=False):
-        return None
-    given = request.GET
-    if given.get("q", "") != leaderboard.query or given.get("bots", "") != leaderboard.bots:
-        return None
-    if given.get("page", "1") != str(leaderboard.page.number):
-        return None  # "?page=abc" or past the last page: shown, but not kept under every such address
-    where = [ladder.pk, selectors.ladder_state(ladder), request.path, leaderboard.page.number, *sorted(given.items())]
-    key = "ladder:leaderboard:html:" + hashlib.sha256(repr(where).encode()).hexdigest()
-    return mark_safe(cached_entry(key, lambda: (expires, _panel_html(request, ladder, leaderboard)))[1])
 
 
 @require_POST

@@ -127,11 +127,11 @@ class WebhookAdmin(ModeratorsOnly, admin.ModelAdmin):
             "use the action “Rotate the signing secret”.",
             obj.secret,
         )
-        if obj.previous_secret and obj.previous_secret_until and obj.previous_secret_until > timezone.now():
+        if obj.previous_secret_signing(timezone.now()):
             shown += format_html(
                 "<br>Rotated: deliveries are also signed with the previous secret until {} UTC, so your bot "
                 "keeps accepting them while you give it the new one.",
-                f"{obj.previous_secret_until:%Y-%m-%d %H:%M}",
+                f"{obj.previous_secret_until:%Y-%m-%d %H:%M}",  # set whenever the previous secret signs
             )
         return shown
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import uuid
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -172,6 +173,12 @@ class Webhook(models.Model):
 
         subscribed_events_forget(ladder_id)
         return result
+
+    def previous_secret_signing(self, now: datetime) -> str:
+        """The secret before the last rotation while it still signs deliveries (``CLAIM`` says the same in
+        SQL), else ""."""
+        until = self.previous_secret_until
+        return self.previous_secret if until is not None and until > now else ""
 
 
 class WebhookDelivery(models.Model):

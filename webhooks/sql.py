@@ -76,5 +76,5 @@ def delivery_claim(*, delivery_id: int, now: datetime, lease_until: datetime) ->
         webhook.format,
         webhook.is_active,
         webhook.consecutive_failures,
-        webhook.previous_secret if webhook.previous_secret_until and webhook.previous_secret_until > now else "",
+        webhook.previous_secret_signing(now),
     )

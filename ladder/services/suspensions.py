@@ -95,22 +95,24 @@ def suspend(
 
 def lift(*, suspension: Suspension, by: User | None, now: datetime) -> Suspension:
     """End ``suspension`` now, recording who lifted it: the player is listed again, may search and
-    report, and is told so (a moderator's decision)."""
+    report, and is told so (a moderator's decision) if it was still in force."""
     if suspension.lifted_at is not None:
         raise ValidationError(ALREADY_LIFTED, code="already_lifted")
+    in_force = suspension.ends_at is None or suspension.ends_at > now
     with transaction.atomic():
         suspension.lifted_at, suspension.lifted_by = now, by
         suspension.save(update_fields=["lifted_at", "lifted_by"])
         forget_listing(suspension.ladder, now)
-        ladder = suspension.ladder
-        notify(
-            Kind.DECISION,
-            [suspension.player_id],
-            key=f"suspension:{suspension.pk}:lifted",
-            ladder_id=ladder.pk,
-            data={"action": "lift", "ladder": ladder.name, "ladder_slug": ladder.slug},
-            now=now,
-        )
+        if in_force:  # one that had ended changes nothing for the player: nothing to tell
+            ladder = suspension.ladder
+            notify(
+                Kind.DECISION,
+                [suspension.player_id],
+                key=f"suspension:{suspension.pk}:lifted",
+                ladder_id=ladder.pk,
+                data={"action": "lift", "ladder": ladder.name, "ladder_slug": ladder.slug},
+                now=now,
+            )
     return suspension
 
 

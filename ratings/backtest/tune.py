@@ -253,26 +253,23 @@ class _Search:
         self.tests: dict[str, list[float]] = {}
         self.done = self.total = 0
 
-    def run(self, pending: Mapping[str, list[Point]]) -> dict[str, list[Candidate]]:
-        """Score every engine's pending points; each engine's best so far is kept. Returns what was scored."""
+    def run(self, pending: Mapping[str, list[Point]]) -> None:
+        """Score every engine's pending points; each engine's best so far is kept."""
         tasks = [
             task
             for engine, points in pending.items()
             for task in _tasks(engine, points, self.processes, self.vectorised, self.test_start, self.validation_start)
         ]
-        scored: dict[str, list[Candidate]] = {engine: [] for engine in pending}
         self.total += sum(len(points) for points in pending.values())
         for outcome in self.pool.imap_unordered(_run, tasks):
             self.done += len(outcome.candidates)
             self.progress(self.done, self.total)
             for candidate in outcome.candidates:
-                scored[candidate.engine].append(candidate)
                 current = self.best.get(candidate.engine)
                 if current is None or candidate.validation.log_loss < current.validation.log_loss:
                     self.best[candidate.engine] = candidate
             if outcome.best is not None and self.best[outcome.best.engine] is outcome.best:
                 self.tests[outcome.best.engine] = outcome.test
-        return scored
 
     def grid(
         self,
@@ -371,7 +368,7 @@ def tune(
         search = _Search(pool, processes, rounds is not None, test_start, validation_start, progress)
         search.grid(engines, grids, extend, {engine: 0.0 for engine in engines})
         if edge:
-            even, tests = dict(search.best), dict(search.tests)
+            even, even_tests = dict(search.best), dict(search.tests)
             search.edges(engines)
             found = [engine for engine in engines if search.best[engine].edge != 0.0]
             gains = pool.map(
@@ -385,8 +382,8 @@ def tune(
                 else:  # no real edge: back to the even sides' best and its predictions
                     search.best[engine] = even[engine]
                     search.tests.pop(engine, None)
-                    if engine in tests:
-                        search.tests[engine] = tests[engine]
+                    if engine in even_tests:
+                        search.tests[engine] = even_tests[engine]
             if moved:
                 search.grid(moved, grids, extend, {engine: search.best[engine].edge for engine in moved})
                 search.edges(moved)

@@ -224,16 +224,16 @@ def test_a_member_deleted_since_the_ranking_drops_out_of_the_next_page(client, c
 @pytest.fixture
 def panel_renders(monkeypatch):
     """How many times the leaderboard panel was rendered for the shared cache."""
-    from ladder import views
+    from ladder import views_leaderboard
 
     calls = []
-    real = views.render_to_string
+    real = views_leaderboard.render_to_string
 
     def counting(*args, **kwargs):
         calls.append(args[0])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(views, "render_to_string", counting)
+    monkeypatch.setattr(views_leaderboard, "render_to_string", counting)
     return calls
 
 
@@ -272,7 +272,7 @@ def test_addresses_with_other_parameters_are_rendered_but_not_kept(client, crowd
 
     assert response.status_code == 200 and panel_renders == []
     redis = cache._cache.get_client()
-    assert not list(redis.scan_iter("*leaderboard:html*"))
+    assert not list(redis.scan_iter("*leaderboard:html*")) and not list(redis.scan_iter("*page:shared*"))
 
 
 def unmasked(content: bytes) -> bytes:

@@ -280,6 +280,19 @@ def test_a_lifted_player_is_told_they_may_play_again(ladder, player, moderator):
     assert text.url == reverse("ladder:detail", args=[ladder.slug])
 
 
+def test_lifting_a_suspension_that_had_ended_tells_nobody(ladder, player, moderator):
+    now = timezone.now()
+    ended = suspensions.suspend(
+        ladder=ladder, player=player, reason="x", ends_at=now + timedelta(hours=1), by=None, now=now
+    )
+
+    suspensions.lift(suspension=ended, by=moderator, now=now + timedelta(hours=2))
+
+    ended.refresh_from_db()
+    assert ended.lifted_by == moderator  # recorded all the same
+    assert not Notification.objects.filter(recipient=player, kind=Kind.DECISION).exists()
+
+
 def test_the_admin_refuses_an_end_in_the_past(moderator_client, ladder, player):
     response = moderator_client.post(
         reverse("admin:ladder_suspension_add"),
