@@ -30,9 +30,14 @@ VERIFY_TEMPLATE = "mail/verify_email"
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+def verification_link_due(*, user: User) -> bool:
+    """Whether ``user``'s address needs a link: it has one, and it is not verified yet."""
+    return bool(user.email) and not user.has_verified_email
+
+
 def verification_mail_send(*, user: User) -> bool:
     """Mail ``user`` a link that verifies their address, unless it has none or is verified already."""
-    if not user.email or user.has_verified_email:
+    if not verification_link_due(user=user):
         return False
     context = {"user": user, "verify_url": absolute_url(verification_path(user=user)), "days": VERIFY_LINK_DAYS}
     send_templated_mail(to=[user.email], template=VERIFY_TEMPLATE, context=context)
@@ -74,9 +79,14 @@ def password_reset_allowed(*, request: HttpRequest, email: str) -> bool:
     return not _over(f"password-reset:address:{digest}", settings.PASSWORD_RESET_RATE)
 
 
-def verification_resend_wait(*, user: User) -> int:
-    """Count one "Send the link again" of ``user``: 0 if it may be sent, else seconds to wait."""
-    return _over(f"verify-resend:{user.pk}", settings.EMAIL_VERIFY_RESEND_RATE)
+def verification_link_wait(*, user: User) -> int:
+    """Count one verification link for ``user``: 0 if it may be sent, else seconds to wait.
+
+    One count per account covers "Send the link again" and a change of address alike (both
+    mail a link to an address the account chose), so changing the address over and over
+    cannot mail more links than asking again would.
+    """
+    return _over(f"verify-link:{user.pk}", settings.EMAIL_VERIFY_RESEND_RATE)
 
 
 def _over(key: str, rate: str | None) -> int:

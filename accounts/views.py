@@ -14,8 +14,9 @@ from accounts.forms import AccountSettingsForm, LoginForm, PasswordResetMailForm
 from accounts.mail import (
     password_reset_allowed,
     password_reset_enqueue,
+    verification_link_due,
+    verification_link_wait,
     verification_mail_send,
-    verification_resend_wait,
 )
 from accounts.models import User
 from accounts.throttling import login_warning, signup_refused_message, signup_take, signup_wait, wait_words
@@ -23,6 +24,10 @@ from accounts.verification import VERIFY_LINK_DAYS, VerificationError, email_ver
 
 VERIFY_SENT = "We sent a link to {email}. Follow it within {days} days to confirm the address is yours."
 VERIFY_RESEND_REFUSED = "You asked for several links in a short time. Try again in {wait}."
+VERIFY_CHANGE_REFUSED = (
+    "You changed your address several times in a short time, and each change mails a link. "
+    "Nothing was saved: try again in {wait}."
+)
 VERIFY_NOTHING_TO_SEND = "There is no address to check: add one above first."
 
 
@@ -80,10 +85,17 @@ def account_settings(request: HttpRequest) -> HttpResponse:
     address = _address_status(user)  # before the form writes what was typed onto the user
     form = AccountSettingsForm(request.POST or None, instance=user)
     if request.method == "POST" and form.is_valid():
+        # A new address is unverified by itself (User.email_verified names the old one), so
+        # saving it mails a link: counted under the same limit as "Send the link again".
+        sends_link = "email" in form.changed_data and verification_link_due(user=form.instance)
+        if sends_link and (wait := verification_link_wait(user=user)):
+            form.add_error("email", VERIFY_CHANGE_REFUSED.format(wait=wait_words(wait)))
+            response = render(request, "accounts/settings.html", {"form": form, "address": address}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
         user = form.save()
         messages.success(request, "Your settings are saved.")
-        # A new address is unverified by itself (User.email_verified names the old one).
-        if "email" in form.changed_data and verification_mail_send(user=user):
+        if sends_link and verification_mail_send(user=user):
             messages.info(request, VERIFY_SENT.format(email=user.email, days=VERIFY_LINK_DAYS))
         return redirect("accounts:settings")
     return render(request, "accounts/settings.html", {"form": form, "address": address})
@@ -103,7 +115,7 @@ def verification_resend(request: HttpRequest) -> HttpResponse:
     if not user.email or user.has_verified_email:
         messages.info(request, VERIFY_NOTHING_TO_SEND if not user.email else "Your address is verified already.")
         return redirect("accounts:settings")
-    if wait := verification_resend_wait(user=user):
+    if wait := verification_link_wait(user=user):
         context = {
             "form": AccountSettingsForm(instance=user),
             "address": _address_status(user),

@@ -180,6 +180,49 @@ def test_send_the_link_again_is_limited(settings, outsider_client, smtp_server, 
     assert smtp_server.recipients == [["mallory@example.org"]] * 2
 
 
+def test_changing_the_address_is_limited_with_send_the_link_again(
+    settings, outsider, outsider_client, smtp_server, django_capture_on_commit_callbacks
+):
+    settings.EMAIL_VERIFY_RESEND_RATE = "3/hour"
+    for n in (1, 2):
+        assert (
+            save_settings(outsider_client, django_capture_on_commit_callbacks, f"new{n}@example.org").status_code == 302
+        )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert outsider_client.post(RESEND).status_code == 302  # the third link of the hour
+
+    refused = save_settings(outsider_client, django_capture_on_commit_callbacks, "new3@example.org", about="Hi")
+
+    assert refused.status_code == 429
+    assert 0 < int(refused["Retry-After"]) <= 3600
+    assert "You changed your address several times in a short time" in refused.text
+    assert "Nothing was saved: try again in" in refused.text
+    assert 'aria-invalid="true"' in refused.text  # on the address field
+    outsider.refresh_from_db()
+    assert (outsider.email, outsider.about) == ("new2@example.org", "")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert outsider_client.post(RESEND).status_code == 429
+    assert smtp_server.recipients == [["new1@example.org"], ["new2@example.org"], ["new2@example.org"]]
+
+
+def test_a_change_that_mails_nothing_is_not_limited(
+    settings, outsider, outsider_client, smtp_server, django_capture_on_commit_callbacks
+):
+    settings.EMAIL_VERIFY_RESEND_RATE = "1/hour"
+    assert save_settings(outsider_client, django_capture_on_commit_callbacks, "new@example.org").status_code == 302
+
+    for about in ("one", "two"):  # the address unchanged
+        assert (
+            save_settings(outsider_client, django_capture_on_commit_callbacks, "new@example.org", about).status_code
+            == 302
+        )
+    assert save_settings(outsider_client, django_capture_on_commit_callbacks, "").status_code == 302  # no address
+
+    outsider.refresh_from_db()
+    assert (outsider.email, outsider.about) == ("", "")
+    assert smtp_server.recipients == [["new@example.org"]]
+
+
 def test_send_the_link_again_needs_an_unverified_address(
     outsider, outsider_client, smtp_server, django_capture_on_commit_callbacks
 ):
