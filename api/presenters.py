@@ -18,6 +18,7 @@ from ladder.models import Ladder, Match, MatchStatus
 from ladder.ranking import scale_value, unranked_reasons
 from ladder.selectors import LeaderboardRow, MatchSummary, match_summaries, matches_with_details
 from ladder.selectors.fields import ladder_field_dicts
+from ladder.selectors.leaderboard import player_row
 from ladder.services.matches import match_format
 from ladder.services.series import series_of
 from matchmaking.models import EntryStatus, QueueEntry
@@ -93,7 +94,11 @@ def standing_dict(row: LeaderboardRow, *, rank_change: int | None = None) -> dic
 
 
 def standing_of(rating: PlayerRating, now: datetime) -> LeaderboardRow:
-    """A row for one rating without the whole ladder's ranks (win probability, player pages)."""
+    """One rating's row with its rank in the ladder's leaderboard (win probability, player pages);
+    a rating no longer listed (the player left) is unranked, with that reason first."""
+    row = player_row(rating=rating, now=now)
+    if row is not None:
+        return row
     rd_now = rating.rd_at(now)
     shown = rating.display_at(now)
     reasons = unranked_reasons(ladder=rating.ladder, rating=rating, rd_now=rd_now, now=now)

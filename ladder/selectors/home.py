@@ -8,11 +8,9 @@ from datetime import datetime
 from django.db.models import F
 
 from accounts.models import User
-from core import db
 from ladder.header import header_counts
 from ladder.models import Match, MatchStatus
-from ladder.selectors.leaderboard import LeaderboardRow, ladder_standings, rows_of
-from ladder.selectors.leaderboard_sql import standings_sql
+from ladder.selectors.leaderboard import LeaderboardRow, player_row
 from ladder.selectors.matches import MatchSummary, PlayerLine, match_summaries, matches_with_details
 from ratings.models import PlayerRating
 
@@ -61,12 +59,7 @@ def player_home(*, player: User, now: datetime) -> PlayerHome:
 
 def _standing(rating: PlayerRating, *, player: User, now: datetime) -> LeaderboardRow | None:
     """The player's row in the ladder's standings, as the ladder page ranks it."""
-    ladder = rating.ladder
-    if db.on_postgresql():
-        _, found = standings_sql(ladder=ladder, now=now, player_id=player.pk)
-        return rows_of(ladder=ladder, now=now, found=found)[0] if found else None
-    ranked, unranked = ladder_standings(ladder=ladder, now=now)
-    return next((row for row in ranked + unranked if row.rating.player_id == player.pk), None)
+    return player_row(rating=rating, now=now)
 
 
 def _recent_matches(player: User) -> list[HomeMatch]:

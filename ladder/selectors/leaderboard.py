@@ -34,6 +34,7 @@ from ladder.selectors.leaderboard_sql import (
     SqlStandings,
     ladder_order,
     ladder_state,
+    standings_sql,
 )
 from ladder.snapshots import Mover, Movers, RankChange, movers_until, rank_changes
 from ratings.engines import Display, display
@@ -115,6 +116,17 @@ def rows_of(*, ladder: Ladder, now: datetime, found: Found) -> list[LeaderboardR
         value = scale_value(ladder.leaderboard_scale, shown)
         rows.append(LeaderboardRow(rank=rank, rating=rating, rd_now=rd_now, shown=shown, score=value, reasons=reasons))
     return rows
+
+
+def player_row(*, rating: PlayerRating, now: datetime) -> LeaderboardRow | None:
+    """``rating``'s row in its ladder's standings at ``now``, ranked as the leaderboard ranks it;
+    None when it is not listed (the player left). One ranking statement on PostgreSQL."""
+    ladder = rating.ladder
+    if db.on_postgresql():
+        _, found = standings_sql(ladder=ladder, now=now, player_id=rating.player_id)
+        return rows_of(ladder=ladder, now=now, found=found)[0] if found else None
+    ranked, unranked = ladder_standings(ladder=ladder, now=now)
+    return next((row for row in ranked + unranked if row.rating.player_id == rating.player_id), None)
 
 
 BOT_FILTERS = ("hide", "only")

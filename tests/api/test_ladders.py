@@ -7,6 +7,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
+from ladder.services import membership
 from ladder.services.matches import SideInput, match_report
 from matchmaking.models import EntryStatus
 from tests.api.conftest import error_of
@@ -338,6 +339,26 @@ def test_player_ratings_everywhere_and_history(api, ladder, player, opponent):
     assert api.get(f"/api/v1/players/alice/ladders/{ladder.slug}/history/", {"until": since}).json()["count"] == 1
     assert api.get("/api/v1/players/ghost/").status_code == 404
     assert api.get("/api/v1/players/alice/ladders/nope/history/").status_code == 404
+
+
+@pytest.mark.usefixtures("sql_or_orm")
+def test_a_ranked_player_has_the_leaderboards_rank_on_their_page_and_in_win_probability(api, ladder, player, opponent):
+    ladder.ranked_min_games = 1
+    ladder.provisional_rd = 350
+    ladder.save()
+    carol = member(ladder, "carol")
+    play(ladder, player, opponent)
+    play(ladder, opponent, carol)
+    board = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/").json()["results"]
+    ranks = {row["player"]["username"]: row["rank"] for row in board}
+    assert sorted(ranks.values()) == [1, 2, 3]
+    (row,) = api.get("/api/v1/players/bob/").json()["ratings"]
+    assert (row["rank"], row["unranked_reasons"]) == (ranks["bob"], [])
+    body = api.get(f"/api/v1/ladders/{ladder.slug}/win-probability/", {"a": "carol", "b": "alice"}).json()
+    assert (body["a"]["rank"], body["b"]["rank"]) == (ranks["carol"], ranks["alice"])
+    membership.ladder_leave(ladder=ladder, player=carol)
+    (left,) = api.get("/api/v1/players/carol/").json()["ratings"]
+    assert left["rank"] is None and left["unranked_reasons"][0] == "left the ladder"
 
 
 def test_queue_join_poll_match_and_leave(client_for, ladder, player, opponent):
