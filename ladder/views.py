@@ -20,13 +20,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import Throttled
 
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from core.http import HtmxHttpRequest
+from core.redirects import safe_next
 from core.throttling import search_allow
 from ladder import charts, forms, permissions, selectors, services
 from ladder.forms_fields import MatchFieldsForm, Slot, result_fields_form
@@ -415,10 +415,7 @@ def _answered(request: AuthenticatedHttpRequest, match: Match, *, notice: str = 
         messages.error(request, error)
     else:
         messages.success(request, notice)
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        return redirect(target)
-    return redirect(match)
+    return redirect(safe_next(request, request.POST.get("next")) or match)
 
 
 @login_required

@@ -7,10 +7,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from core.redirects import safe_next
 from notifications.models import Notification
 from notifications.services import for_user, mark_read
 from notifications.texts import describe
@@ -48,7 +48,4 @@ def notification_read(request: AuthenticatedHttpRequest) -> HttpResponse:
             messages.error(request, "Choose a notification to mark read.")
         else:
             mark_read(request.user, ids=[pk])
-    back = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
-        back = ""
-    return redirect(back or "notifications:list")
+    return redirect(safe_next(request, request.POST.get("next")) or "notifications:list")

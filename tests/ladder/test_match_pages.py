@@ -384,6 +384,15 @@ def test_answer_redirects_only_to_local_next(client, ladder, player, opponent):
     assert response.url == match.get_absolute_url()
 
 
+def test_answer_ignores_a_next_that_is_not_a_path(client, ladder, player, opponent):
+    match = report(ladder, player, player, opponent)
+    url = reverse("ladder:match_dispute", args=[match.pk])
+
+    response = login(client, opponent).post(url, {"next": "foo", "reason": "We never played."})
+
+    assert response.status_code == 302 and response.url == match.get_absolute_url()
+
+
 # "To confirm" --------------------------------------------------------------------------
 
 

@@ -147,6 +147,16 @@ def test_next_refuses_another_host(player_client, player, target):
     assert response.status_code == 302 and response["Location"] == LIST
 
 
+@pytest.mark.parametrize("target", ["foo", "notifications:list", "list/", "javascript:alert(1)", "/\\evil.example/"])
+def test_next_that_is_not_a_path_on_the_site_is_ignored(player_client, player, target):
+    [mine] = tell(player, 1)
+
+    response = player_client.post(READ, {"id": mine, "next": target})
+
+    assert response.status_code == 302 and response["Location"] == LIST
+    assert Notification.objects.get(pk=mine).read_at is not None
+
+
 def test_signed_out_visitors_are_sent_to_log_in(client, player):
     [theirs] = tell(player, 1)
 
