@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+from django.contrib import admin
 from django.contrib.admin.models import LogEntry
 from django.urls import reverse
+from django.utils.html import escape
 
 from accounts.models import User
 from ladder.models import MatchStatus
@@ -165,3 +170,33 @@ def test_the_match_list_shows_results_not_ranks(client, ladder, player, opponent
 
     assert f"{player.username} (won) vs {opponent.username} (lost)" in page.text
     assert "(#1)" not in page.text
+
+
+def _luminance(hex_colour: str) -> float:
+    """WCAG 2's relative luminance of "#rrggbb" or "#rgb"."""
+    if len(hex_colour) == 4:
+        hex_colour = "#" + "".join(c * 2 for c in hex_colour[1:])
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _admin_colour(css: str, name: str) -> str:
+    """A colour variable of the admin's light theme, following ``var(--other)`` references."""
+    value = re.search(rf"--{name}:\s*([^;]+);", css).group(1).strip()
+    reference = re.fullmatch(r"var\(--([\w-]+)\)", value)
+    return _admin_colour(css, reference.group(1)) if reference else value
+
+
+def test_action_page_shows_each_match_title_readably(client, ladder, player, opponent):
+    """The title sits in the module's header bar, drawn in the header's colours (no link: link blue on it is 1.02:1)."""
+    match = report(ladder, player, opponent)
+
+    page = client.post(CHANGELIST, {"action": "void_matches", "_selected_action": [match.pk]}).text
+
+    title = re.search(r'<div class="module aligned match-state">\s*<h2>(.*?)</h2>', page, re.S).group(1)
+    assert title == escape(str(match))
+    assert f'href="{reverse("admin:ladder_match_change", args=[match.pk])}">Open match {match.pk}</a>' in page
+    css = (Path(admin.__file__).parent / "static/admin/css/base.css").read_text()
+    low, high = sorted(_luminance(_admin_colour(css, n)) for n in ("header-bg", "header-link-color"))
+    assert (high + 0.05) / (low + 0.05) >= 4.5  # WCAG AA for normal text
