@@ -13,7 +13,10 @@ import pytest
 from django.utils import timezone
 
 from accounts.roles import moderator_ids
+from ladder.services import matches as svc
+from ladder.services.matches import SideInput
 from notifications.models import Notification
+from tests.factories import member
 from webhooks import delivery
 from webhooks.delivery import NOT_SENT_INACTIVE, delivery_attempt
 from webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
@@ -90,6 +93,56 @@ def test_discord_body_has_content_and_an_embed_within_discords_limits(ladder, di
     assert len(embed["fields"]) == FIELDS_MAX
     assert embed["fields"][0] == {"name": "Field 0", "value": "0", "inline": True}
     assert "Sides" not in {field["name"] for field in embed["fields"]}
+
+
+MARKUP = set("\\*_~`|>#-[]()<@:+")
+PUNCTUATION_ESCAPE = r"\\([!-/:-@\[-`{-~])"  # a backslash, then an ASCII punctuation mark
+
+
+def discord_shows(text: str) -> str:
+    """What Discord displays for ``text`` once its escapes are read: a backslash before a
+    punctuation mark shows the mark itself (Discord's markdown, like CommonMark)."""
+    return re.sub(PUNCTUATION_ESCAPE, r"\1", text)
+
+
+def unescaped_markup(text: str) -> set[str]:
+    """The markup characters of ``text`` that no backslash escapes."""
+    return set(re.sub(PUNCTUATION_ESCAPE, "", text)) & MARKUP
+
+
+def test_a_disputes_reason_and_names_reach_discord_as_plain_text(ladder, receiver, player):
+    Webhook.objects.create(ladder=ladder, name="#results", url=receiver.url("/discord"), events=["dispute.opened"])
+    rival = member(ladder, "__rival__")
+    reason = (
+        "[free nitro](https://evil.example/login) @everyone <@123456> <#42> <t:0:R>\n"
+        "# You lost\n-# subtext\n> quoted\n1. first\n```py\ncode\n``` **bold** ||spoiler|| ~~gone~~ :skull: \\o/"
+    )
+    match = svc.match_report(ladder=ladder, reporter=player, sides=[SideInput([player], 1), SideInput([rival], 2)])
+    svc.match_dispute(match=match, user=rival, reason=reason)
+    [sent] = WebhookDelivery.objects.filter(event="dispute.opened")
+
+    delivery_attempt(delivery_id=sent.pk, now=timezone.now())
+
+    [got] = receiver.received
+    body = json.loads(got.body)
+    assert body["allowed_mentions"] == {"parse": []}
+    content = body["content"]
+    assert discord_shows(content) == f"Chess: __rival__ disputed match {match.pk} ({reason})"
+    assert unescaped_markup(content) == set()
+    assert not re.search(r"^\s*\d+\.", content, re.MULTILINE)  # no ordered list either
+    fields = {field["name"]: field["value"] for field in body["embeds"][0]["fields"]}
+    assert discord_shows(fields["Reason"]) == reason and unescaped_markup(fields["Reason"]) == set()
+    assert discord_shows(fields["By"]) == "__rival__" and unescaped_markup(fields["By"]) == set()
+
+
+def test_a_cut_discord_text_keeps_no_half_escape(ladder, discord_hook, receiver):
+    [sent] = emit(ladder, summary="a" + "*" * 3000)
+
+    delivery_attempt(delivery_id=sent.pk, now=T0)
+
+    content = json.loads(receiver.received[0].body)["content"]
+    assert len(content) <= CONTENT_MAX and content.endswith("…")
+    assert unescaped_markup(content[:-1]) == set() and not content[:-1].endswith("\\")
 
 
 def test_a_500_is_retried_after_its_backoff_then_delivered(ladder, json_hook, receiver, sql_or_orm):
