@@ -11,17 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ladder.selectors.matches import side_outcome
+from ladder.selectors.matches import names_of, side_outcome
 
 _LEGACY_CORRECTION = re.compile(r"^Corrected to placements \[([\d, ]*)\]: (.*)$")
 _LEGACY_VOID = re.compile(r"^Voided: (.*)$")
-
-
-def names_of(players: Sequence[str]) -> str:
-    """ "misty", "ash and misty", "ash, brock and misty"."""
-    if len(players) < 2:
-        return "".join(players)
-    return f"{', '.join(players[:-1])} and {players[-1]}"
 
 
 def result_sentence(sides: Sequence[Sequence[str]], placements: Sequence[int | None]) -> str:

@@ -2,11 +2,20 @@
 
 from django.urls import path
 
-from ladder import views, views_conversation, views_fields_edit, views_matches, views_moderation, views_series
+from ladder import (
+    views,
+    views_conversation,
+    views_fields_edit,
+    views_ladders,
+    views_matches,
+    views_moderation,
+    views_series,
+)
 
 app_name = "ladder"
 
 urlpatterns = [
+    path("", views_ladders.ladder_list, name="list"),
     path("matches/awaiting/", views.matches_awaiting, name="awaiting"),
     path("matches/awaiting/dispute-all/", views.matches_dispute_all, name="dispute_all"),
     path("matches/<int:pk>/", views.match_detail, name="match"),

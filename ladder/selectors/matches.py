@@ -41,6 +41,13 @@ def side_outcome(placement: int | None, placements: Sequence[int | None]) -> str
     return f"{'=' if shared else ''}{_ordinal(placement)}"
 
 
+def names_of(players: Sequence[str]) -> str:
+    """ "misty", "ash and misty", "ash, brock and misty"."""
+    if len(players) < 2:
+        return "".join(players)
+    return f"{', '.join(players[:-1])} and {players[-1]}"
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerLine:
     player: User
@@ -97,6 +104,16 @@ class MatchSummary:
         itself stays in side order, which the API and the lineups keep.
         """
         return sorted(self.sides, key=lambda line: (line.side.placement is None, line.side.placement or 0))
+
+    @property
+    def heading(self) -> str:
+        """The match by its sides, the viewer's own marked: "serena (you) vs lillie", "ash and misty vs brock"."""
+        mine = self.viewer_side.pk if self.viewer_side is not None else None
+        names = [
+            names_of([line.player.username for line in side.players]) + (" (you)" if side.side.pk == mine else "")
+            for side in self.sides
+        ]
+        return " vs ".join(name for name in names if name) or f"Match {self.match.pk}"
 
     @property
     def is_rated(self) -> bool:
