@@ -1,5 +1,5 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path, reverse_lazy
+from django.urls import path
 
 from accounts import views
 
@@ -9,11 +9,7 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path(
-        "accounts/password/",
-        auth_views.PasswordChangeView.as_view(success_url=reverse_lazy("accounts:password_change_done")),
-        name="password_change",
-    ),
+    path("accounts/password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("accounts/settings/", views.account_settings, name="settings"),
     path("accounts/settings/verify-email/", views.verification_resend, name="verification_resend"),

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,6 +20,7 @@ from accounts.mail import (
     verification_mail_send,
 )
 from accounts.models import User
+from accounts.signals import PasswordSetBy, password_set
 from accounts.throttling import login_warning, signup_refused_message, signup_take, signup_wait, wait_words
 from accounts.verification import VERIFY_LINK_DAYS, VerificationError, email_verify
 
@@ -158,13 +160,33 @@ class PasswordResetRequestView(auth_views.PasswordResetView):
 class PasswordResetSetView(auth_views.PasswordResetConfirmView):
     """A new password from the mailed link. The link went to the account's address, so
     following it verifies that address too (the token is bound to it: a changed address
-    voids the link)."""
+    voids the link). Django ends the account's sessions; ``password_set`` ends the rest."""
 
     success_url = reverse_lazy("accounts:password_reset_complete")
 
+    @transaction.atomic
     def form_valid(self, form: Form) -> HttpResponse:
         response = super().form_valid(form)
         user = self.user
-        if user is not None and user.email and not user.has_verified_email:
-            User.objects.filter(pk=user.pk, email=user.email).update(email_verified=user.email)
+        if (
+            user is not None
+            and user.email
+            and not user.has_verified_email
+            and User.objects.filter(pk=user.pk, email=user.email).update(email_verified=user.email)
+        ):
+            user.email_verified = user.email
+        if user is not None:
+            password_set.send(sender=User, user=user, how=PasswordSetBy.RESET)
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's password change (other sessions end, this one stays), and ``password_set``."""
+
+    success_url = reverse_lazy("accounts:password_change_done")
+
+    @transaction.atomic
+    def form_valid(self, form: Form) -> HttpResponse:
+        response = super().form_valid(form)
+        password_set.send(sender=User, user=self.request.user, how=PasswordSetBy.CHANGE)
         return response

@@ -12,14 +12,24 @@ class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
         return self.filter(revoked_at__isnull=True)
 
 
+class RevokedBy(models.TextChoices):
+    """Why a token stopped working, as its owner reads it on the token page."""
+
+    OWNER = "owner", "by you"
+    PASSWORD_CHANGE = "password_change", "when your password was changed"
+    PASSWORD_RESET = "password_reset", "when your password was reset"
+
+
 class ApiToken(models.Model):
     """A personal API token, stored as the SHA-256 of its secret.
 
     The secret is 32 random bytes (``secrets.token_urlsafe``), so a fast hash is enough:
     nobody can guess a preimage, and a slow password hasher would cost every request.
     The plain secret is shown once, at creation; ``prefix`` (its first characters) lets
-    the owner tell tokens apart. Revoking sets ``revoked_at``; authentication reads the
-    row on every request, so a revocation takes effect at once.
+    the owner tell tokens apart. Revoking sets ``revoked_at`` and ``revoked_by``;
+    authentication reads the row on every request, so a revocation takes effect at once.
+    A new password (changed, or reset from a mailed link) revokes every token of the
+    account: tokens made by someone who had the account must not outlive its recovery.
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
@@ -30,6 +40,7 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.CharField(max_length=20, choices=RevokedBy.choices, blank=True)
 
     objects = ApiTokenQuerySet.as_manager()
 

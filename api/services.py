@@ -1,17 +1,24 @@
-"""Writes for API tokens: create (the secret is returned once) and revoke."""
+"""Writes for API tokens: create (the secret is returned once), revoke one, and revoke every
+token of an account whose password was set anew."""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
 from datetime import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from api.models import ApiToken
+from accounts.signals import PasswordSetBy
+from api.models import ApiToken, RevokedBy
+from core.mail import absolute_url, send_templated_mail
 
+TOKENS_REVOKED_TEMPLATE = "mail/tokens_revoked"
 TOKEN_PREFIX = "lad_"
 MAX_LIVE_TOKENS = 20
 NAME_REQUIRED = "Give the token a name, so you know later what it is for."
@@ -47,6 +54,40 @@ def token_revoke(*, user: User, token_id: int, now: datetime | None = None) -> A
     token = ApiToken.objects.filter(user=user, pk=token_id).first()
     if token is None:
         raise ValidationError(NOT_YOUR_TOKEN, code="not_found")
-    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now, revoked_by=RevokedBy.OWNER)
     token.refresh_from_db()
     return token
+
+
+def tokens_revoke_for_password(*, user: User, how: PasswordSetBy, now: datetime | None = None) -> list[ApiToken]:
+    """Revoke every live token of ``user``, whose password was just set anew, and mail them the list.
+
+    The live tokens are locked first, so a token its owner revokes at the same moment is
+    neither revoked twice nor listed. The mail goes to a verified address only (a reset from
+    the mailed link has just verified it); the token page shows each token as revoked, and
+    why, either way.
+    """
+    now = now or timezone.now()
+    revoked_by = RevokedBy.PASSWORD_RESET if how == PasswordSetBy.RESET else RevokedBy.PASSWORD_CHANGE
+    with transaction.atomic():
+        tokens = list(ApiToken.objects.live().filter(user=user).select_for_update().order_by("created_at", "pk"))
+        if not tokens:
+            return []
+        ApiToken.objects.filter(pk__in=[token.pk for token in tokens]).update(revoked_at=now, revoked_by=revoked_by)
+    for token in tokens:
+        token.revoked_at, token.revoked_by = now, revoked_by
+    if user.has_verified_email:
+        context = {
+            "user": user,
+            "tokens": tokens,
+            "how": PasswordSetBy(how).label,
+            "tokens_url": absolute_url(reverse("api_tokens")),
+            "reset_url": absolute_url(reverse("accounts:password_reset")),
+        }
+        send_templated_mail(to=[user.email], template=TOKENS_REVOKED_TEMPLATE, context=context)
+    return tokens
+
+
+def on_password_set(*, user: User, how: PasswordSetBy, **kwargs: Any) -> None:
+    """Receiver of ``accounts.signals.password_set`` (connected in ``ApiConfig.ready``)."""
+    tokens_revoke_for_password(user=user, how=how)
