@@ -14,7 +14,8 @@ from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("ladder")
+# Publishing gives up after one short timeout while the broker is away (core/broker.py).
+app = Celery("ladder", task_cls="core.broker:BoundedPublishTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

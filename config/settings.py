@@ -380,13 +380,16 @@ if CELERY_VISIBILITY_TIMEOUT <= _RETRY_DELAY_MAX + CELERY_TASK_TIME_LIMIT:
     )
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
-    # A request queuing a task on a Redis that stopped answering gives up after about 8 s
-    # (three tries of 2 s and the pauses between) instead of waiting forever, well inside
-    # gunicorn's 30 s. Workers are unaffected: Redis answers their BRPOP within 1 s.
-    "socket_connect_timeout": 2,
-    "socket_timeout": 2,
+    # Queuing a task on a Redis that stopped answering gives up after one short timeout,
+    # with no second try (core/broker.py), so a stalled broker costs a request at most
+    # about half a second. Workers wait for their BRPOP on the event loop, not on this timeout.
+    "socket_connect_timeout": env_float("CELERY_BROKER_CONNECT_TIMEOUT", 0.25),
+    "socket_timeout": env_float("CELERY_BROKER_TIMEOUT", 0.5),
+    "max_retries": 0,
 }
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+CELERY_TASK_PUBLISH_RETRY = False
+# After a failed publish a process queues nothing for this long: each task fails at once.
+CELERY_BROKER_RETRY_SECONDS = env_float("CELERY_BROKER_RETRY_SECONDS", 5.0)
 # Periodic tasks live in the database (django-celery-beat), created by the migration
 # ladder/0006 and editable by moderators in the admin: the hourly nightly job, the queue
 # sweep every 15 s and auto-confirmation every 5 minutes. Run exactly one beat process.

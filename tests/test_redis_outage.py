@@ -26,10 +26,14 @@ from rest_framework.test import APIClient
 
 from api.services import token_create
 from config.urls import urlpatterns as site_urlpatterns
+from core import broker
 from core import cache as cache_backend
 from core.middleware import RETRY_AFTER_SECONDS
 from ladder.tasks import run_nightly_task
+from notifications.models import EmailMode, EmailPreference, EmailStatus, Kind, Notification
+from notifications.tasks import send_notification_mails_task
 from tests.factories import PASSWORD
+from tests.ladder.test_conversation import pending_match
 
 SETTINGS_PAGE = "/accounts/settings/"
 
@@ -211,6 +215,7 @@ def broker_down() -> Iterator[None]:
         yield
     finally:
         point_at(*previous)
+        broker.breaker.reset()  # the failure left the broker alone for a few seconds
 
 
 @override_settings(ROOT_URLCONF=__name__)
@@ -227,3 +232,68 @@ def test_queuing_a_task_with_the_broker_down_is_a_503_with_retry_after(player_cl
     assert page.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
     assert "Briefly unavailable" in page.text
     assert "alice" in page.text  # the site's own page, signed in
+
+
+@pytest.fixture
+def stalled_broker(tmp_path: Path) -> Iterator[RedisServer]:
+    """Celery's broker on a redis-server of the test's own, which the test may stall."""
+    from config.celery import app
+
+    server = RedisServer(tmp_path)
+    server.start()
+    previous = app.conf.broker_url, app.conf.broker_write_url
+
+    def point_at(url: str, write_url: str | None) -> None:
+        app.conf.broker_url, app.conf.broker_write_url = url, write_url
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    point_at(server.url, server.url)
+    try:
+        yield server
+    finally:
+        server.stop()
+        point_at(*previous)
+        broker.breaker.reset()
+
+
+@pytest.mark.django_db
+def test_a_stalled_broker_costs_a_request_one_short_timeout_and_the_sweep_does_the_work(
+    stalled_broker, smtp_server, ladder, player, opponent, client, django_capture_on_commit_callbacks
+):
+    """A comment tells bob at once by mail: the request kicks the mail task on commit. With
+    the broker stalled the kick fails fast, the comment is saved, and beat's sweep mails bob."""
+    from config.celery import app
+
+    app.conf.task_always_eager = False  # the smtp_server fixture runs tasks in-process; these must publish
+    opponent.email_verified = opponent.email
+    opponent.save(update_fields=["email_verified"])
+    EmailPreference.objects.create(user=opponent, kind=Kind.COMMENTED, mode=EmailMode.INSTANT)
+    match = pending_match(ladder, player, opponent)
+    client.force_login(player)
+    run_nightly_task.delay()  # connected while Redis answered
+    stalled_broker.stall()
+    answers, took = [], []
+    try:
+        for body in ("good game", "rematch tomorrow?"):
+            started = time.monotonic()
+            with django_capture_on_commit_callbacks(execute=True):
+                answers.append(client.post(reverse("ladder:match_comment", args=[match.pk]), {"body": body}))
+            took.append(time.monotonic() - started)
+    finally:
+        stalled_broker.resume()
+
+    assert [answer.status_code for answer in answers] == [302, 302]
+    # Bounds for correctness, not a benchmark: Celery's own retries held each request 8 s.
+    # The first request waits one broker timeout (0.5 s); the second does not try the broker.
+    assert took[0] < 1.5 and took[1] < 1.0, took
+    rows = Notification.objects.filter(recipient=opponent, kind=Kind.COMMENTED)
+    assert set(rows.values_list("email_status", flat=True)) == {EmailStatus.PENDING}
+    assert smtp_server.messages == []
+
+    app.conf.task_always_eager = True  # beat's run of the sweep, a minute later, on a worker
+    with django_capture_on_commit_callbacks(execute=True):
+        send_notification_mails_task.delay()
+
+    assert len(smtp_server.wait_for(2)) == 2
+    assert set(rows.values_list("email_status", flat=True)) == {EmailStatus.SENT}
