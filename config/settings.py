@@ -354,6 +354,19 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # The queue tasks go to and workers read, so several sites (or test runs) can share a Redis.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+# Deliveries wait on other people's servers (a webhook receiver may hold each attempt its
+# full 10 s, an SMTP server may hang), so they go to queues of their own, read by worker
+# processes of their own (docs/operations.md): the sweeps, the ready-check deadlines and the
+# nightly job never wait behind a receiver, nor mail behind webhooks.
+CELERY_MAIL_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.mail"
+CELERY_WEBHOOK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.webhooks"
+CELERY_TASK_ROUTES = {
+    "core.tasks.send_mail_task": {"queue": CELERY_MAIL_QUEUE},
+    "accounts.tasks.send_password_reset_task": {"queue": CELERY_MAIL_QUEUE},
+    "notifications.tasks.send_notification_mails_task": {"queue": CELERY_MAIL_QUEUE},
+    "notifications.tasks.send_digests_task": {"queue": CELERY_MAIL_QUEUE},
+    "webhooks.tasks.deliver_webhook_task": {"queue": CELERY_WEBHOOK_QUEUE},
+}
 # A task is acknowledged only once it has run, so a worker that dies mid-task leaves it to
 # another; with one task fetched at a time, a long nightly job holds back nothing else.
 CELERY_TASK_ACKS_LATE = True

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# A production-like stack on loopback: PostgreSQL, Redis, nginx in front of gunicorn, a
-# Celery worker and celery beat, each a process of its own, as a deployment runs them
-# (DEBUG off, static files collected, periodic tasks from the database, gunicorn with
+# A production-like stack on loopback: PostgreSQL, Redis, nginx in front of gunicorn, Celery
+# workers (the site's tasks, mail, webhooks) and celery beat, each a process of its own, as
+# a deployment runs them (DEBUG off, static files collected, periodic tasks from the database, gunicorn with
 # gunicorn.conf.py behind nginx with deploy/proxy.conf).
 #
 # Data lives in STACK_DIR (default var/stack; as root, /tmp/ladder-stack when the postgres
 # user cannot reach var/) and survives restarts. Ctrl-C stops every process, the servers
 # too. Settings (environment): HOST, PORT (web, 8000), STACK_PG_PORT (54329),
 # STACK_REDIS_PORT (56389), STACK_WEB_PORT (gunicorn's, behind nginx: a free port),
-# WEB_WORKERS (2), WORKER_CONCURRENCY (2), STACK_DEMO (1: load the demo data with its
-# public passwords; 0 to skip), STACK_NGINX (1: nginx in front, installed with apt-get as
+# WEB_WORKERS (2), WORKER_CONCURRENCY (2), MAIL_CONCURRENCY (1), WEBHOOK_CONCURRENCY (2),
+# STACK_DEMO (1: load the demo data with its public passwords; 0 to skip), STACK_NGINX (1: nginx in front, installed with apt-get as
 # root if missing, else a warning and gunicorn alone; 0: gunicorn alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,8 @@ PG_PORT=${STACK_PG_PORT:-54329}
 REDIS_PORT=${STACK_REDIS_PORT:-56389}
 WEB_WORKERS=${WEB_WORKERS:-2}
 WORKER_CONCURRENCY=${WORKER_CONCURRENCY:-2}
+MAIL_CONCURRENCY=${MAIL_CONCURRENCY:-1}
+WEBHOOK_CONCURRENCY=${WEBHOOK_CONCURRENCY:-2}
 STACK_DEMO=${STACK_DEMO:-1}
 STACK_NGINX=${STACK_NGINX:-1}
 
@@ -173,8 +175,15 @@ NGINX
   export PROXY_COUNT=1 API_NUM_PROXIES=1 SECURE_PROXY_SSL_HEADER_NAME=HTTP_X_FORWARDED_PROTO
 fi
 prefixed "web   " .venv/bin/gunicorn -c gunicorn.conf.py --bind "$web_bind" --workers "$WEB_WORKERS"
+# Deliveries wait on other people's servers: mail and webhooks have workers of their own, so
+# a receiver that never answers holds neither the sweeps nor the mail (docs/operations.md).
+queue=${CELERY_QUEUE:-celery}
 prefixed "worker" .venv/bin/celery -A config worker --loglevel INFO --concurrency "$WORKER_CONCURRENCY" \
-  --hostname "worker@%h"
+  --queues "$queue" --hostname "worker@%h"
+prefixed "mail  " .venv/bin/celery -A config worker --loglevel INFO --concurrency "$MAIL_CONCURRENCY" \
+  --queues "$queue.mail" --hostname "mail@%h"
+prefixed "hooks " .venv/bin/celery -A config worker --loglevel INFO --concurrency "$WEBHOOK_CONCURRENCY" \
+  --queues "$queue.webhooks" --hostname "webhooks@%h"
 prefixed "beat  " .venv/bin/celery -A config beat --loglevel INFO
 
 cat <<EOF
