@@ -35,7 +35,7 @@ urlpatterns = [
     ),
     path("<slug:slug>/", views.ladder_detail, name="detail"),
     path("<slug:slug>/join/", views.ladder_join, name="join"),
-    path("<slug:slug>/leave/", views.ladder_leave, name="leave"),
+    path("<slug:slug>/leave/", views_ladders.ladder_leave, name="leave"),
     path("<slug:slug>/matches/", views_matches.ladder_matches, name="matches"),
     path("<slug:slug>/report/", views.match_report, name="report"),
     path("<slug:slug>/report/side/", views.match_report_side, name="report_side"),

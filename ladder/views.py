@@ -160,19 +160,6 @@ def ladder_join(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     return redirect(ladder)
 
 
-@require_POST
-@login_required
-def ladder_leave(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
-    ladder = get_object_or_404(Ladder, slug=slug)
-    try:
-        services.ladder_leave(ladder=ladder, player=request.user)
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-    else:
-        messages.success(request, f"You left {ladder.name}. Your rating is kept if you join again.")
-    return redirect(ladder)
-
-
 # Reporting -----------------------------------------------------------------------------
 
 

@@ -60,7 +60,9 @@ def test_sign_up_join_and_leave_in_the_browser(new_page, screenshot):
     expect(page.get_by_role("heading", name="Your standing")).to_be_visible()
     screenshot(page, "ladder-member-phone")
 
-    page.get_by_role("button", name="Leave ladder").click()
+    page.get_by_role("link", name="Leave this ladder…").click()
+    expect(page.get_by_role("heading", name="Leave Chess Club?")).to_be_visible()
+    page.get_by_role("button", name="Leave Chess Club").click()
     expect(page.get_by_text("You left Chess Club.")).to_be_visible()
 
 

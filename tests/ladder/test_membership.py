@@ -78,6 +78,45 @@ def test_leaving_a_ladder_one_is_not_in_is_refused(outsider_client, ladder):
     assert f"You are not a member of {ladder.name}." in response.text
 
 
+def test_leave_asks_on_a_page_of_its_own_before_leaving(player_client, player, ladder):
+    url = reverse("ladder:leave", args=[ladder.slug])
+
+    asked = player_client.get(url)
+
+    assert asked.status_code == 200
+    assert PlayerRating.objects.get(ladder=ladder, player=player).is_active
+    assert f'<form method="post" action="{url}"' in asked.text
+    assert "Your rating (1500), your games and your history are kept" in asked.text
+
+    left = player_client.post(url, follow=True)
+
+    assert "You left Chess. Your rating is kept if you join again." in left.text
+    assert not PlayerRating.objects.get(ladder=ladder, player=player).is_active
+
+
+def test_ladder_page_links_leaving_apart_from_reporting(player_client, ladder):
+    page = player_client.get(ladder.get_absolute_url()).text
+    url = reverse("ladder:leave", args=[ladder.slug])
+
+    assert f'action="{url}"' not in page  # no one-tap leave: a link to the page that asks
+    actions = page.split('<div class="actions">', 1)[1].split("</div>", 1)[0]
+    assert "Report a result" in actions and url not in actions
+    assert f'<a href="{url}">Leave this ladder…</a>' in page
+
+
+def test_leave_page_for_someone_not_a_member_goes_back_to_the_ladder(outsider_client, ladder):
+    response = outsider_client.get(reverse("ladder:leave", args=[ladder.slug]), follow=True)
+
+    assert response.redirect_chain[-1][0] == ladder.get_absolute_url()
+    assert f"You are not a member of {ladder.name}." in response.text
+
+
+def test_leave_page_needs_login(client, ladder):
+    response = client.get(reverse("ladder:leave", args=[ladder.slug]))
+
+    assert response.status_code == 302 and response.url.startswith(reverse("accounts:login"))
+
+
 def test_deactivated_account_cannot_join(outsider, ladder):
     outsider.is_active = False
     outsider.save()

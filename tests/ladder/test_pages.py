@@ -82,7 +82,7 @@ def test_ladder_page_separates_ranked_from_provisional(player_client, player, op
     assert board.ranked[0].rank == 1
     assert [row.rating.player.username for row in board.provisional] == ["alice"]
     assert "Your standing" in response.text
-    assert "Leave ladder" in response.text
+    assert "Leave this ladder…" in response.text
 
 
 def test_unknown_ladder_is_a_404_page(client):
