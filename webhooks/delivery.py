@@ -5,10 +5,11 @@ no redirects: a 3xx is a failure, logged with its ``Location``, so a webhook can
 bounced to another host. Connecting may take ``CONNECT_TIMEOUT`` and the whole attempt
 ``TOTAL_TIMEOUT``, enforced on every read and write (a server that trickles its answer
 byte by byte is cut off too), so an attempt holds a worker 10 s at most. The host name is
-resolved once, checked (no loopback or private address unless
-``WEBHOOK_ALLOW_PRIVATE_ADDRESSES``), and that very address is connected to, so a name
-cannot be switched to a private address between the check and the request. Looking the
-name up is bounded by the system's resolver, not by these timeouts.
+resolved once, every address it gives checked (``webhooks.addresses``: none may be
+loopback, private or reach one through an IPv6 translation, unless
+``WEBHOOK_ALLOW_PRIVATE_ADDRESSES``), and the first is connected to, so a name cannot be
+switched to a private address between the check and the request. Looking the name up is
+bounded by the system's resolver, not by these timeouts.
 
 An attempt first claims its delivery with a conditional update (pending and due), moving
 its time on by ``LEASE`` (``webhooks.sql.delivery_claim``): two tasks for one delivery, or
@@ -21,7 +22,6 @@ import hashlib
 import hmac
 import http.client
 import io
-import ipaddress
 import logging
 import socket
 import ssl
@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 from django.db import transaction
 from django.utils import timezone
 
+from webhooks.addresses import Private, Resolver, Unresolved, host_address, system_resolve
 from webhooks.models import DeliveryStatus, Format, WebhookDelivery, allow_private_addresses
 from webhooks.services import webhook_record_failure, webhook_record_success
 from webhooks.sql import Claimed, delivery_claim
@@ -98,7 +99,7 @@ def headers_for(claimed: Claimed, body: bytes, *, timestamp: int) -> dict[str, s
     return headers
 
 
-def delivery_attempt(*, delivery_id: int, now: datetime | None = None) -> Attempt:
+def delivery_attempt(*, delivery_id: int, now: datetime | None = None, resolve: Resolver = system_resolve) -> Attempt:
     """Post a pending, due delivery once and log the outcome; safe to call twice.
 
     A success costs two statements (claim, record), one more if it ends a run of failures.
@@ -111,7 +112,7 @@ def delivery_attempt(*, delivery_id: int, now: datetime | None = None) -> Attemp
         _settle(claimed.pk, status=DeliveryStatus.FAILED, code=None, error=NOT_SENT_INACTIVE)
         return Attempt(DeliveryStatus.FAILED)
     body = claimed.payload.encode()
-    result = post(claimed.url, body, headers_for(claimed, body, timestamp=int(time.time())))
+    result = post(claimed.url, body, headers_for(claimed, body, timestamp=int(time.time())), resolve=resolve)
     if not result.ok:
         return _failed(claimed, result, now=now)
     _settle(claimed.pk, status=DeliveryStatus.DELIVERED, code=result.code, error="", delivered_at=now)
@@ -159,12 +160,12 @@ class Refused(Exception):
     """The address may not receive webhooks (its scheme or where its name points)."""
 
 
-def post(url: str, body: bytes, headers: dict[str, str]) -> PostResult:
+def post(url: str, body: bytes, headers: dict[str, str], *, resolve: Resolver = system_resolve) -> PostResult:
     """POST ``body`` to ``url`` once, within the timeouts, following no redirect."""
     deadline = time.monotonic() + TOTAL_TIMEOUT
     parts = urlsplit(url)
     try:
-        connection = _connect(url, deadline)
+        connection = _connect(url, deadline, resolve)
         try:
             path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             connection.request("POST", path, body=body, headers=headers)
@@ -203,14 +204,14 @@ def _result(response: http.client.HTTPResponse, snippet: str) -> PostResult:
     return PostResult(code, f"HTTP {code}: {snippet}" if snippet else f"HTTP {code}.", retry_after)
 
 
-def _connect(url: str, deadline: float) -> http.client.HTTPConnection:
+def _connect(url: str, deadline: float, resolve: Resolver) -> http.client.HTTPConnection:
     """A connection to the checked address of ``url``'s host, its socket bound by ``deadline``."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if parts.scheme not in ("http", "https") or not host:
         raise Refused(f"Refused: {url!r} is not an http(s) address.")
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    address = _address(host, port)
+    address = _address(host, port, resolve)
     sock = socket.create_connection(address, timeout=min(CONNECT_TIMEOUT, _left(deadline)))
     connection: http.client.HTTPConnection
     try:
@@ -227,18 +228,14 @@ def _connect(url: str, deadline: float) -> http.client.HTTPConnection:
     return connection
 
 
-def _address(host: str, port: int) -> tuple[str, int]:
-    """The first public address ``host`` resolves to (any address when private ones are allowed)."""
+def _address(host: str, port: int, resolve: Resolver) -> tuple[str, int]:
+    """The checked address to connect to for ``host`` (``webhooks.addresses.host_address``)."""
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise Refused(f"Cannot resolve {host}: {exc.strerror}") from exc
-    allow_private = allow_private_addresses()
-    for *_, sockaddr in found:
-        ip = str(sockaddr[0])
-        if allow_private or ipaddress.ip_address(ip).is_global:
-            return ip, port
-    raise Refused(f"Refused: {host} resolves to a private or local address.")
+        return host_address(host, port, resolve=resolve, allow_private=allow_private_addresses()), port
+    except Unresolved as exc:
+        raise Refused(f"Cannot resolve {host}: {exc}") from exc
+    except Private as exc:
+        raise Refused(f"Refused: {host} resolves to a private or local address.") from exc
 
 
 def _left(deadline: float) -> float:

@@ -7,7 +7,6 @@ rolled back sends nothing; a Celery task then posts it and records every attempt
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 import uuid
 from datetime import datetime
@@ -16,6 +15,8 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.db import models
+
+from webhooks.addresses import Private, Resolver, Unresolved, host_address, system_resolve
 
 
 class Event(models.TextChoices):
@@ -49,6 +50,11 @@ URL_CREDENTIALS = (
     "(Discord's own webhook addresses carry their token in the path, which is fine)."
 )
 URL_PRIVATE = "This address is on a private or local network; webhooks only go to the public internet."
+URL_NAME_PRIVATE = (
+    "%(host)s resolves to %(address)s, an address on a private or local network; "
+    "webhooks only go to the public internet."
+)
+URL_PORT = "The port must be a number from 0 to 65535."
 EVENTS_NOT_LIST = "Choose the events as a list."
 EVENTS_EMPTY = "Choose at least one event."
 EVENTS_UNKNOWN = "Unknown event: %(event)s."
@@ -63,7 +69,14 @@ def allow_private_addresses() -> bool:
 
 
 def validate_webhook_url(value: str) -> None:
-    """http(s) only, a host, no credentials, and no private IP literal (names are checked when sending)."""
+    """The model field's validator: ``webhook_url_check`` with the system's resolver."""
+    webhook_url_check(value)
+
+
+def webhook_url_check(value: str, *, resolve: Resolver = system_resolve) -> None:
+    """http(s) only, a host, no credentials, and a host that is and resolves to public
+    addresses only (``webhooks.addresses``). A name that does not resolve yet is accepted:
+    each delivery resolves and checks it again, and connects to the address it checked."""
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https"):
         raise ValidationError(URL_NOT_HTTP, code="scheme")
@@ -72,11 +85,21 @@ def validate_webhook_url(value: str) -> None:
     if parts.username is not None or parts.password is not None:
         raise ValidationError(URL_CREDENTIALS, code="credentials")
     try:
-        address = ipaddress.ip_address(parts.hostname)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
+        raise ValidationError(URL_PORT, code="port") from None
+    if allow_private_addresses():
         return
-    if not address.is_global and not allow_private_addresses():
-        raise ValidationError(URL_PRIVATE, code="private")
+    try:
+        host_address(parts.hostname, port, resolve=resolve)
+    except Unresolved:
+        return
+    except Private as refused:
+        if refused.literal:
+            raise ValidationError(URL_PRIVATE, code="private") from None
+        raise ValidationError(
+            URL_NAME_PRIVATE, code="private", params={"host": parts.hostname, "address": refused.address}
+        ) from None
 
 
 def validate_events(value: Any) -> None:

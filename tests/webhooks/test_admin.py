@@ -13,6 +13,7 @@ from webhooks.models import (
     TEST_EVENT,
     URL_CREDENTIALS,
     URL_NOT_HTTP,
+    URL_PORT,
     URL_PRIVATE,
     Format,
     Webhook,
@@ -58,6 +59,14 @@ def test_a_moderator_adds_a_discord_webhook(moderator_client, ladder):
         ("https://bot:hunter2@example.org/hook", URL_CREDENTIALS),
         ("http://10.0.0.7/hook", URL_PRIVATE),
         ("http://[::1]:8080/hook", URL_PRIVATE),
+        ("http://[64:ff9b::a00:7]/hook", URL_PRIVATE),  # NAT64 of 10.0.0.7
+        ("http://[2002:a00:7::1]/hook", URL_PRIVATE),  # 6to4 of 10.0.0.7
+        ("http://[::a00:7]/hook", URL_PRIVATE),  # IPv4-compatible 10.0.0.7
+        ("http://[::ffff:127.0.0.1]/hook", URL_PRIVATE),  # IPv4-mapped loopback
+        ("http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", URL_PRIVATE),  # Teredo
+        ("http://[fec0::1]/hook", URL_PRIVATE),  # site-local
+        ("http://localhost:8080/hook", "localhost resolves to "),  # /etc/hosts: loopback
+        ("http://example.org:99999/hook", URL_PORT),
         ("javascript:alert(1)", "Enter a valid URL."),
     ],
 )
@@ -65,7 +74,7 @@ def test_the_form_refuses_an_address_that_is_not_public_http(moderator_client, l
     response = moderator_client.post(ADD, form(ladder, url=url))
 
     assert response.status_code == 200
-    assert message in response.context["adminform"].form.errors["url"]
+    assert any(message in error for error in response.context["adminform"].form.errors["url"])
     assert not Webhook.objects.exists()
 
 
