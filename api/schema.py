@@ -20,13 +20,14 @@ The rules below are stated here once, for every operation:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.test import RequestFactory
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import is_serializer
-from drf_spectacular.utils import Direction
+from drf_spectacular.utils import Direction, PolymorphicProxySerializer
 from rest_framework import serializers
 from rest_framework.request import Request
 
@@ -53,7 +54,10 @@ class StrictSerializerScheme(OpenApiSerializerExtension):
             if isinstance(field, serializers.ListSerializer):
                 _list_limits(properties[name], field)
             _no_nul(properties[name])
-        schema.update(getattr(type(serializer), "schema_rules", {}))
+        rules = dict(getattr(type(serializer), "schema_rules", {}))
+        for name, rule in rules.pop("properties", {}).items():
+            properties[name] = {**properties.get(name, {}), **rule}
+        schema.update(rules)
         return schema
 
 
@@ -92,7 +96,9 @@ class AutoSchema(SpectacularAutoSchema):
         if body is None or body.get("required"):
             return body
         serializer = self.get_request_serializer()
-        if is_serializer(serializer):
+        if isinstance(serializer, PolymorphicProxySerializer):  # each of its bodies has a required field
+            body["required"] = True
+        elif is_serializer(serializer):
             serializer_class = serializer if isinstance(serializer, type) else type(serializer)
             if not serializer_class(data={}).is_valid():
                 body["required"] = True
@@ -104,3 +110,58 @@ class AutoSchema(SpectacularAutoSchema):
             if parameter["in"] == "query" and not parameter.get("required"):
                 parameter["allowEmptyValue"] = True
         return parameters
+
+
+# Postprocessing (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]) -------------------------------
+
+NULL_SCHEMA = {"$ref": "#/components/schemas/NullEnum"}
+_NUMBER_WORDS = ("ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN")
+
+
+def strict_openapi_30(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """The schema in forms a strict OpenAPI 3.0.3 validator and client generators read as meant.
+
+    - ``nullable`` counts only beside a ``type`` (OAS 3.0.3, "nullable"), so drf-spectacular's
+      ``{allOf: [$ref], nullable: true}`` (and ``{oneOf: […], nullable: true}``) refuse ``null``:
+      null becomes a branch of its own, ``oneOf: [$ref, NullEnum]`` (``NullEnum`` is ``{enum: [null]}``).
+    - An enum with a value that is not a name (``1v1``) gets ``x-enum-varnames``, so generated
+      clients name it ``ONE_V_ONE`` instead of ``VALUE_0``.
+    - An operation anyone may call lists no ``security``: generators read any non-empty list,
+      ``[{}, …]`` included, as "a token is required" (openapi-python-client's ``AuthenticatedClient``).
+      A token is still accepted there (and gets its own, higher rate; docs/api.md).
+    """
+    result["components"]["schemas"].setdefault("NullEnum", {"enum": [None]})
+    _walk(result)
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            if {} in operation.get("security", []):
+                del operation["security"]
+    return result
+
+
+def _walk(node: Any) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _walk(item)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("nullable") is True and "type" not in node:
+        del node["nullable"]
+        branches = node.pop("allOf", None) or node.pop("oneOf", None) or []
+        if NULL_SCHEMA not in branches:
+            branches = [*branches, NULL_SCHEMA]
+        node["oneOf"] = branches
+    enum = node.get("enum")
+    if isinstance(enum, list) and any(isinstance(value, str) and not value[:1].isalpha() for value in enum):
+        node["x-enum-varnames"] = [_varname(value) for value in enum]
+    for value in node.values():
+        _walk(value)
+
+
+def _varname(value: str) -> str:
+    """``1v1`` → ``ONE_V_ONE``, ``ffa4`` → ``FFA_FOUR``: a name for an enum value, its numbers in words."""
+    parts = re.findall(r"\d+|[A-Za-z]+", value)
+    words = [_NUMBER_WORDS[int(part)] if part.isdigit() and int(part) < len(_NUMBER_WORDS) else part for part in parts]
+    name = "_".join(word.upper() for word in words)
+    return name if name[:1].isalpha() else f"V_{name}"

@@ -489,6 +489,11 @@ class QueueSideOut(serializers.Serializer):
     players = PlayerRefOut(many=True)
 
 
+class HeldBackOut(serializers.Serializer):
+    username = serializers.CharField()
+    until = serializers.DateTimeField(help_text="When the rematch cooldown lets you two meet again.")
+
+
 class QueueOut(serializers.Serializer):
     status = serializers.ChoiceField(
         choices=["idle", "waiting", "matched", "expired", "left"],
@@ -533,6 +538,11 @@ class QueueOut(serializers.Serializer):
     )
     sides = QueueSideOut(
         many=True, help_text="Matched: the game's sides (teams, or each player of a free-for-all); else empty."
+    )
+    held_back = HeldBackOut(
+        many=True,
+        help_text="Waiting: players searching now whom the ladder's rematch cooldown keeps from you (you played "
+        "them within it), and when each is free; else empty. A match cancelled unplayed does not count.",
     )
 
 
@@ -639,6 +649,17 @@ class NotificationReadIn(StrictSerializer):
         if "ids" not in attrs and not attrs.get("all"):
             raise serializers.ValidationError({"ids": [NOTIFICATION_NOTHING]})
         return attrs
+
+
+# NotificationReadIn's two bodies, for the schema (api.views.notifications): ids, or all.
+class NotificationReadIdsIn(StrictSerializer):
+    ids = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1, max_length=200)
+
+
+class NotificationReadAllIn(StrictSerializer):
+    all = serializers.BooleanField(help_text="true marks every notification read.")
+
+    schema_rules: ClassVar[dict[str, Any]] = {"properties": {"all": {"type": "boolean", "enum": [True]}}}
 
 
 class NotificationReadOut(serializers.Serializer):

@@ -318,6 +318,8 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "ladder.models.match.MatchStatus",
         "QueueFormatEnum": "api.serializers.FORMAT_CODES",
     },
+    # drf-spectacular's enum components, then forms a strict OpenAPI 3.0.3 reader takes as meant (api.schema).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "api.schema.strict_openapi_30"],
 }
 
 LANGUAGE_CODE = "en-us"

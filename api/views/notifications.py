@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,7 +12,14 @@ from rest_framework.views import APIView
 
 from api.pagination import ApiPagination
 from api.permissions import TokenScope
-from api.serializers import NotificationFilterIn, NotificationOut, NotificationReadIn, NotificationReadOut
+from api.serializers import (
+    NotificationFilterIn,
+    NotificationOut,
+    NotificationReadAllIn,
+    NotificationReadIdsIn,
+    NotificationReadIn,
+    NotificationReadOut,
+)
 from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
 from notifications.models import Notification
 from notifications.services import for_user, mark_read, unread_count
@@ -58,7 +65,12 @@ class NotificationListView(APIView):
 class NotificationReadView(APIView):
     @extend_schema(
         operation_id="notifications_read",
-        request=NotificationReadIn,
+        # NotificationReadIn parses it; its one rule (ids or all) reads to a client as two bodies.
+        request=PolymorphicProxySerializer(
+            component_name="NotificationReadIn",
+            serializers=[NotificationReadIdsIn, NotificationReadAllIn],
+            resource_type_field_name=None,
+        ),
         responses={200: NotificationReadOut, **errors(403)},
         description='Mark notifications read: `{"ids": [1, 2]}` (ids that are not yours, or already read, are '
         'skipped) or `{"all": true}`. Give exactly one of the two.',

@@ -1,0 +1,165 @@
+"""Every operation's real answers, recorded while the flows run, validate against the schema.
+
+The flows a bot plays (queue, Ready, result, confirm; a party's 2 v 2; a report and its dispute;
+comments, evidence, notifications; a moderator's void and its replay job; the public reads) run
+through the API with the cast's clients; ``tests.api.openapi.Recorder`` holds each answer
+against the published schema with a strict OpenAPI 3.0 validator. Every operation answers at
+least once, and its refusals (404, 400, 409) validate too.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from ladder.services.nightly import leaderboard_snapshot, local_midnight
+from seasons.models import Season, SeasonStatus
+from tests.api.openapi import Recorded, Recorder
+from tests.factories import LadderFactory, member
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def recorder(api) -> Recorder:
+    return Recorder(api.get("/api/v1/schema/").json())
+
+
+def test_every_operation_answers_as_the_schema_says(
+    recorder, api, client_for, ladder, player, opponent, moderator_anywhere, celery_eager
+):
+    anon = Recorded(api, recorder)
+    alice, bob = Recorded(client_for(player), recorder), Recorded(client_for(opponent), recorder)
+    carol_user = member(ladder, "carol")
+    carol = Recorded(client_for(carol_user), recorder)
+    mod = Recorded(client_for(moderator_anywhere), recorder)
+    slug = ladder.slug
+
+    # Public reads, before and after play.
+    anon.get("/api/v1/ladders/")
+    anon.get(f"/api/v1/ladders/{slug}/")
+    anon.get("/api/v1/ladders/nowhere/")
+    alice.get("/api/v1/me/")
+    anon.get("/api/v1/me/")
+
+    # The queue: alice searches, polls, bob searches and they are paired; both Ready; alice reports; bob confirms.
+    queue = f"/api/v1/ladders/{slug}/queue/"
+    assert alice.post(queue).status_code == 201
+    assert alice.get(queue).json()["status"] == "waiting"
+    alice.post(queue)  # already searching: 409
+    assert bob.post(queue).status_code == 201
+    polled = alice.get(queue).json()
+    assert polled["status"] == "matched" and polled["opponent"]["username"] == "bob"
+    match_id = polled["match"]
+    assert alice.get(f"/api/v1/matches/{match_id}/").json()["series"] is None
+    alice.post(f"/api/v1/matches/{match_id}/result/")  # not ready: 409
+    for client in (alice, bob):
+        assert client.post(f"/api/v1/matches/{match_id}/ready/").status_code == 200
+    alice.post(f"/api/v1/matches/{match_id}/no-show/answer/")  # no claim: 409
+    alice.post(f"/api/v1/matches/{match_id}/games/")  # not a series: 409
+    result = alice.post(f"/api/v1/matches/{match_id}/result/", {"placements": [1, 2]})
+    assert result.status_code == 200, result.json()
+    alice.post(f"/api/v1/matches/{match_id}/confirm/")  # own report: 403
+    assert bob.post(f"/api/v1/matches/{match_id}/confirm/").status_code == 200
+    alice.get(queue)
+    alice.delete(queue)  # not searching: 409
+
+    # A second pair that cancels by agreement and a third with a no-show claim.
+    carol.post(queue)
+    bob.post(queue)
+    second = carol.get(queue).json()["match"]
+    carol.post(f"/api/v1/matches/{second}/cancel/")
+    bob.post(f"/api/v1/matches/{second}/cancel/")
+    carol.post(queue)
+    carol.delete(queue)
+    alice.post(queue)
+    carol.post(queue)
+    third = alice.get(queue).json()["match"]
+    alice.post(f"/api/v1/matches/{third}/ready/")
+    carol.post(f"/api/v1/matches/{third}/ready/")
+    alice.post(f"/api/v1/matches/{third}/no-show/")
+    carol.post(f"/api/v1/matches/{third}/no-show/answer/", {"answer": "played"})
+
+    # A report by alice that bob disputes, then every dispute of carol's reports; comments and evidence.
+    report = {"ladder": slug, "sides": [{"players": ["alice"], "placement": 1}, {"players": ["bob"], "placement": 2}]}
+    reported = alice.post("/api/v1/matches/", report)
+    assert reported.status_code == 201, reported.json()
+    pending = reported.json()["id"]
+    alice.post("/api/v1/matches/", {**report, "sides": [{"players": ["bob"], "placement": 1}]})  # 400
+    bob.post(f"/api/v1/matches/{pending}/dispute/", {"reason": "I won"})
+    carol.post("/api/v1/matches/dispute-all/", {"reporter": "alice"})
+    alice.post(f"/api/v1/matches/{pending}/comments/", {"body": "gg"})
+    anon.get(f"/api/v1/matches/{pending}/comments/")
+    alice.post(f"/api/v1/matches/{pending}/evidence/", {"url": "https://example.com/replay/1"})
+    anon.get(f"/api/v1/matches/{pending}/evidence/")
+    anon.get("/api/v1/matches/", {"ladder": slug})
+    anon.get("/api/v1/matches/999999/")
+    anon.get("/api/v1/players/bob/matches/")
+
+    # A moderator's decisions and the replay job they start.
+    voided = mod.post(f"/api/v1/matches/{match_id}/void/", {"reason": "test"})
+    assert voided.status_code in {200, 202}, voided.json()
+    mod.post(f"/api/v1/matches/{pending}/correct/", {"placements": [2, 1], "reason": "swapped"})
+    if (job := voided.json().get("job")) is not None:
+        mod.get(f"/api/v1/replay-jobs/{job['id']}/")
+    mod.get("/api/v1/replay-jobs/999999/")
+
+    # A party's 2 v 2 in a ladder of teams.
+    LadderFactory(slug="teams", allow_teams=True, queue_formats="1v1,2v2", rematch_cooldown_minutes=0)
+    for client in (alice, bob, carol):
+        client.post("/api/v1/ladders/teams/membership/")
+    party = "/api/v1/ladders/teams/party/"
+    alice.get(party)
+    alice.post(party + "invitations/", {"username": "bob"})
+    alice.post(party + "invitations/", {"username": "carol"})
+    alice.delete(party + "invitations/carol/")
+    invited = bob.get(party).json()
+    party_id = invited["invitations"][0]["party"]
+    bob.post(f"{party}invitations/{party_id}/accept/")
+    carol.post(f"{party}invitations/{party_id}/decline/")
+    alice.get(party)
+    alice.post("/api/v1/ladders/teams/queue/", {"formats": ["2v2"]})
+    alice.get("/api/v1/ladders/teams/queue/")
+    bob.post(party + "leave/")
+    bob.delete("/api/v1/ladders/teams/membership/")
+
+    # Notifications, read by ids and all at once.
+    listed = bob.get("/api/v1/notifications/").json()
+    ids = [row["id"] for row in listed["results"]][:2]
+    bob.post("/api/v1/notifications/read/", {"ids": ids or [1]})
+    bob.post("/api/v1/notifications/read/", {"all": True})
+    bob.post("/api/v1/notifications/read/", {})  # 400
+
+    # The rest of the public reads: leaderboard, win probability, players, history, stats, snapshots, seasons.
+    anon.get(f"/api/v1/ladders/{slug}/leaderboard/")
+    anon.get(f"/api/v1/ladders/{slug}/leaderboard/", {"page": 99})
+    anon.get(f"/api/v1/ladders/{slug}/win-probability/", {"a": "alice", "b": "bob"})
+    anon.get("/api/v1/players/alice/")
+    anon.get("/api/v1/players/ghost/")
+    anon.get(f"/api/v1/players/alice/ladders/{slug}/history/")
+    anon.get("/api/v1/players/alice/versus/bob/", {"ladder": slug})
+    anon.get(f"/api/v1/ladders/{slug}/stats/", {"field": "map"})
+    snapshot = leaderboard_snapshot(ladder=ladder, midnight=local_midnight(ladder=ladder, at=timezone.now()))
+    anon.get(f"/api/v1/ladders/{slug}/snapshots/")
+    anon.get(f"/api/v1/ladders/{slug}/snapshots/{snapshot.date.isoformat()}/")
+    now = timezone.now()
+    season = Season.objects.create(
+        ladder=ladder,
+        name="Spring",
+        starts_at=now - timedelta(days=1),
+        ends_at=now + timedelta(days=9),
+        status=SeasonStatus.RUNNING,
+    )
+    anon.get(f"/api/v1/ladders/{slug}/seasons/")
+    anon.get(f"/api/v1/ladders/{slug}/seasons/{season.pk}/")
+    alice.delete(f"/api/v1/ladders/{slug}/membership/")
+    alice.post(f"/api/v1/ladders/{slug}/membership/")
+
+    operations = {
+        operation["operationId"]
+        for operations in recorder.schema["paths"].values()
+        for operation in operations.values()
+    }
+    assert operations - set(recorder.answered) == set()
