@@ -1,4 +1,5 @@
 # The two commands: `make run` serves the site with demo data, `make test` runs every check.
+# `make run`'s server (core/management/commands/serve.py) also runs the periodic tasks.
 # `make stack` runs it production-like: PostgreSQL, Redis, gunicorn, a Celery worker and beat.
 .PHONY: run stack test lint format migrate shell clean
 
@@ -16,7 +17,7 @@ run:
 	@echo ""
 	@echo "  Ladder is running at http://$(HOST):$(PORT)/   (moderation: http://$(HOST):$(PORT)/admin/)"
 	@echo ""
-	@.venv/bin/python manage.py runserver $(HOST):$(PORT)
+	@.venv/bin/python manage.py serve $(HOST):$(PORT) --demo-searchers
 
 stack:
 	@HOST=$(HOST) PORT=$(PORT) bash scripts/stack.sh
