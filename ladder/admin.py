@@ -483,13 +483,19 @@ class MatchAdmin(admin.ModelAdmin):
         for line in refused:
             self.message_user(request, line, messages.ERROR)
 
-    @admin.action(description="Confirm and rate the selected matches", permissions=["change"])
-    def confirm_matches(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Match]) -> None:
-        def confirm(match: Match) -> None:
-            match_moderate_confirm(match=match, moderator=request.user)
-            self.log_change(request, match, "Confirmed by a moderator.")
+    @admin.action(description="Confirm and rate the selected matches (asks for a reason)", permissions=["change"])
+    def confirm_matches(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Match]) -> TemplateResponse | None:
+        form = ReasonForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            reason = form.cleaned_data["reason"]
 
-        self._each(request, queryset, confirm, "Confirmed")
+            def confirm(match: Match) -> None:
+                match_moderate_confirm(match=match, moderator=request.user, reason=reason)
+                self.log_change(request, match, f"Confirmed by a moderator: {reason}")
+
+            self._each(request, queryset, confirm, "Confirmed")
+            return None
+        return self._intermediate(request, queryset, "confirm_matches", "Confirm matches as reported", form)
 
     @admin.action(description="Void the selected matches (asks for a reason)", permissions=["change"])
     def void_matches(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Match]) -> TemplateResponse | None:

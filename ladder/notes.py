@@ -45,6 +45,11 @@ def correction_note(sides: Sequence[Sequence[str]], placements: Sequence[int | N
     return f"Corrected by a moderator: {result_sentence(sides, placements)}. Reason: {_reason(reason)}"
 
 
+def confirm_note(reason: str) -> str:
+    """ "Confirmed as reported by a moderator. Reason: …" """
+    return f"Confirmed as reported by a moderator. Reason: {_reason(reason)}"
+
+
 def void_note(moderator: str | None, reason: str) -> str:
     """ "Voided by moderator: the result no longer counts. Reason: …" """
     return f"Voided by {moderator or 'a moderator'}: the result no longer counts. Reason: {_reason(reason)}"

@@ -87,12 +87,16 @@ def match_correct(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
 def match_moderate_confirm(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     _moderator_only(request)
     match = get_object_or_404(Match, pk=pk)
-    try:
-        moderation.match_moderate_confirm(match=match, moderator=request.user)
-    except ValidationError as exc:
-        return _match_page(request, pk, {"confirm_error": " ".join(exc.messages)})
-    messages.success(request, CONFIRMED)
-    return redirect(match)
+    form = ReasonForm(request.POST, prefix="confirm")
+    if form.is_valid():
+        try:
+            moderation.match_moderate_confirm(match=match, moderator=request.user, reason=form.cleaned_data["reason"])
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, CONFIRMED)
+            return redirect(match)
+    return _match_page(request, pk, {"confirm_form": form})
 
 
 def _match_page(request: AuthenticatedHttpRequest, pk: int, forms: dict[str, Any]) -> HttpResponse:

@@ -1,9 +1,10 @@
 """The moderation desk's reads: the matches that wait for a moderator's decision.
 
-Four lists, newest first, each capped at ``DESK_LIST_SIZE`` with its full count (the rest
-are one link away in the admin): disputed results, no-show claims, matches that expired
-unplayed in the last ``EXPIRED_DAYS`` days, and results the fair-play checks held for
-review. Each list costs a count and one page of rows with their sides and players, so the
+Four lists, newest first by the moment each match came to the desk, each capped at
+``DESK_LIST_SIZE`` with its full count (the rest are one link away in the admin): disputed
+results, no-show claims (a contested one too: it is listed there only, so no match counts
+twice), matches that expired unplayed in the last ``EXPIRED_DAYS`` days, and results the
+fair-play checks held for review. Each list costs a count and one page of rows with their sides and players, so the
 page's query count does not grow with the number of matches.
 """
 
@@ -12,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models import F, Max, Prefetch, Q, QuerySet
+from django.db.models.functions import Coalesce
 
 from ladder.models import CancelReason, Match, MatchSide, MatchStatus, Participant
 
@@ -111,19 +113,29 @@ def _list(key: str, title: str, matches: QuerySet[Match], since: str, admin_quer
 
 def moderation_desk(*, now: datetime) -> Desk:
     """What waits for a moderator, list by list (docs/rules.md §18)."""
-    claimed = Q(status=MatchStatus.CLAIMED) | Q(status=MatchStatus.DISPUTED, sides__no_show_claimed_at__isnull=False)
-    claims = Match.objects.filter(pk__in=Match.objects.filter(claimed).values("pk"))
+    contested = Match.objects.filter(status=MatchStatus.DISPUTED, sides__no_show_claimed_at__isnull=False)
+    claims = Match.objects.filter(Q(status=MatchStatus.CLAIMED) | Q(pk__in=contested.values("pk")))
+    # A dispute came in when a side disputed (a contested claim has no report at all).
+    disputed_at = Coalesce(Max("sides__answered_at", filter=Q(sides__answer="disputed")), "reported_at")
     expired_since = now - timedelta(days=EXPIRED_DAYS)
     return Desk(
         lists=[
             _list(
                 "disputed",
                 "Disputed results",
-                Match.objects.filter(status=MatchStatus.DISPUTED),
-                "reported_at",
+                Match.objects.filter(status=MatchStatus.DISPUTED)
+                .exclude(pk__in=contested.values("pk"))
+                .annotate(came_in=disputed_at),
+                "came_in",
                 "status__exact=disputed",
             ),
-            _list("claims", "No-show claims", claims, "claim_deadline", "status__exact=claimed"),
+            _list(
+                "claims",
+                "No-show claims",
+                claims.annotate(came_in=Max("sides__no_show_claimed_at")),
+                "came_in",
+                "status__exact=claimed",
+            ),
             _list(
                 "expired",
                 f"Expired unplayed (last {EXPIRED_DAYS} days)",

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.models import Confirmation, Match, MatchSide, MatchStatus
-from ladder.notes import correction_note, void_note
+from ladder.notes import confirm_note, correction_note, void_note
 from ladder.services.matches import (
     ALREADY_VOID,
     CANNOT_CONFIRM,
@@ -41,17 +41,21 @@ class Decision:
     job: ReplayJob | None
 
 
-def match_moderate_confirm(*, match: Match, moderator: User, now: datetime | None = None) -> Match:
-    """A moderator settles a pending or disputed match as reported."""
+def match_moderate_confirm(*, match: Match, moderator: User, reason: str, now: datetime | None = None) -> Match:
+    """A moderator settles a pending or disputed match as reported, saying why, as every decision does."""
     now = now or timezone.now()
+    if not reason.strip():
+        raise ValidationError(REASON_REQUIRED, code="reason_required")
     with transaction.atomic():
         match = _locked(match)
         if match.status not in (MatchStatus.PENDING, MatchStatus.DISPUTED):
             raise ValidationError(
                 CANNOT_CONFIRM, code="cannot_confirm", params={"status": match.get_status_display().lower()}
             )
+        match.moderator_note = _note(match, confirm_note(reason))
+        match.save(update_fields=["moderator_note"])
         _confirm(match, Confirmation.MODERATOR, now)
-        tell_decision(match=match, lineup=lineup_of(match), action="confirm", reason="", now=now)
+        tell_decision(match=match, lineup=lineup_of(match), action="confirm", reason=reason.strip(), now=now)
         return match
 
 

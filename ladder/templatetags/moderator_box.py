@@ -28,9 +28,9 @@ class ModeratorBox:
     can_confirm: bool
     can_void: bool
     can_correct: bool
+    confirm_form: ReasonForm
     void_form: ReasonForm
     correct_form: CorrectionForm
-    confirm_error: str
 
 
 @register.simple_tag(takes_context=True)
@@ -43,13 +43,13 @@ def moderator_box(context: template.Context) -> ModeratorBox | None:
     match = summary.match
     sides = [line.side for line in summary.sides]  # prefetched with their players
     refused_void, refused_correct = context.get("void_form"), context.get("correct_form")
-    confirm_error = str(context.get("confirm_error") or "")
+    refused_confirm = context.get("confirm_form")
     # A refused decision keeps its form on the page, with the error, whatever the match's state now.
     return ModeratorBox(
-        can_confirm=match.status in CONFIRMABLE or bool(confirm_error),
+        can_confirm=match.status in CONFIRMABLE or refused_confirm is not None,
         can_void=match.status not in (MatchStatus.VOID, MatchStatus.CANCELLED) or refused_void is not None,
         can_correct=match.status in CORRECTABLE or refused_correct is not None,
+        confirm_form=refused_confirm or ReasonForm(prefix="confirm"),
         void_form=refused_void or ReasonForm(prefix="void"),
         correct_form=refused_correct or CorrectionForm(prefix="correct", sides=sides),
-        confirm_error=confirm_error,
     )

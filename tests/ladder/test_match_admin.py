@@ -36,15 +36,25 @@ def test_changelist_filters_and_searches_by_player(client, ladder, player, oppon
     assert client.get(CHANGELIST, {"q": "nobody"}).context["cl"].result_count == 0
 
 
-def test_confirm_action_rates_the_match_and_logs_it(client, ladder, player, opponent, moderator):
+def test_confirm_action_asks_for_a_reason_then_rates_the_match_and_logs_it(client, ladder, player, opponent, moderator):
     match = report(ladder, player, opponent)
+    data = {"action": "confirm_matches", "_selected_action": [match.pk]}
 
-    client.post(CHANGELIST, {"action": "confirm_matches", "_selected_action": [match.pk]})
+    form_page = client.post(CHANGELIST, data)
+    missing = client.post(CHANGELIST, {**data, "apply": "1", "reason": ""})
+    assert form_page.status_code == 200 and "reason" in form_page.text
+    assert "This field is required." in missing.text
+    match.refresh_from_db()
+    assert match.status == MatchStatus.PENDING
+
+    client.post(CHANGELIST, {**data, "apply": "1", "reason": "both players told me"})
 
     match.refresh_from_db()
     assert match.status == MatchStatus.CONFIRMED and match.confirmation == "moderator"
+    assert "Reason: both players told me." in match.moderator_note
     assert PlayerRating.objects.get(ladder=ladder, player=player).games == 1
-    assert LogEntry.objects.filter(object_id=str(match.pk), user=moderator).exists()
+    entry = LogEntry.objects.get(object_id=str(match.pk), user=moderator)
+    assert "both players told me" in entry.get_change_message()
 
 
 def test_void_action_asks_for_a_reason_then_replays(

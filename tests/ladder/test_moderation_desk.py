@@ -15,6 +15,8 @@ from django.utils import timezone
 from ladder.models import CancelReason, Match, MatchSide, MatchStatus, Participant, SideAnswer
 from ladder.selectors.moderation import DESK_LIST_SIZE
 from ladder.views_moderation import CONFIRMED, CORRECTED, NOT_A_MODERATOR, VOIDED
+from notifications.models import Kind, Notification
+from notifications.texts import describe
 
 pytestmark = pytest.mark.django_db
 DESK = reverse("moderation")
@@ -84,9 +86,45 @@ def test_desk_lists_no_show_claims_and_contested_claims(moderator_client, ladder
 
     desk = moderator_client.get(DESK).context["desk"]
 
-    claims = {desk_list.key: desk_list for desk_list in desk.lists}["claims"]
+    lists = {desk_list.key: desk_list for desk_list in desk.lists}
+    claims = lists["claims"]
     assert claims.count == 2 and {row.match.pk for row in claims.rows} == {claimed.pk, contested.pk}
     assert all(row.claimants[0].players == ["alice"] for row in claims.rows)
+    assert lists["disputed"].count == 0  # the contested claim is listed once, with the claims
+    assert desk.waiting == 2
+
+
+def test_desk_counts_each_match_once_and_lists_newest_first_with_its_age(
+    moderator_client, ladder, player, opponent, time_machine
+):
+    now = timezone.now()
+    time_machine.move_to(now, tick=False)
+    old_dispute = dispute(game(ladder, player, opponent, status=MatchStatus.DISPUTED, minutes_ago=600), opponent, "x")
+    Match.objects.filter(pk=old_dispute.pk).update(reported_at=now - timedelta(hours=10))
+    MatchSide.objects.filter(match=old_dispute).update(answered_at=now - timedelta(hours=9))
+    # A claim contested with "I did play": disputed, never reported, claimed 2 hours ago.
+    contested = game(ladder, player, opponent, status=MatchStatus.DISPUTED)
+    Match.objects.filter(pk=contested.pk).update(reported_by=None, reported_at=None)
+    MatchSide.objects.filter(match=contested, index=0).update(no_show_claimed_at=now - timedelta(hours=2))
+    MatchSide.objects.filter(match=contested, index=1).update(
+        answer=SideAnswer.DISPUTED, answered_at=now - timedelta(hours=1), dispute_reason="I was there"
+    )
+    older_claim = game(ladder, player, opponent, status=MatchStatus.CLAIMED, placements=(None, None))
+    MatchSide.objects.filter(match=older_claim, index=0).update(no_show_claimed_at=now - timedelta(hours=5))
+    Match.objects.filter(pk=older_claim.pk).update(claim_deadline=now + timedelta(hours=19))
+
+    response = moderator_client.get(DESK)
+
+    desk = response.context["desk"]
+    lists = {desk_list.key: desk_list for desk_list in desk.lists}
+    assert desk.waiting == 3 and "3 matches to look at, newest first." in response.text
+    assert [row.match.pk for row in lists["disputed"].rows] == [old_dispute.pk]
+    assert lists["disputed"].rows[0].since == now - timedelta(hours=9)  # when it was disputed
+    assert [(row.match.pk, row.since) for row in lists["claims"].rows] == [
+        (contested.pk, now - timedelta(hours=2)),
+        (older_claim.pk, now - timedelta(hours=5)),
+    ]
+    assert f"match {contested.pk} · 2\xa0hours ago" in response.text
 
 
 def test_desk_lists_matches_that_expired_in_the_last_30_days(moderator_client, ladder, player, opponent):
@@ -250,19 +288,34 @@ def test_correct_without_a_reason_or_with_a_bad_place_is_a_form_error(moderator_
     assert [side.placement for side in match.sides.order_by("index")] == [1, 2]
 
 
-def test_confirm_settles_a_dispute_as_reported(moderator_client, ladder, player, opponent):
+def test_confirm_settles_a_dispute_as_reported_with_the_reason_told(moderator_client, ladder, player, opponent):
     match = game(ladder, player, opponent, status=MatchStatus.DISPUTED)
+    url = reverse("ladder:match_moderate_confirm", args=[match.pk])
 
-    response = moderator_client.post(reverse("ladder:match_moderate_confirm", args=[match.pk]), follow=True)
+    response = moderator_client.post(url, {"confirm-reason": "the replay shows alice won"}, follow=True)
 
     assert CONFIRMED in response.text
     match.refresh_from_db()
     assert match.status == MatchStatus.CONFIRMED and match.confirmation == "moderator"
+    assert "Confirmed as reported by a moderator. Reason: the replay shows alice won." in match.moderator_note
+    told = Notification.objects.get(recipient=opponent, kind=Kind.DECISION)
+    assert describe(told).body.endswith("Reason: the replay shows alice won.")
+
+
+def test_confirm_needs_a_reason_shown_as_a_form_error(moderator_client, ladder, player, opponent):
+    match = game(ladder, player, opponent, status=MatchStatus.DISPUTED)
+
+    response = moderator_client.post(reverse("ladder:match_moderate_confirm", args=[match.pk]), {"confirm-reason": " "})
+
+    assert response.status_code == 400
+    assert "This field is required." in response.text and '<details class="moderator-form" open>' in response.text
+    match.refresh_from_db()
+    assert match.status == MatchStatus.DISPUTED
 
 
 def test_confirming_a_confirmed_match_is_an_error_on_the_page(moderator_client, ladder, player, opponent):
     match = game(ladder, player, opponent, status=MatchStatus.VOID)
 
-    response = moderator_client.post(reverse("ladder:match_moderate_confirm", args=[match.pk]))
+    response = moderator_client.post(reverse("ladder:match_moderate_confirm", args=[match.pk]), {"confirm-reason": "r"})
 
     assert response.status_code == 400 and "errorlist nonfield" in response.text
