@@ -6,6 +6,7 @@ from django.urls import include, path
 from api import docs as api_docs
 from api import web as api_web
 from api.errors import site_not_found, site_server_error
+from core.views import robots_txt
 from ladder import header as ladder_header
 from ladder import views as ladder_views
 from ladder import views_help as ladder_views_help
@@ -13,6 +14,7 @@ from ladder import views_moderation as ladder_views_moderation
 
 urlpatterns = [
     path("", ladder_views.home, name="home"),
+    path("robots.txt", robots_txt, name="robots_txt"),
     path("help/", ladder_views_help.help_page, name="help"),
     path("moderation/", ladder_views_moderation.desk, name="moderation"),
     path("ladders/", include("ladder.urls")),
