@@ -5,7 +5,9 @@ No database is needed: the requests are for addresses that answer without one.
 
 from __future__ import annotations
 
+import gzip
 import http.client
+import json
 import os
 import shutil
 import signal
@@ -142,3 +144,39 @@ def test_slow_clients_do_not_hold_the_worker_behind_the_proxy(nginx_port):
 
     assert response.status == 404
     assert "gunicorn" not in (response.getheader("Server") or "").lower()
+
+
+def get_gzipped(port: int, path: str) -> tuple[http.client.HTTPResponse, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", path, headers={"Accept-Encoding": "gzip"})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response, body
+
+
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [("/api/v1/schema/", "application/vnd.oai.openapi+json"), ("/help/", "text/html"), ("/no-such-page/", "text/html")],
+)
+def test_the_schema_and_pages_come_gzipped_through_the_proxy(nginx_port, path, content_type):
+    response, body = get_gzipped(nginx_port, path)
+
+    assert response.getheader("Content-Type", "").startswith(content_type)
+    assert response.getheader("Content-Encoding") == "gzip"
+    assert "Accept-Encoding" in (response.getheader("Vary") or "")
+    plain = gzip.decompress(body)
+    assert len(body) * 2 < len(plain)
+    if path == "/api/v1/schema/":
+        assert json.loads(plain)["openapi"].startswith("3.")
+
+
+def test_a_client_that_takes_no_gzip_gets_plain_text_through_the_proxy(nginx_port):
+    connection = http.client.HTTPConnection("127.0.0.1", nginx_port, timeout=30)
+    connection.request("GET", "/api/v1/schema/")
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+
+    assert response.getheader("Content-Encoding") is None
+    assert json.loads(body)["openapi"].startswith("3.")
