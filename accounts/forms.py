@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -10,7 +11,7 @@ from django.core.exceptions import ValidationError
 
 from accounts.mail import password_reset_mail_send
 from accounts.models import User
-from accounts.validators import USERNAME_TAKEN, USERNAME_TOO_LONG
+from accounts.validators import EMAIL_VERIFIED_ELSEWHERE, USERNAME_TAKEN, USERNAME_TOO_LONG
 
 ACCOUNT_BANNED = (
     "This account is banned (deactivated) by a moderator, so it cannot sign in. "
@@ -64,6 +65,9 @@ class SignUpForm(UserCreationForm):
             raise forms.ValidationError(USERNAME_TAKEN, code="unique", params={"value": username})
         return username
 
+    def clean_email(self) -> str:
+        return _address_not_verified_elsewhere(self.cleaned_data["email"], account=None)
+
 
 class AccountSettingsForm(forms.ModelForm):
     class Meta:
@@ -74,6 +78,22 @@ class AccountSettingsForm(forms.ModelForm):
             "email": "Where a new password and, once you allow them, notifications are sent. A new address gets "
             "a link to check it is yours. Only moderators see it; it is never shown on your profile."
         }
+
+    def clean_email(self) -> str:
+        return _address_not_verified_elsewhere(self.cleaned_data["email"], account=self.instance)
+
+
+def _address_not_verified_elsewhere(email: str, *, account: User | None) -> str:
+    """``email``, unless another account has verified it: one verified address, one account.
+
+    The error says no more than that: not which account, nor whether it is a player's.
+    """
+    holders = User.objects.with_verified_address(email) if email else User.objects.none()
+    if account is not None and account.pk is not None:
+        holders = holders.exclude(pk=account.pk)
+    if holders.exists():
+        raise forms.ValidationError(EMAIL_VERIFIED_ELSEWHERE, code="verified_elsewhere")
+    return email
 
 
 class PasswordResetMailForm(PasswordResetForm):
@@ -94,6 +114,18 @@ class PasswordResetMailForm(PasswordResetForm):
     ) -> None:
         password_reset_mail_send(user=context["user"], uidb64=context["uid"], token=context["token"])
 
+    def get_users(self, email: str) -> Iterator[User]:
+        """The account that verified ``email``, if one did; else every account holding it unverified.
+
+        A verified address belongs to one account, so the link goes to that one only. An
+        address nobody verified may sit on several accounts (typing it proves nothing);
+        then each gets its own link, and the first one used verifies the address for its
+        account, after which only that account gets resets for it.
+        """
+        accounts = list(super().get_users(email))
+        verified = [account for account in accounts if account.has_verified_email]
+        yield from verified or accounts
+
     def send_reset_mails(self) -> None:
-        """Mail a link to every account the typed address matches (none, one, or a few)."""
+        """Mail a link to the account(s) the typed address matches: none, the verifier, or the holders."""
         self.save(domain_override=urlsplit(settings.SITE_URL).netloc)

@@ -7,12 +7,18 @@ from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Lookup
+from django.db.models import F, Lookup, Q
 from django.db.models.functions import Lower
 from django.db.models.sql.compiler import SQLCompiler
 from django.urls import reverse
 
-from accounts.validators import USERNAME_MAX_LENGTH, USERNAME_TAKEN_ANY_CASE, USERNAME_TOO_LONG, UsernameValidator
+from accounts.validators import (
+    EMAIL_VERIFIED_ELSEWHERE,
+    USERNAME_MAX_LENGTH,
+    USERNAME_TAKEN_ANY_CASE,
+    USERNAME_TOO_LONG,
+    UsernameValidator,
+)
 from core import db
 
 
@@ -31,6 +37,10 @@ class UsernameIExact(Lookup):
 
 
 class UserManager(DjangoUserManager["User"]):
+    def with_verified_address(self, email: str) -> models.QuerySet[User]:
+        """The account that has verified ``email`` (in any case) and still uses it: none or one."""
+        return self.filter(email__iexact=email, email_verified__iexact=email).exclude(email="")
+
     def get_by_natural_key(self, username: str | None) -> User:
         """Log in whatever the case typed: usernames are unique case-insensitively."""
         return self.get(username__iexact=username)
@@ -58,7 +68,13 @@ def _user_by_pk() -> tuple[list[str], str]:
 
 
 class User(AbstractUser):
-    """A player, moderator or bot. Usernames are unique whatever their case."""
+    """A player, moderator or bot. Usernames are unique whatever their case.
+
+    A verified address belongs to one account (``accounts_user_verified_email_unique``):
+    another account may type it, unverified, but can never verify it. Typing an address
+    proves nothing, so refusing unverified duplicates would let anyone block an address
+    (and ask the form who has it).
+    """
 
     username = models.CharField(
         "username",
@@ -99,7 +115,14 @@ class User(AbstractUser):
                 Lower("username"),
                 name="accounts_user_username_ci_unique",
                 violation_error_message=USERNAME_TAKEN_ANY_CASE,
-            )
+            ),
+            # The address of a row whose ``email`` is its verified one (``has_verified_email``).
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=Q(email_verified__iexact=F("email")) & ~Q(email=""),
+                name="accounts_user_verified_email_unique",
+                violation_error_message=EMAIL_VERIFIED_ELSEWHERE,
+            ),
         ]
         # Password resets look accounts up by address, whatever its case (``email__iexact``).
         indexes = [models.Index(Lower("email"), name="accounts_user_email_ci")]

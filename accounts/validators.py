@@ -17,6 +17,10 @@ USERNAME_BAD_CHARACTERS = "Usernames may use only letters A–Z, digits, “_”
 USERNAME_BAD_START = "Usernames must start with a letter or a digit."
 USERNAME_TAKEN_ANY_CASE = "That username is already taken (usernames are not case-sensitive)."
 USERNAME_TAKEN = "The username “%(value)s” is already taken (usernames are not case-sensitive)."
+EMAIL_VERIFIED_ELSEWHERE = (
+    "Another account has confirmed this address as its own, so it cannot be used for this one. "
+    "Use another address, or leave the field empty."
+)
 
 
 @deconstructible

@@ -5,6 +5,9 @@ secret (``django.core.signing``, a salt of its own) and dated: it is good for
 ``VERIFY_LINK_DAYS`` days. Following it records the address in ``User.email_verified``.
 A link for an address the account no longer uses is refused, so a link for an old
 address can never verify a new one. No login is needed: the link itself is the proof.
+
+A verified address belongs to one account (a unique constraint on it): a link for an
+address another account has verified meanwhile is refused.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.core import signing
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from accounts.models import User
@@ -27,6 +31,11 @@ LINK_INVALID = "This link is not valid: it may have been cut short. Copy the who
 LINK_OLD_ADDRESS = (
     "This link was sent to an address your account no longer uses. "
     "Follow the link in the newest mail, or ask for a new one in your account settings."
+)
+
+LINK_ADDRESS_TAKEN = (
+    "Another account has confirmed this address as its own meanwhile, so it cannot be confirmed for yours. "
+    "Use another address in your account settings."
 )
 
 
@@ -62,8 +71,22 @@ def email_verify(*, token: str) -> User:
     if not payload["e"] or payload["e"].casefold() != user.email.casefold():
         raise VerificationError(LINK_OLD_ADDRESS)
     if not user.has_verified_email:
-        # Only this field: a save of the whole row could undo a change made meanwhile.
-        if not User.objects.filter(pk=user.pk, email=user.email).update(email_verified=user.email):
+        if User.objects.with_verified_address(user.email).exclude(pk=user.pk).exists():
+            raise VerificationError(LINK_ADDRESS_TAKEN)
+        if not address_verify(user=user):
             raise VerificationError(LINK_OLD_ADDRESS)  # changed between the read and the write
-        user.email_verified = user.email
     return user
+
+
+def address_verify(*, user: User) -> bool:
+    """Record ``user.email`` as verified; ``False`` if the account's address is another by now,
+    or another account verified it first (the unique constraint, when two race)."""
+    try:
+        # Only this field: a save of the whole row could undo a change made meanwhile.
+        with transaction.atomic():
+            updated = User.objects.filter(pk=user.pk, email=user.email).update(email_verified=user.email)
+    except IntegrityError:
+        return False
+    if updated:
+        user.email_verified = user.email
+    return bool(updated)

@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,7 +22,8 @@ from accounts.mail import (
 from accounts.models import User
 from accounts.signals import PasswordSetBy, password_set
 from accounts.throttling import login_warning, signup_refused_message, signup_take, signup_wait, wait_words
-from accounts.verification import VERIFY_LINK_DAYS, VerificationError, email_verify
+from accounts.validators import EMAIL_VERIFIED_ELSEWHERE
+from accounts.verification import VERIFY_LINK_DAYS, VerificationError, address_verify, email_verify
 
 VERIFY_SENT = "We sent a link to {email}. Follow it within {days} days to confirm the address is yours."
 VERIFY_RESEND_REFUSED = "You asked for several links in a short time. Try again in {wait}."
@@ -59,6 +60,9 @@ def signup(request: HttpRequest) -> HttpResponse:
             if verification_mail_send(user=user):
                 messages.info(request, VERIFY_SENT.format(email=user.email, days=VERIFY_LINK_DAYS))
             return redirect("home")
+    elif request.method == "POST" and not wait and form.has_error("email", code="verified_elsewhere"):
+        # Counted like a sign-up, so the form cannot test address after address for accounts.
+        signup_take(request=request)
     if wait:
         # A form shown (GET) says so at once; a form sent is refused with 429.
         return _signup_refused(request, form, wait, status=429 if request.method == "POST" else 200)
@@ -95,7 +99,12 @@ def account_settings(request: HttpRequest) -> HttpResponse:
             response = render(request, "accounts/settings.html", {"form": form, "address": address}, status=429)
             response["Retry-After"] = str(wait)
             return response
-        user = form.save()
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:  # another account verified the address since the form checked it
+            form.add_error("email", EMAIL_VERIFIED_ELSEWHERE)
+            return render(request, "accounts/settings.html", {"form": form, "address": address})
         messages.success(request, "Your settings are saved.")
         if sends_link and verification_mail_send(user=user):
             messages.info(request, VERIFY_SENT.format(email=user.email, days=VERIFY_LINK_DAYS))
@@ -160,7 +169,8 @@ class PasswordResetRequestView(auth_views.PasswordResetView):
 class PasswordResetSetView(auth_views.PasswordResetConfirmView):
     """A new password from the mailed link. The link went to the account's address, so
     following it verifies that address too (the token is bound to it: a changed address
-    voids the link). Django ends the account's sessions; ``password_set`` ends the rest."""
+    voids the link), unless another account verified it first. Django ends the account's
+    sessions; ``password_set`` ends the rest."""
 
     success_url = reverse_lazy("accounts:password_reset_complete")
 
@@ -168,13 +178,8 @@ class PasswordResetSetView(auth_views.PasswordResetConfirmView):
     def form_valid(self, form: Form) -> HttpResponse:
         response = super().form_valid(form)
         user = self.user
-        if (
-            user is not None
-            and user.email
-            and not user.has_verified_email
-            and User.objects.filter(pk=user.pk, email=user.email).update(email_verified=user.email)
-        ):
-            user.email_verified = user.email
+        if user is not None and user.email and not user.has_verified_email:
+            address_verify(user=user)  # refused, and harmless, when another account verified it
         if user is not None:
             password_set.send(sender=User, user=user, how=PasswordSetBy.RESET)
         return response
