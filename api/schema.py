@@ -31,7 +31,29 @@ from drf_spectacular.utils import Direction, PolymorphicProxySerializer
 from rest_framework import serializers
 from rest_framework.request import Request
 
+from api.pagination import ApiPagination
+
 NO_NUL = "^[^\\x00]*$"
+# What ApiPagination does when a list is asked without them.
+PAGE_DEFAULTS = {
+    "page": {"default": 1},
+    "page_size": {"default": ApiPagination.page_size, "maximum": ApiPagination.max_page_size},
+}
+# Response headers: (status, header) -> its object; an operation id narrows one to that operation.
+RETRY_AFTER = {
+    "description": "Seconds until a retry can succeed.",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 0},
+}
+IDEMPOTENT_REPLAYED = {
+    "description": "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`.",
+    "schema": {"type": "string", "enum": ["true"]},
+}
+RESPONSE_HEADERS: list[tuple[str | None, str, str, dict[str, Any]]] = [
+    (None, "429", "Retry-After", RETRY_AFTER),
+    (None, "503", "Retry-After", RETRY_AFTER),
+    ("matches_report", "201", "Idempotent-Replayed", IDEMPOTENT_REPLAYED),
+]
 
 
 class StrictSerializerScheme(OpenApiSerializerExtension):
@@ -109,6 +131,8 @@ class AutoSchema(SpectacularAutoSchema):
         for parameter in parameters:
             if parameter["in"] == "query" and not parameter.get("required"):
                 parameter["allowEmptyValue"] = True
+            if parameter["in"] == "query" and parameter["name"] in PAGE_DEFAULTS:
+                parameter["schema"].update(PAGE_DEFAULTS[parameter["name"]])
         return parameters
 
 
@@ -126,6 +150,7 @@ def strict_openapi_30(result: dict[str, Any], generator: Any, request: Any, publ
       null becomes a branch of its own, ``oneOf: [$ref, NullEnum]`` (``NullEnum`` is ``{enum: [null]}``).
     - An enum with a value that is not a name (``1v1``) gets ``x-enum-varnames``, so generated
       clients name it ``ONE_V_ONE`` instead of ``VALUE_0``.
+    - ``Retry-After`` is declared on every 429 and 503, ``Idempotent-Replayed`` on a report's 201.
     - An operation anyone may call lists no ``security``: generators read any non-empty list,
       ``[{}, …]`` included, as "a token is required" (openapi-python-client's ``AuthenticatedClient``).
       A token is still accepted there (and gets its own, higher rate; docs/api.md).
@@ -136,6 +161,10 @@ def strict_openapi_30(result: dict[str, Any], generator: Any, request: Any, publ
         for operation in operations.values():
             if {} in operation.get("security", []):
                 del operation["security"]
+            for operation_id, status, header, declared in RESPONSE_HEADERS:
+                response = operation["responses"].get(status)
+                if response is not None and operation_id in (None, operation["operationId"]):
+                    response.setdefault("headers", {})[header] = declared
     return result
 
 

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from django.urls import include, path, register_converter
-from drf_spectacular.views import SpectacularJSONAPIView
 
-from api.views import comments, jobs, ladders, lifecycle, matches, notifications, parties, players, queue, series
+from api.views import (
+    comments,
+    jobs,
+    ladders,
+    lifecycle,
+    matches,
+    notifications,
+    parties,
+    players,
+    queue,
+    schema,
+    series,
+)
 
 app_name = "api"
 
@@ -32,7 +43,7 @@ register_converter(DateConverter, "isodate")
 urlpatterns = [
     path("", include("api.urls_seasons")),
     path("", include("api.urls_stats")),
-    path("schema/", SpectacularJSONAPIView.as_view(), name="schema"),
+    path("schema/", schema.SchemaView.as_view(), name="schema"),
     path("me/", players.MeView.as_view(), name="me"),
     path("ladders/", ladders.LadderListView.as_view(), name="ladders"),
     path("ladders/<slug:slug>/", ladders.LadderDetailView.as_view(), name="ladder"),

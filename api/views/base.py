@@ -21,6 +21,7 @@ _ERRORS = {
     409: "Conflicts with the current state (already reported, already in the queue…).",
     415: "Not JSON.",
     429: "Too many requests; see Retry-After.",
+    503: "A service the request needs (Redis, the database) is briefly unavailable (`unavailable`); see Retry-After.",
 }
 
 
@@ -35,8 +36,8 @@ class AuthenticatedRequest(Request):
 
 
 def errors(*codes: int) -> dict[int, OpenApiResponse]:
-    """The schema's error responses; 400, 401, 404, 405, 406 and 429 can answer anything."""
-    wanted = {400, 401, 404, 405, 406, 429, *codes}
+    """The schema's error responses; 400, 401, 404, 405, 406, 429 and 503 can answer anything."""
+    wanted = {400, 401, 404, 405, 406, 429, 503, *codes}
     return {
         code: OpenApiResponse(ErrorOut, description=_ERRORS.get(code, "Not acceptable: JSON only."))
         for code in sorted(wanted)

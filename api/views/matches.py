@@ -8,7 +8,6 @@ from typing import Any
 
 from django.db import transaction
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -55,7 +54,8 @@ BAD_KEY = "An Idempotency-Key has 1 to 255 printable ASCII characters."
 LIFECYCLE_FIELDS = ("pk", "status", "ladder_id", "ready_deadline", "play_deadline", "claim_deadline")
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
-    OpenApiTypes.STR,
+    # Printable ASCII; HTTP drops spaces around a header's value, so none begins or ends it.
+    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$"},
     OpenApiParameter.HEADER,
     required=False,
     description="Retrying with the same key and body returns the first response and changes nothing; "

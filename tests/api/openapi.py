@@ -8,6 +8,7 @@ as OAS 3.0.3 defines it (only beside a ``type``). It keeps which operations answ
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,11 +43,14 @@ class Recorder:
         declared = operation["responses"].get(status)
         assert declared is not None, f"{operation['operationId']}: status {status} is not declared"
         self.answered.setdefault(operation["operationId"], set()).add(response.status_code)
+        for header, declared_header in declared.get("headers", {}).items():
+            if declared_header.get("required"):
+                assert response.has_header(header), f"{operation['operationId']} {status}: no {header}"
         content = declared.get("content", {}).get("application/json")
         if content is None:
             assert not response.content, f"{operation['operationId']} {status}: a body, none declared"
             return response
-        body = response.json()
+        body = json.loads(response.content)
         validator = OAS30ReadValidator(
             {**content["schema"], "components": self.schema["components"]}, format_checker=oas30_format_checker
         )

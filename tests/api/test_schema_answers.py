@@ -163,3 +163,22 @@ def test_every_operation_answers_as_the_schema_says(
         for operation in operations.values()
     }
     assert operations - set(recorder.answered) == set()
+
+
+def test_a_503_and_a_429_answer_as_declared_with_retry_after(recorder, client_for, ladder, player, rf):
+    """The 503 of an unreachable Redis (core.middleware) and a queue cooldown's 429, held to the schema."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from core.middleware import ServiceUnavailableMiddleware
+
+    request = rf.get("/api/v1/ladders/")
+    unavailable = ServiceUnavailableMiddleware(lambda request: None).process_exception(request, RedisConnectionError())
+    assert unavailable is not None and unavailable.status_code == 503
+    recorder.check("get", "/api/v1/ladders/", unavailable)
+    alice = Recorded(client_for(player), recorder)
+    queue = f"/api/v1/ladders/{ladder.slug}/queue/"
+    alice.post(queue)
+    alice.delete(queue)
+    again = alice.post(queue)
+    assert again.status_code == 429 and int(again["Retry-After"]) > 0
+    assert recorder.codes == {"unavailable", "queue_cooldown"}
