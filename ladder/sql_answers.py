@@ -31,7 +31,7 @@ from accounts.models import User
 from core import db
 from ladder.models import Ladder, Match, MatchSide, Participant, Suspension
 from ladder.sql import LockedMember, Notices
-from notifications.models import EmailStatus, Notification
+from notifications.models import EmailStatus, Kind, Notification
 from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS, Standing
 from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange, RatingEvent
 from ratings.services import RatedMatch
@@ -185,6 +185,9 @@ def _time(value: str | None) -> Any:  # a datetime, or None for a NULL
 # confirmation's 30 of them took half a millisecond, and ``json.dumps`` takes 60 µs for
 # them all. Floats go through JSON unchanged (Python writes the shortest text that reads
 # back as the same double, and PostgreSQL reads it so).
+# What asked a side for its answer: read once the side has answered (``notices.answered_read``).
+ANSWERED_KINDS = (Kind.RESULT_AWAITING, Kind.CONFIRM_REMINDER)
+
 _WRITE = f"""
 WITH sides AS (
     UPDATE {_SIDE} AS s
@@ -206,6 +209,11 @@ WITH sides AS (
          WITH ORDINALITY AS n(recipient, data, status, number)
     ORDER BY n.number
     ON CONFLICT DO NOTHING
+    RETURNING id
+), read_notices AS (
+    UPDATE {_NOTIFICATION} SET read_at = %(now)s
+    WHERE match_id = %(match)s AND recipient_id = ANY(%(read_for)s) AND read_at IS NULL
+      AND kind IN ({", ".join(f"'{kind.value}'" for kind in ANSWERED_KINDS)})
     RETURNING id
 )
 SELECT (SELECT count(*) FROM sides), (SELECT count(*) FROM answered), (SELECT count(*) FROM new_notices)
@@ -253,9 +261,16 @@ def _email_status(mailable: bool) -> str:
 
 
 def write_answer(
-    locked: LockedMatch, *, now: datetime, rated: RatedMatch | None, notices: Notices | None, mailable: set[int]
+    locked: LockedMatch,
+    *,
+    now: datetime,
+    rated: RatedMatch | None,
+    notices: Notices | None,
+    mailable: set[int],
+    read_for: Sequence[int] = (),
 ) -> None:
-    """Write ``locked``'s sides and match as they now are, the rating when ``rated``, and ``notices``."""
+    """Write ``locked``'s sides and match as they now are, the rating when ``rated``, and ``notices``;
+    mark read what asked the players ``read_for`` (a side that just answered) for their answer."""
     match, sides = locked.match, locked.sides
     params: dict[str, Any] = {
         "match": match.pk,
@@ -280,6 +295,7 @@ def write_answer(
         "confirmation": match.confirmation,
         "confirmed_at": match.confirmed_at,
         "rated_at": match.rated_at,
+        "read_for": list(read_for),
         "n_kind": notices.kind if notices else "",
         "n_key": f"match:{match.pk}",
         "notices": _json(

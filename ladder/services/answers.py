@@ -174,7 +174,7 @@ def _write(
     """Write the answer; then, as ``notify`` would, forget the recipients' counts (and those of
     ``forget``, in the same cache call) and mail the verified ones."""
     mailable = {p.id for p in locked.players if p.mailable}
-    write_answer(locked, now=now, rated=rated, notices=batch, mailable=mailable)
+    write_answer(locked, now=now, rated=rated, notices=batch, mailable=mailable, read_for=forget)
     recipients = set(batch.data) if batch is not None else set()
     forget_counts(recipients.union(forget))
     if mailable & recipients:

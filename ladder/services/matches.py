@@ -665,7 +665,8 @@ def match_confirm(*, match: Match, user: User, now: datetime | None = None) -> M
         side.save(update_fields=["answer", "answered_by", "answered_at"])
         if not match.sides.filter(answer="").exists():
             _confirm(match, Confirmation.PARTICIPANT, now)
-        forget_counts(match.participants.filter(side=side).values_list("player_id", flat=True))
+        answered = match.participants.filter(side=side).values_list("player_id", flat=True)
+        notices.answered_read(match=match, player_ids=answered, now=now)
         return match
 
 
@@ -686,6 +687,9 @@ def _dispute(match: Match, side: MatchSide, user: User, reason: str, now: dateti
     side.save(update_fields=["answer", "answered_by", "answered_at", "dispute_reason"])
     match.status = MatchStatus.DISPUTED
     match.save(update_fields=["status"])
+    notices.answered_read(
+        match=match, player_ids=match.participants.filter(side=side).values_list("player_id", flat=True), now=now
+    )
     notices.tell_disputed(
         match=match,
         lineup=notices.lineup_of(match),

@@ -19,7 +19,8 @@ from core.numbers import signed
 from ladder.models import Ladder, Match, Participant
 from ladder.selectors.leaderboard import ladder_standings
 from ladder.selectors.matches import side_outcome
-from notifications.models import Kind
+from ladder.sql_answers import ANSWERED_KINDS
+from notifications.models import Kind, Notification
 from notifications.services import forget_counts, notify
 from webhooks.services import subscribed_events, webhook_emit
 
@@ -265,6 +266,18 @@ def _milestone(old: int | None, new: int | None) -> int | None:
         return None
     reached = [m for m in RANK_MILESTONES if new <= m and (old is None or old > m)]
     return min(reached) if reached else None
+
+
+def answered_read(*, match: Match, player_ids: Iterable[int], now: datetime) -> None:
+    """A side answered: what asked its players for that answer is read, and their counts forgotten.
+
+    The ORM twin of ``ladder.sql_answers``'s ``read_notices``.
+    """
+    players = list(player_ids)
+    Notification.objects.filter(
+        match_id=match.pk, recipient_id__in=players, kind__in=ANSWERED_KINDS, read_at__isnull=True
+    ).update(read_at=now)
+    forget_counts(players)
 
 
 def tell_disputed(*, match: Match, lineup: Lineup, side_index: int, by: str, reason: str, now: datetime) -> None:
