@@ -23,7 +23,7 @@ from django.utils.safestring import SafeString
 from accounts.http import AuthenticatedHttpRequest
 from ladder.models import Ladder
 from ladder.services.rating_settings import RATING_SETTING_FIELDS
-from ratings.backtests import backtest_request, latest_backtest
+from ratings.backtests import ALREADY_RUNNING, BacktestUnderWay, backtest_request, latest_backtest
 from ratings.models import Backtest, BacktestStatus
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 REFRESH_SECONDS = 3
 ENGINE_NAMES = {"tgr": "TGR", "glicko1": "Glicko-1", "glicko2": "Glicko-2", "elo": "Elo"}
-ALREADY_RUNNING = "A backtest of this ladder is already under way; this page shows it."
 _ORDER = {name: index for index, name in enumerate(RATING_SETTING_FIELDS)}
 STARTED = "Backtest started: the page follows its progress."
 SLOPE_SET = "Win chances are now shown through a slope of {slope}. No rating changed."
@@ -49,10 +48,11 @@ def prediction_quality_view(
     latest = latest_backtest(ladder=ladder)
     running = latest is not None and latest.status in (BacktestStatus.QUEUED, BacktestStatus.RUNNING)
     if request.method == "POST" and "_run" in request.POST:
-        if running:
+        try:
+            backtest_request(ladder=ladder, requested_by=request.user)
+        except BacktestUnderWay:
             model_admin.message_user(request, ALREADY_RUNNING, messages.WARNING)
         else:
-            backtest_request(ladder=ladder, requested_by=request.user)
             model_admin.message_user(request, STARTED, messages.SUCCESS)
         return HttpResponseRedirect(request.path)
     if request.method == "POST" and "_slope" in request.POST:

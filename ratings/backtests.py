@@ -25,10 +25,11 @@ import dataclasses
 import logging
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ladder.models import Ladder, Participant
@@ -51,6 +52,15 @@ TOO_FEW = (
 # The progress bar's share of each step: the tuner's replays are most of the work.
 CURRENT_DONE, TUNING_DONE = 0.05, 0.95
 PROGRESS_STEP = 0.03  # write progress when it has moved this much (every few percent)
+HEARTBEAT_EVERY = timedelta(seconds=30)  # and at least this often, with the heartbeat
+STALE_AFTER = timedelta(minutes=5)  # a running backtest silent this long lost its worker
+QUEUED_LIMIT = timedelta(hours=1)  # a backtest queued this long never reached a worker
+ALREADY_RUNNING = "A backtest of this ladder is already under way; this page shows it."
+WORKER_LOST = (
+    "The worker running this backtest stopped answering (it was stopped or its machine lost) "
+    "and it was ended. Run it again."
+)
+NEVER_STARTED = "No worker took this backtest within an hour (the task queue lost it) and it was ended. Run it again."
 
 # ``Params`` field -> the ``Ladder`` field that holds it (the inverse of ``Ladder.engine_params``).
 PARAM_TO_LADDER = {
@@ -66,10 +76,15 @@ PARAM_TO_LADDER = {
 }
 
 Progress = Callable[[float], None]
+Clock = Callable[[], datetime]
 
 
 class BacktestError(ValueError):
     """A ladder whose history cannot be backtested; the message is shown to the moderator."""
+
+
+class BacktestUnderWay(Exception):
+    """The ladder already has a backtest queued or running (``ALREADY_RUNNING``)."""
 
 
 def _events(ladder: Ladder) -> Iterable[tuple[datetime, list[list[int]], list[int]]]:
@@ -216,8 +231,18 @@ def _monotone(progress: Progress) -> Progress:
 
 
 def backtest_request(*, ladder: Ladder, requested_by: Any = None) -> Backtest:
-    """A queued backtest of ``ladder``, sent to a worker once the transaction commits."""
-    backtest = Backtest.objects.create(ladder=ladder, requested_by=requested_by)
+    """A queued backtest of ``ladder``, sent to a worker once the transaction commits.
+
+    One at a time: ``BacktestUnderWay`` if the ladder has one queued or running. The
+    partial unique constraint ``backtest_one_unfinished_per_ladder`` decides, so of
+    concurrent starts (four clicks at once, two web nodes) exactly one inserts its row; the
+    others' inserts fail and they are told. The savepoint keeps the caller's transaction usable.
+    """
+    try:
+        with transaction.atomic():
+            backtest = Backtest.objects.create(ladder=ladder, requested_by=requested_by)
+    except IntegrityError:
+        raise BacktestUnderWay(ALREADY_RUNNING) from None
     transaction.on_commit(lambda: _enqueue(backtest.pk), robust=True)
     return backtest
 
@@ -228,39 +253,66 @@ def _enqueue(backtest_id: int) -> None:
     run_backtest_task.delay(backtest_id)
 
 
-def backtest_run(*, backtest_id: int) -> Backtest | None:
-    """Run the backtest ``backtest_id``: running with progress, then done with its result or failed with why."""
+def backtest_run(*, backtest_id: int, now: Clock = timezone.now) -> Backtest | None:
+    """Run the backtest ``backtest_id``: running with progress, then done with its result or failed with why.
+
+    The run claims the backtest with a conditional update (queued to running), so a
+    redelivered or doubled task finds it claimed and leaves it to its runner, or to the
+    sweep (``backtests_end_stale``) if that runner is gone. While it runs, ``heartbeat_at``
+    is renewed with each progress write and at least every ``HEARTBEAT_EVERY``.
+    """
+    started = now()
+    claimed = Backtest.objects.filter(pk=backtest_id, status=BacktestStatus.QUEUED).update(
+        status=BacktestStatus.RUNNING, progress=0.0, error="", heartbeat_at=started
+    )
     backtest = Backtest.objects.select_related("ladder").filter(pk=backtest_id).first()
-    if backtest is None or backtest.status in (BacktestStatus.DONE, BacktestStatus.FAILED):
+    if not claimed or backtest is None:
         return backtest
-    _save(backtest, status=BacktestStatus.RUNNING, progress=0.0, error="")
-    shown = [0.0]
+    shown, beat = [0.0], [started]
 
     def progress(share: float) -> None:
-        if share - shown[0] >= PROGRESS_STEP:
-            shown[0] = share
-            Backtest.objects.filter(pk=backtest.pk).update(progress=min(share, 1.0))
+        moment = now()
+        if share - shown[0] >= PROGRESS_STEP or moment - beat[0] >= HEARTBEAT_EVERY:
+            shown[0], beat[0] = share, moment
+            Backtest.objects.filter(pk=backtest_id, status=BacktestStatus.RUNNING).update(
+                progress=min(share, 1.0), heartbeat_at=moment
+            )
 
     try:
         result = backtest_compute(backtest.ladder, progress)
     except BacktestError as error:
-        _save(backtest, status=BacktestStatus.FAILED, error=str(error), finished_at=timezone.now())
-        return backtest
+        return _finish(backtest, status=BacktestStatus.FAILED, error=str(error), finished_at=now())
     except Exception as error:
         logger.exception("backtest %s of ladder %s failed", backtest.pk, backtest.ladder_id)
-        _save(
-            backtest, status=BacktestStatus.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
+        return _finish(
+            backtest, status=BacktestStatus.FAILED, error=f"{type(error).__name__}: {error}", finished_at=now()
         )
-        return backtest
     scored = result["game_types"][ONE_V_ONE]["games"]
-    _save(backtest, status=BacktestStatus.DONE, progress=1.0, matches=scored, result=result, finished_at=timezone.now())
+    return _finish(backtest, status=BacktestStatus.DONE, progress=1.0, matches=scored, result=result, finished_at=now())
+
+
+def _finish(backtest: Backtest, **fields: Any) -> Backtest:
+    """Record how the run ended, unless the sweep ended it first (then it stays as the sweep left it)."""
+    ended = Backtest.objects.filter(pk=backtest.pk, status=BacktestStatus.RUNNING).update(**fields)
+    if not ended:
+        logger.warning("backtest %s finished after the sweep had ended it; its outcome is not kept", backtest.pk)
+    backtest.refresh_from_db()
     return backtest
 
 
-def _save(backtest: Backtest, **fields: Any) -> None:
-    for name, value in fields.items():
-        setattr(backtest, name, value)
-    backtest.save(update_fields=list(fields))
+def backtests_end_stale(*, now: datetime) -> int:
+    """Mark failed, with the reason, each backtest whose worker is gone: running without a
+    heartbeat for ``STALE_AFTER`` (killed, or its machine lost), or still queued
+    ``QUEUED_LIMIT`` after it was asked for (its message never reached a worker). A
+    conditional update, so two sweeps at once end each backtest once. Returns how many."""
+    silent = Backtest.objects.filter(status=BacktestStatus.RUNNING).filter(
+        Q(heartbeat_at__lt=now - STALE_AFTER) | Q(heartbeat_at__isnull=True, created_at__lt=now - STALE_AFTER)
+    )
+    lost = silent.update(status=BacktestStatus.FAILED, error=WORKER_LOST, finished_at=now)
+    never = Backtest.objects.filter(status=BacktestStatus.QUEUED, created_at__lt=now - QUEUED_LIMIT).update(
+        status=BacktestStatus.FAILED, error=NEVER_STARTED, finished_at=now
+    )
+    return lost + never
 
 
 def latest_backtest(*, ladder: Ladder) -> Backtest | None:

@@ -371,6 +371,11 @@ class ReplayJob(models.Model):
     error = models.TextField(blank=True, help_text="Why the last run failed.")
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the worker running it last reported progress; the sweep fails a job whose worker is gone.",
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     objects = ReplayJobQuerySet.as_manager()
@@ -463,7 +468,9 @@ class Backtest(models.Model):
     Its confirmed history re-rated read-only under the ladder's settings, the baselines and
     tuned alternatives, each match's prediction taken before its update; ``result`` holds the
     metrics, the reliability bins and the recommended engine and parameters, as
-    ``ratings.backtest`` reports them. Runs as a Celery task that moves ``progress``.
+    ``ratings.backtest`` reports them. Runs as a Celery task that moves ``progress`` and
+    renews ``heartbeat_at``; at most one per ladder is queued or running (the constraint
+    below), and one whose worker was lost is ended by ``backtests_end_stale``.
     """
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="backtests")
@@ -476,11 +483,25 @@ class Backtest(models.Model):
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    heartbeat_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the worker running it last said it was alive; the sweep fails a backtest silent too long.",
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["ladder", "-created_at"], name="backtest_ladder_latest")]
+        constraints = [
+            # One at a time: a second start while one is queued or running fails its insert.
+            models.UniqueConstraint(
+                fields=["ladder"],
+                condition=Q(status__in=["queued", "running"]),
+                name="backtest_one_unfinished_per_ladder",
+                violation_error_message="A backtest of this ladder is already under way.",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"backtest {self.pk} of {self.ladder_id} ({self.status})"

@@ -40,6 +40,11 @@ logger = logging.getLogger(__name__)
 
 ERROR_MAX_CHARS = 2_000
 STALE_AFTER = timedelta(minutes=10)  # a queued job older than this is sent to a worker again
+RUN_STALE_AFTER = timedelta(minutes=5)  # a running job whose worker is silent this long (and gone) is ended
+WORKER_LOST = (
+    "The worker running this replay stopped (it was stopped or its machine lost); the replay was rolled back "
+    "and the decision stands. Run the job again to bring the ratings up to date."
+)
 
 
 def replay_job_request(
@@ -97,6 +102,39 @@ def replay_jobs_resend_stale(*, now: datetime, older_than: timedelta = STALE_AFT
     for job_id in oldest.values():
         replay_job_enqueue(job_id=job_id)
     return len(oldest)
+
+
+def replay_jobs_end_stale(*, now: datetime, silent_for: timedelta = RUN_STALE_AFTER) -> int:
+    """Mark failed, with the reason, each running job whose worker is gone; returns how many.
+
+    A running job's worker renews ``heartbeat_at`` with every progress report; one silent
+    for ``silent_for`` is ended, on PostgreSQL only once its ladder's replay lock is free
+    (a live run holds it whatever its heartbeat says, and a killed worker's connection
+    takes it along). The replay itself was rolled back with that connection, so the
+    decision stands and its ratings wait: a redelivered task, or "Run the selected jobs
+    again", replays it. Claimed with ``select_for_update(skip_locked=True)``: two sweeps
+    at once end each job once.
+    """
+    cutoff = now - silent_for
+    ended = 0
+    with transaction.atomic():
+        silent = (
+            ReplayJob.objects.filter(status=ReplayJobStatus.RUNNING)
+            .filter(Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
+            .select_for_update(skip_locked=True)
+            .order_by("ladder_id", "pk")
+            .values_list("ladder_id", "pk")
+        )
+        by_ladder: dict[int, list[int]] = {}
+        for ladder_id, job_id in silent:
+            by_ladder.setdefault(ladder_id, []).append(job_id)
+        for ladder_id, ids in by_ladder.items():
+            if db.on_postgresql() and not sql.ladder_replays_idle(ladder_id):
+                continue  # a run holds the lock: alive, just quiet
+            ended += ReplayJob.objects.filter(pk__in=ids, status=ReplayJobStatus.RUNNING).update(
+                status=ReplayJobStatus.FAILED, error=WORKER_LOST, finished_at=now
+            )
+    return ended
 
 
 def replay_job_run(*, job_id: int, retry: bool = False) -> ReplayJob | None:

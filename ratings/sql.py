@@ -226,17 +226,31 @@ def store_ratings(rows: Sequence[PlayerRating]) -> None:
 # pg_advisory_xact_lock(REPLAY_LOCK, ladder id): one replay run per ladder at a time.
 REPLAY_LOCK = 0x52504C59  # "RPLY"
 JOB_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s::int4, %s::int4)"
+JOB_TRY_LOCK_SQL = "SELECT pg_try_advisory_xact_lock(%s::int4, %s::int4)"
 JOB_START_SQL = f"""
-    UPDATE {_JOB} SET status = %(running)s, started_at = COALESCE(started_at, %(now)s), error = ''
+    UPDATE {_JOB} SET status = %(running)s, started_at = COALESCE(started_at, %(now)s), heartbeat_at = %(now)s,
+        error = ''
     WHERE id = ANY(%(ids)s) AND status <> %(done)s
 """
-JOB_PROGRESS_SQL = f"UPDATE {_JOB} SET events_done = %(done)s, events_total = %(total)s WHERE id = ANY(%(ids)s)"
+JOB_PROGRESS_SQL = f"""
+    UPDATE {_JOB} SET events_done = %(done)s, events_total = %(total)s, heartbeat_at = statement_timestamp()
+    WHERE id = ANY(%(ids)s)
+"""
 
 
 def lock_ladder_replays(ladder_id: int) -> None:
     """Wait for any other replay run of the ladder to finish; held until the transaction ends."""
     with connection.cursor() as cursor:
         cursor.execute(JOB_LOCK_SQL, [REPLAY_LOCK, ladder_id])
+
+
+def ladder_replays_idle(ladder_id: int) -> bool:
+    """Whether no replay run of the ladder holds its lock (a run's lock dies with its
+    connection, so a killed worker's is free). If so, the lock is now held until the
+    caller's transaction ends, so no run starts meanwhile."""
+    with connection.cursor() as cursor:
+        cursor.execute(JOB_TRY_LOCK_SQL, [REPLAY_LOCK, ladder_id])
+        return bool(cursor.fetchone()[0])
 
 
 # --- The settings timeline ----------------------------------------------------------------

@@ -8,7 +8,7 @@ from celery import Task, shared_task
 from django.utils import timezone
 
 from core.tasks import RETRY
-from ratings.replay_jobs import replay_job_run, replay_jobs_resend_stale
+from ratings.replay_jobs import replay_job_run, replay_jobs_end_stale, replay_jobs_resend_stale
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,18 @@ def resend_stale_replay_jobs_task() -> int:
     if count:
         logger.warning("sent %s replay jobs left queued to a worker again", count)
     return count
+
+
+@shared_task(**RETRY)
+def end_stale_jobs_task() -> int:
+    """Every 5 minutes: mark failed the backtests and replay jobs whose worker was lost."""
+    from ratings.backtests import backtests_end_stale
+
+    now = timezone.now()
+    backtests, replays = backtests_end_stale(now=now), replay_jobs_end_stale(now=now)
+    if backtests or replays:
+        logger.warning("ended %s backtests and %s replay jobs whose worker was lost", backtests, replays)
+    return backtests + replays
 
 
 @shared_task(**RETRY)
