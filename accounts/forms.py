@@ -13,6 +13,8 @@ from accounts.mail import password_reset_mail_send
 from accounts.models import User
 from accounts.validators import EMAIL_VERIFIED_ELSEWHERE, USERNAME_TAKEN, USERNAME_TOO_LONG
 
+# Django's own says both fields "may be case-sensitive"; usernames are not (UserManager.get_by_natural_key).
+LOGIN_INVALID = "Please enter a correct username and password. Usernames are not case-sensitive; passwords are."
 ACCOUNT_BANNED = (
     "This account is banned (deactivated) by a moderator, so it cannot sign in. "
     "If you think this is a mistake, write to the moderators."
@@ -28,6 +30,8 @@ class LoginForm(AuthenticationForm):
     ``authenticate`` has already counted towards the lockout (``accounts.throttling``), and
     a locked-out request is not checked at all.
     """
+
+    error_messages = {**AuthenticationForm.error_messages, "invalid_login": LOGIN_INVALID}
 
     def clean(self) -> dict[str, Any]:
         try:

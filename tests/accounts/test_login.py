@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from accounts.forms import LOGIN_INVALID
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +25,8 @@ def test_wrong_password_shows_form_error(client, player):
     response = login(client, "alice", "nope")
 
     assert response.status_code == 200
-    assert "Please enter a correct username and password" in response.text
+    assert LOGIN_INVALID in response.text
+    assert "Usernames are not case-sensitive; passwords are." in response.text
     assert "_auth_user_id" not in client.session
 
 

@@ -20,6 +20,13 @@ def test_signup_creates_account_and_logs_in(client):
     assert int(client.session["_auth_user_id"]) == user.pk
 
 
+def test_a_new_account_is_welcomed_not_welcomed_back(client, ladder):
+    home = client.post(URL, GOOD, follow=True)
+
+    assert "<h1>Welcome to Ladder, Newcomer_1</h1>" in home.text
+    assert "Welcome back" not in home.text
+
+
 def test_signup_rejects_username_taken_in_another_case(client, player):
     response = client.post(URL, {**GOOD, "username": "ALICE"})
 
