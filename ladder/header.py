@@ -1,4 +1,5 @@
-"""The header's two counts for a signed-in player: unread notifications and results to confirm.
+"""The header's two counts for a signed-in player: unread notifications, and results to confirm
+with the no-show claims to answer.
 
 Every page draws them and the bell polls them every 30 seconds, so they are cached per
 user (``notifications.services.COUNTS_KEY``) and forgotten by whatever changes them: a
@@ -14,7 +15,7 @@ from typing import Any
 
 from django.contrib.auth import SESSION_KEY
 from django.core.cache import cache
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
@@ -37,14 +38,19 @@ def _count(rows: QuerySet[Any], by: str) -> Coalesce:
 
 
 def header_counts(user_id: int) -> tuple[int, int]:
-    """(unread notifications, results awaiting the user's answer), from the cache when it has
+    """(unread notifications, results and no-show claims awaiting the user's answer), from the cache when it has
     them; else both in one statement, then cached."""
     key = COUNTS_KEY % user_id
     cached = cache.get(key)
     if isinstance(cached, list | tuple) and len(cached) == 2:
         return int(cached[0]), int(cached[1])
     unread = Notification.objects.filter(recipient_id=OuterRef("pk"), read_at__isnull=True)
-    awaiting = Participant.objects.filter(player_id=OuterRef("pk"), match__status=MatchStatus.PENDING, side__answer="")
+    # Results to confirm or dispute, and no-show claims against the player's side to answer.
+    awaiting = Participant.objects.filter(
+        Q(match__status=MatchStatus.PENDING, side__answer="")
+        | Q(match__status=MatchStatus.CLAIMED, side__no_show_claimed_at__isnull=True),
+        player_id=OuterRef("pk"),
+    )
     row = (
         User.objects.filter(pk=user_id)
         .values_list(_count(unread, "recipient_id"), _count(awaiting, "player_id"))

@@ -34,6 +34,7 @@ from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus, Suspensi
 from ladder.notes import readable_note
 from ladder.selectors.conversation import Typed, match_conversation
 from ladder.selectors.home import player_home
+from ladder.selectors.matches import claims_awaiting
 from ladder.services import fields as field_services
 from ladder.services import matches as match_services
 from ladder.services import suspensions
@@ -411,7 +412,8 @@ def matches_awaiting(request: AuthenticatedHttpRequest) -> HttpResponse:
     # Players who reported more than one result you have not answered: dispute them all at once.
     by_reporter = Counter(s.match.reported_by for s in summaries if s.answerable and s.match.reported_by)
     flooders = [(reporter, count) for reporter, count in by_reporter.most_common() if count > 1]
-    return render(request, "ladder/awaiting.html", {"summaries": summaries, "flooders": flooders})
+    context = {"summaries": summaries, "flooders": flooders, "claims": claims_awaiting(user=request.user)}
+    return render(request, "ladder/awaiting.html", context)
 
 
 @require_POST

@@ -11,7 +11,13 @@ from accounts.models import User
 from ladder.header import header_counts
 from ladder.models import Match, MatchStatus
 from ladder.selectors.leaderboard import LeaderboardRow, player_row
-from ladder.selectors.matches import MatchSummary, PlayerLine, match_summaries, matches_with_details
+from ladder.selectors.matches import (
+    MatchSummary,
+    PlayerLine,
+    claims_awaiting,
+    match_summaries,
+    matches_with_details,
+)
 from ratings.models import PlayerRating
 
 # Each ladder's rank is one ranking statement, so the home page ranks only the ladders
@@ -36,6 +42,7 @@ class PlayerHome:
     more_ladders: bool  # the player is in more ladders than are shown
     awaiting: int  # results waiting for the player's answer
     matches: list[HomeMatch]
+    claims: list[MatchSummary]  # no-show claims against the player's side, to answer before their deadline
 
 
 def player_home(*, player: User, now: datetime) -> PlayerHome:
@@ -48,12 +55,14 @@ def player_home(*, player: User, now: datetime) -> PlayerHome:
         .order_by(F("last_played_at").desc(nulls_last=True), "ladder__name")[: HOME_LADDERS + 1]
     )
     standings = [_standing(rating, player=player, now=now) for rating in memberships[:HOME_LADDERS]]
-    _, awaiting = header_counts(player.pk)
+    _, waiting = header_counts(player.pk)  # results and claims: a claim costs a query only when there is one
+    claims = claims_awaiting(user=player) if waiting else []
     return PlayerHome(
         standings=[row for row in standings if row is not None],
         more_ladders=len(memberships) > HOME_LADDERS,
-        awaiting=awaiting,
+        awaiting=max(waiting - len(claims), 0),
         matches=_recent_matches(player),
+        claims=claims,
     )
 
 

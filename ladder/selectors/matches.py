@@ -116,6 +116,17 @@ class MatchSummary:
         return " vs ".join(name for name in names if name) or f"Match {self.match.pk}"
 
     @property
+    def claimed_by(self) -> str:
+        """Who says the other side did not play: "ash", "ash and misty" ("" without a claim)."""
+        return names_of(
+            [line.player.username for side in self.sides if side.side.no_show_claimed_at for line in side.players]
+        )
+
+    @property
+    def claimed_by_many(self) -> bool:
+        return sum(len(side.players) for side in self.sides if side.side.no_show_claimed_at) > 1
+
+    @property
     def is_rated(self) -> bool:
         return any(line.change for side in self.sides for line in side.players)
 
@@ -240,4 +251,12 @@ def matches_awaiting(*, user: User) -> list[MatchSummary]:
         .filter(participants__player=user, participants__side__answer="")
         .order_by("reported_at", "pk")
     )
+    return match_summaries(matches_with_details(matches), viewer=user)
+
+
+def claims_awaiting(*, user: User) -> list[MatchSummary]:
+    """No-show claims ``user`` must answer before the deadline: claimed matches where their side made no claim."""
+    matches = Match.objects.filter(
+        status=MatchStatus.CLAIMED, participants__player=user, participants__side__no_show_claimed_at__isnull=True
+    ).order_by("claim_deadline", "pk")
     return match_summaries(matches_with_details(matches), viewer=user)
