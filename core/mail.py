@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.template import Context, Engine, TemplateDoesNotExist
 
@@ -44,6 +45,20 @@ def render_mail(*, template: str, context: dict[str, Any]) -> tuple[str, str, st
         html = None
     # A header line may not break: a subject is one line whatever its template holds.
     return " ".join(subject.split()), body, html
+
+
+def templated_message(
+    *, to: list[str], template: str, context: dict[str, Any], headers: dict[str, str] | None = None
+) -> EmailMultiAlternatives:
+    """The mail ``template`` to ``to``, for a caller that sends it itself and must know whether
+    the server took it (notification mails record that; ``send_templated_mail`` does not)."""
+    if not to:
+        raise ValueError("to must name at least one address, got an empty list")
+    subject, body, html = render_mail(template=template, context=context)
+    message = EmailMultiAlternatives(subject=subject, body=body, to=to, headers={**DEFAULT_HEADERS, **(headers or {})})
+    if html is not None:
+        message.attach_alternative(html, "text/html")
+    return message
 
 
 def send_templated_mail(

@@ -36,12 +36,16 @@ class Kind(models.TextChoices):
 
 class EmailStatus(models.TextChoices):
     """Where the notification's mail is. Only a recipient with a verified address gets
-    ``pending``; the mail task then sends it, keeps it for the digest, or skips it."""
+    ``pending``; the mail task then queues it for a mail, keeps it for the digest, or skips
+    it. ``sent`` means the SMTP server accepted the mail; a mail it refused for good, or
+    that could not be sent through all the retries, is ``failed``."""
 
     NONE = "none", "no mail (no verified address)"
-    PENDING = "pending", "to send"
+    PENDING = "pending", "to decide"
+    QUEUED = "queued", "to send"
     DIGEST = "digest", "in the next daily digest"
     SENT = "sent", "sent"
+    FAILED = "failed", "failed"
     SKIPPED = "skipped", "not wanted"
 
 
@@ -80,6 +84,12 @@ class Notification(models.Model):
     read_at = models.DateTimeField(null=True, blank=True)
     email_status = models.CharField(max_length=8, choices=EmailStatus.choices, default=EmailStatus.NONE)
     emailed_at = models.DateTimeField(null=True, blank=True)
+    # Tries of the mail that failed, when the mail sweep tries it next (while queued, also
+    # how long a sweep holds the mails it took), and what the SMTP server said last. Defaults
+    # in the database too: the ladder's own statements insert rows without naming these.
+    email_attempts = models.PositiveSmallIntegerField(default=0, db_default=0)
+    email_retry_at = models.DateTimeField(null=True, blank=True)
+    email_error = models.CharField(max_length=200, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -90,10 +100,11 @@ class Notification(models.Model):
             # The page and the API: a recipient's newest first; the bell: their unread ones.
             models.Index(fields=["recipient", "-created_at", "-id"], name="notification_recipient_new"),
             models.Index(fields=["recipient"], condition=Q(read_at__isnull=True), name="notification_unread"),
-            # The mail task's queue: only rows that still need a mail.
+            # The mail task's queue: only rows that still need a mail, and the failed ones
+            # moderators count.
             models.Index(
                 fields=["email_status", "id"],
-                condition=Q(email_status__in=["pending", "digest"]),
+                condition=Q(email_status__in=["pending", "queued", "digest", "failed"]),
                 name="notification_mail_queue",
             ),
         ]

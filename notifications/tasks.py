@@ -2,7 +2,9 @@
 
 ``send_notification_mails_task`` is kicked on commit by every ``notify`` that leaves a
 pending row, and runs every minute from beat as well, in case a kick was lost (a broker
-outage, a worker killed mid-task). ``send_digests_task`` runs daily from beat.
+outage, a worker killed mid-task) and to try again the mails the SMTP server did not take.
+``send_digests_task`` runs daily from beat. Both send through SMTP themselves, on the mail
+queue (``CELERY_TASK_ROUTES``).
 """
 
 from __future__ import annotations
@@ -21,9 +23,14 @@ logger = logging.getLogger(__name__)
 def send_notification_mails_task() -> dict[str, int]:
     """Mail pending notifications that are wanted at once; keep the rest for the digest or skip them."""
     run = mails_send_pending()
-    if run.batches:
+    if run.batches or run.sent or run.retrying or run.failed:
         logger.info(
-            "notification mails: %s sent, %s kept for the digest, %s skipped", run.sent, run.digest, run.skipped
+            "notification mails: %s sent, %s kept for the digest, %s skipped, %s to try again, %s failed",
+            run.sent,
+            run.digest,
+            run.skipped,
+            run.retrying,
+            run.failed,
         )
     return run.as_dict()
 

@@ -284,9 +284,10 @@ def test_a_stalled_broker_costs_a_request_one_short_timeout_and_the_sweep_does_t
         stalled_broker.resume()
 
     assert [answer.status_code for answer in answers] == [302, 302]
-    # Bounds for correctness, not a benchmark: Celery's own retries held each request 8 s.
-    # The first request waits one broker timeout (0.5 s); the second does not try the broker.
-    assert took[0] < 1.5 and took[1] < 1.0, took
+    # Bounds for correctness, not a benchmark (on a shared machine): Celery's own retries held
+    # each request 8 s. The first request waits one broker timeout (0.5 s); the second does
+    # not try the broker.
+    assert took[0] < 3 and took[1] < 1.5, took
     rows = Notification.objects.filter(recipient=opponent, kind=Kind.COMMENTED)
     assert set(rows.values_list("email_status", flat=True)) == {EmailStatus.PENDING}
     assert smtp_server.messages == []
