@@ -183,8 +183,9 @@ def _cancel_requested(d: dict[str, Any]) -> tuple[str, str]:
 def _no_show(d: dict[str, Any]) -> tuple[str, str]:
     rated = "a loss for you" if d.get("rated", True) else "a forfeit (not rated)"
     return (
-        "Your opponent says you did not play",
-        f"{d.get('by', 'Your opponent')} says you did not play your match in {d.get('ladder', 'the ladder')}. "
+        # The claimer by name: "your opponent" is wrong for a team, who has several.
+        f"{d['by']} says you did not play" if d.get("by") else "A no-show is claimed against you",
+        f"{d.get('by', 'A player')} says you did not play your match in {d.get('ladder', 'the ladder')}. "
         f"Answer on the match page by {_when(d.get('deadline'))}; unanswered, it counts as {rated}.",
     )
 
