@@ -150,6 +150,7 @@ def strict_openapi_30(result: dict[str, Any], generator: Any, request: Any, publ
       null becomes a branch of its own, ``oneOf: [$ref, NullEnum]`` (``NullEnum`` is ``{enum: [null]}``).
     - An enum with a value that is not a name (``1v1``) gets ``x-enum-varnames``, so generated
       clients name it ``ONE_V_ONE`` instead of ``VALUE_0``.
+    - A response's examples (each error code it can carry) refer to one copy in ``components``.
     - ``Retry-After`` is declared on every 429 and 503, ``Idempotent-Replayed`` on a report's 201.
     - An operation anyone may call lists no ``security``: generators read any non-empty list,
       ``[{}, …]`` included, as "a token is required" (openapi-python-client's ``AuthenticatedClient``).
@@ -161,11 +162,23 @@ def strict_openapi_30(result: dict[str, Any], generator: Any, request: Any, publ
         for operation in operations.values():
             if {} in operation.get("security", []):
                 del operation["security"]
+            _share_examples(result, operation)
             for operation_id, status, header, declared in RESPONSE_HEADERS:
                 response = operation["responses"].get(status)
                 if response is not None and operation_id in (None, operation["operationId"]):
                     response.setdefault("headers", {})[header] = declared
     return result
+
+
+def _share_examples(result: dict[str, Any], operation: dict[str, Any]) -> None:
+    """A response's examples (the error codes, ``api.views.base.errors``) as references to one copy each."""
+    shared = result["components"].setdefault("examples", {})
+    for response in operation["responses"].values():
+        for content in response.get("content", {}).values():
+            examples = content.get("examples", {})
+            for name, example in examples.items():
+                shared.setdefault(name, example)
+                examples[name] = {"$ref": f"#/components/examples/{name}"}
 
 
 def _walk(node: Any) -> None:

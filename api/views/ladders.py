@@ -61,7 +61,12 @@ def _ladder(slug: str) -> Ladder:
 
 
 class LadderListView(APIView):
-    @extend_schema(operation_id="ladders_list", parameters=[PageIn], responses={200: paginated(LadderOut), **errors()})
+    @extend_schema(
+        operation_id="ladders_list",
+        parameters=[PageIn],
+        responses={200: paginated(LadderOut), **errors()},
+        description="The listed ladders by name, each with its game, engine, scale and queue formats.",
+    )
     def get(self, request: Request) -> Response:
         query(request, LadderFilterIn)
         paginator = ApiPagination()
@@ -70,7 +75,12 @@ class LadderListView(APIView):
 
 
 class LadderDetailView(APIView):
-    @extend_schema(operation_id="ladders_retrieve", responses={200: LadderDetailOut, **errors()})
+    @extend_schema(
+        operation_id="ladders_retrieve",
+        responses={200: LadderDetailOut, **errors()},
+        description="One ladder with its member count, its settings (ranking rules, fair-play limits, queue) and "
+        "the match fields a report may carry.",
+    )
     def get(self, request: Request, slug: str) -> Response:
         ladders = Ladder.objects.annotate(member_count=listed_member_count(now=timezone.now()))
         try:  # not get_object_or_404, through which django-stubs loses the annotation's type
@@ -204,7 +214,12 @@ class SnapshotListView(APIView):
 
 
 class SnapshotDetailView(APIView):
-    @extend_schema(operation_id="ladders_snapshots_retrieve", responses={200: SnapshotOut, **errors()})
+    @extend_schema(
+        operation_id="ladders_snapshots_retrieve",
+        responses={200: SnapshotOut, **errors()},
+        description="The leaderboard as it stood at the ladder's midnight of `date` (`YYYY-MM-DD`): counts and "
+        "the ranked rows; 404 when no snapshot was taken that day.",
+    )
     def get(self, request: Request, slug: str, date: str) -> Response:
         ladder = _ladder(slug)
         try:
@@ -242,14 +257,25 @@ class SnapshotDetailView(APIView):
 
 
 class MembershipView(APIView):
-    @extend_schema(operation_id="ladders_join", request=EmptyIn, responses={201: MembershipOut, **errors(403, 409)})
+    @extend_schema(
+        operation_id="ladders_join",
+        request=EmptyIn,
+        responses={201: MembershipOut, **errors(403, 409)},
+        description="Join the ladder (a rating at the ladder's start values, or the one kept from before); "
+        "409 `already_member` when already a member.",
+    )
     def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
         parse(EmptyIn, request.data)
         rating = membership.ladder_join(ladder=ladder, player=request.user)
         return Response(_membership(ladder, rating), status=status.HTTP_201_CREATED)
 
-    @extend_schema(operation_id="ladders_leave", responses={200: MembershipOut, **errors(403, 409)})
+    @extend_schema(
+        operation_id="ladders_leave",
+        responses={200: MembershipOut, **errors(403, 409)},
+        description="Leave the ladder: off its leaderboard and queue, the rating kept for a return; "
+        "409 `not_joined` when not a member.",
+    )
     def delete(self, request: AuthenticatedRequest, slug: str) -> Response:
         ladder = _ladder(slug)
         rating = membership.ladder_leave(ladder=ladder, player=request.user)
@@ -265,6 +291,8 @@ class WinProbabilityView(APIView):
         operation_id="ladders_win_probability",
         parameters=[WinProbabilityIn],
         responses={200: WinProbabilityOut, **errors()},
+        description="The chance that `a` beats `b` now, from both ratings and RDs now (docs/rules.md §2), with "
+        "each player's leaderboard row; 400 naming the field for a player without a rating here.",
     )
     def get(self, request: Request, slug: str) -> Response:
         ladder = _ladder(slug)

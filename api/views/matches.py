@@ -142,6 +142,7 @@ class MatchListView(APIView):
 
     @extend_schema(
         operation_id="matches_report",
+        summary="Report a match played outside the queue",
         request=ReportIn,
         parameters=[IDEMPOTENCY_HEADER],
         responses={201: MatchOut, **errors(403, 409)},
@@ -201,7 +202,11 @@ class MatchListView(APIView):
 
 
 class MatchDetailView(APIView):
-    @extend_schema(operation_id="matches_retrieve", responses={200: MatchOut, **errors()})
+    @extend_schema(
+        operation_id="matches_retrieve",
+        responses={200: MatchOut, **errors()},
+        description="One match: its sides, status, deadlines, rating changes once rated, fields and series.",
+    )
     def get(self, request: Request, pk: int) -> Response:
         match = get_object_or_404(Match.objects.only(*LIFECYCLE_FIELDS), pk=pk)
         lifecycle.settle(match)  # a deadline that passed since the last sweep shows as settled
@@ -215,6 +220,7 @@ def _action_response(match: Match) -> Response:
 class MatchResultView(APIView):
     @extend_schema(
         operation_id="matches_result",
+        summary="Give the result of a match the queue paired",
         request=ResultIn,
         responses={200: MatchOut, **errors(403, 409)},
         description="The result of a match the queue scheduled: one placement per side, in side order, with the "
@@ -233,7 +239,13 @@ class MatchResultView(APIView):
 
 
 class MatchConfirmView(APIView):
-    @extend_schema(operation_id="matches_confirm", request=EmptyIn, responses={200: MatchOut, **errors(403, 409)})
+    @extend_schema(
+        operation_id="matches_confirm",
+        request=EmptyIn,
+        responses={200: MatchOut, **errors(403, 409)},
+        description="Confirm a pending report as a player of the other side: the match is rated. 403 "
+        "`own_report` for the reporter's side, `not_participant` for anyone else.",
+    )
     def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         parse(EmptyIn, request.data)
@@ -241,7 +253,13 @@ class MatchConfirmView(APIView):
 
 
 class MatchDisputeView(APIView):
-    @extend_schema(operation_id="matches_dispute", request=DisputeIn, responses={200: MatchOut, **errors(403, 409)})
+    @extend_schema(
+        operation_id="matches_dispute",
+        request=DisputeIn,
+        responses={200: MatchOut, **errors(403, 409)},
+        description="Dispute a pending report as a player of the other side, with an optional reason: the match "
+        "goes to the moderators and is not rated until they decide.",
+    )
     def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         params = parse(DisputeIn, request.data)

@@ -35,7 +35,12 @@ def _player(username: str) -> User:
 class MeView(APIView):
     permission_classes = [TokenScope, IsAuthenticated]
 
-    @extend_schema(operation_id="me", responses={200: MeOut, **errors()})
+    @extend_schema(
+        operation_id="me",
+        responses={200: MeOut, **errors()},
+        description="Who the token (or session) belongs to: username, bot or moderator, and the token's name "
+        "and whether it only reads.",
+    )
     def get(self, request: AuthenticatedRequest) -> Response:
         token = request.auth if isinstance(request.auth, ApiToken) else None
         return Response(
@@ -50,7 +55,12 @@ class MeView(APIView):
 
 
 class PlayerDetailView(APIView):
-    @extend_schema(operation_id="players_retrieve", responses={200: PlayerOut, **errors()})
+    @extend_schema(
+        operation_id="players_retrieve",
+        responses={200: PlayerOut, **errors()},
+        description="A player and their rating in every ladder they joined, each with its leaderboard rank "
+        "(null, with `unranked_reasons`, when unranked).",
+    )
     def get(self, request: Request, username: str) -> Response:
         player = _player(username)
         now = timezone.now()
@@ -106,6 +116,7 @@ class PlayerMatchesView(APIView):
         operation_id="players_matches",
         parameters=[MatchFilterIn],
         responses={200: paginated(MatchOut), **errors()},
+        description="The player's matches newest first, filtered as `GET /api/v1/matches/`.",
     )
     def get(self, request: Request, username: str) -> Response:
         player = _player(username)

@@ -3,7 +3,8 @@
 ``Recorder`` wraps test clients: every answer is matched to its operation (method and path
 template), its status must be declared, and its JSON body must validate against the declared
 schema with ``openapi-schema-validator``'s OAS 3.0 read validator, which reads ``nullable``
-as OAS 3.0.3 defines it (only beside a ``type``). It keeps which operations answered.
+as OAS 3.0.3 defines it (only beside a ``type``); an error's code must be one its response
+lists, and a required header must be sent. It keeps which operations answered.
 """
 
 from __future__ import annotations
@@ -59,8 +60,18 @@ class Recorder:
             f"{list(error.absolute_path)}: {error.message}" for error in errors[:5]
         )
         if response.status_code >= 400:
-            self.codes.add(body["error"]["code"])
+            code = body["error"]["code"]
+            declared_codes = {
+                self._example(example)["value"]["error"]["code"] for example in content["examples"].values()
+            }
+            assert code in declared_codes, f"{operation['operationId']} {status}: code {code} is not declared"
+            self.codes.add(code)
         return response
+
+    def _example(self, example: dict[str, Any]) -> dict[str, Any]:
+        if "$ref" in example:
+            return self.schema["components"]["examples"][example["$ref"].split("/")[-1]]
+        return example
 
 
 class Recorded:
