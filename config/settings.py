@@ -85,7 +85,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # A 503 with Retry-After when a task cannot be queued (Redis down), not a bare 500.
+    # A 503 with Retry-After when a task cannot be queued (Redis down) or PostgreSQL is down, not a bare 500.
     "core.middleware.ServiceUnavailableMiddleware",
     # Last, as its documentation asks, so it sees the outcome of every login attempt.
     "axes.middleware.AxesMiddleware",
