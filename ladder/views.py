@@ -35,9 +35,9 @@ from ladder.notes import readable_note
 from ladder.selectors.conversation import Typed, match_conversation
 from ladder.selectors.home import player_home
 from ladder.selectors.matches import claims_awaiting
+from ladder.services import fair_play, suspensions
 from ladder.services import fields as field_services
 from ladder.services import matches as match_services
-from ladder.services import suspensions
 from ladder.services.matches import SideInput
 from ladder.settling import settle_match
 from ladder.views_leaderboard import LEADERBOARD_PANEL, shared_page, shared_panel
@@ -140,6 +140,11 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if suspension is not None:
         suspension.ladder = ladder
     context["suspended_message"] = suspensions.suspended_message(suspension) if suspension else ""
+    # Suspended (said above), or an account too new to report games played outside the queue: why, not the button.
+    member = request.user if membership and isinstance(request.user, User) else None
+    refusal = fair_play.new_account_refusal(ladder=ladder, reporter=member, now=now) if member else ""
+    context["report_refusal"] = refusal if suspension is None else ""
+    context["may_report"] = bool(membership) and suspension is None and not refusal
     context["show_queue"] = (bool(membership) or not ladder.queue_format_list) and suspension is None
     if refused is not None:
         response = render(request, "ladder/detail.html", context, status=429)
@@ -173,6 +178,11 @@ def match_report(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     user = request.user
     is_member = PlayerRating.objects.filter(ladder=ladder, player=user, is_active=True).exists()
     for_others = permissions.may_report_for_others(user, ladder)
+    # Suspended, or too new: said before any form is filled, in the words the report itself would be refused with.
+    refusal = fair_play.reporter_refusal(ladder=ladder, reporter=user, now=timezone.now()) if is_member else ""
+    if refusal:
+        status = 403 if request.method == "POST" else 200
+        return render(request, "ladder/report.html", {"ladder": ladder, "refusal": refusal}, status=status)
     show_sides = ladder.has_team_formats or for_others
     kind = request.POST.get("kind") if request.method == "POST" else None
     duel = forms.OneVsOneReportForm(

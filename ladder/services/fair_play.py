@@ -29,6 +29,8 @@ from django.db.models import OuterRef, Subquery, Sum
 
 from accounts.models import User
 from ladder.models import Ladder, Match, MatchStatus, Participant
+from ladder.permissions import is_moderator, is_trusted_reporter
+from ladder.services.suspensions import refuse_if_suspended
 from ratings.models import RatingChange
 
 REPORT_WINDOW = timedelta(hours=1)
@@ -75,6 +77,42 @@ class ReportedSide(Protocol):
     def placement(self) -> int: ...
 
 
+def refuse_new_account(*, ladder: Ladder, reporter: User, now: datetime) -> None:
+    """Refuse (code ``new_account``) a report of a game outside the queue from an account younger
+    than the ladder's ``new_account_hours``."""
+    if ladder.new_account_hours and reporter.date_joined > now - timedelta(hours=ladder.new_account_hours):
+        allowed_at = reporter.date_joined + timedelta(hours=ladder.new_account_hours)
+        raise ValidationError(
+            NEW_ACCOUNT,
+            code="new_account",
+            params={"hours": ladder.new_account_hours, "when": f"after {allowed_at:%Y-%m-%d %H:%M} UTC"},
+        )
+
+
+def new_account_refusal(*, ladder: Ladder, reporter: User, now: datetime) -> str:
+    """``refuse_new_account``'s message, or ""; without a query (the ladder page asks it of every member)."""
+    try:
+        refuse_new_account(ladder=ladder, reporter=reporter, now=now)
+    except ValidationError as exc:
+        return " ".join(exc.messages)
+    return ""
+
+
+def reporter_refusal(*, ladder: Ladder, reporter: User, now: datetime) -> str:
+    """Why ``reporter`` may not report a game played outside the queue in ``ladder`` at all, before
+    any form is filled: a suspension or a new account, the refusals ``check_report`` and
+    ``match_report`` give them whatever the game. "" when they may (moderators and trusted
+    reporters always may: the report service does not check them)."""
+    if is_moderator(reporter) or is_trusted_reporter(reporter, ladder):
+        return ""
+    try:
+        refuse_if_suspended(ladder=ladder, player=reporter, now=now)
+        refuse_new_account(ladder=ladder, reporter=reporter, now=now)
+    except ValidationError as exc:
+        return " ".join(exc.messages)
+    return ""
+
+
 def check_report(
     *, ladder: Ladder, reporter: User, sides: Sequence[ReportedSide], played_at: datetime, now: datetime
 ) -> Hold | None:
@@ -92,13 +130,7 @@ def check_report(
         if all(p.pk != reporter.pk for p in side.players)
         for player in side.players
     ]
-    if ladder.new_account_hours and reporter.date_joined > now - timedelta(hours=ladder.new_account_hours):
-        allowed_at = reporter.date_joined + timedelta(hours=ladder.new_account_hours)
-        raise ValidationError(
-            NEW_ACCOUNT,
-            code="new_account",
-            params={"hours": ladder.new_account_hours, "when": f"after {allowed_at:%Y-%m-%d %H:%M} UTC"},
-        )
+    refuse_new_account(ladder=ladder, reporter=reporter, now=now)
     if ladder.backdate_hours and played_at < now - timedelta(hours=ladder.backdate_hours):
         raise ValidationError(
             {
