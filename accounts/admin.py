@@ -8,6 +8,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.admin.utils import flatten_fieldsets
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import AdminPasswordChangeForm
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -17,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 
 from accounts.http import AuthenticatedHttpRequest, signed_in_user
 from accounts.models import User
+from accounts.signals import PasswordSetBy, password_set
 
 if TYPE_CHECKING:
     from django.contrib.admin.options import _FieldsetSpec
@@ -79,6 +81,18 @@ def users_by_name_prefix(*, queryset: QuerySet[User], prefix: str) -> QuerySet[U
     return named.order_by(Lower("username"))
 
 
+class AdminPasswordSetForm(AdminPasswordChangeForm):
+    """A superuser setting an account's password: for its owner a reset, so it ends what acts
+    for the account as one does (``password_set``: the API tokens are revoked)."""
+
+    def save(self, commit: bool = True) -> User:
+        with transaction.atomic():
+            user = super().save(commit=commit)
+            if commit:
+                password_set.send(sender=User, user=user, how=PasswordSetBy.RESET)
+        return user
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     """Superusers manage accounts; moderators (``ban_user``) ban players and mark bots.
@@ -92,6 +106,7 @@ class UserAdmin(DjangoUserAdmin):
     search_fields = ("username", "email")
     ordering = ("username",)
     show_full_result_count = False  # one count(*) of every account per page is enough
+    change_password_form = AdminPasswordSetForm
     fieldsets = (
         (None, {"fields": ("username", "password")}),
         ("Profile", {"fields": ("email", "email_verified", "about", "is_bot")}),

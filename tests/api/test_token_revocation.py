@@ -122,6 +122,24 @@ def test_a_password_change_revokes_every_token_and_the_token_page_says_why(
     assert elsewhere.get("/accounts/tokens/").status_code == 302  # to the login page
 
 
+def test_a_password_a_superuser_sets_in_the_admin_revokes_the_tokens(
+    outsider, root_client, smtp_server, django_capture_on_commit_callbacks
+):
+    verified(outsider)
+    [bot] = tokens_of(outsider, "my bot")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        done = root_client.post(
+            reverse("admin:auth_user_password_change", args=[outsider.pk]),
+            {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "usable_password": "true"},
+        )
+
+    assert done.status_code == 302
+    assert api(bot).get(ME).status_code == 401
+    [mail] = smtp_server.wait_for(1)
+    assert "was reset" in mail.get_body(preferencelist=("plain",)).get_content()
+
+
 def test_tokens_are_revoked_without_a_mail_to_an_unverified_address(
     outsider, outsider_client, smtp_server, django_capture_on_commit_callbacks
 ):
