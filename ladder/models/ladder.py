@@ -133,7 +133,8 @@ class Ladder(models.Model):
     luck_p = models.FloatField(
         "luck P",
         default=0.9,
-        validators=[MinValueValidator(LUCK_P_MIN), MaxValueValidator(LUCK_P_MAX)],
+        # Its bounds are checked in ``clean``, whose message rounds them and says why they exist
+        # (a validator's would read "greater than or equal to 0.8333333333333334").
         help_text="TGR: the chance that a game between equals has a deserved result. 1 means no luck "
         f"(plain Glicko); lower values soften upsets. Between {LUCK_P_MIN_SHOWN} and {LUCK_P_MAX:g}.",
     )

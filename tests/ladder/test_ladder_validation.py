@@ -37,6 +37,14 @@ def test_luck_p_below_five_sixths_is_rejected_with_the_reason():
     assert any("below 5/6" in message and "winner of a big upset would lose rating" for message in errors["luck_p"])
 
 
+@pytest.mark.parametrize(("value", "bound"), [(0.8, "below 5/6 (0.8334)"), (1.2, "above 1: it is a probability")])
+def test_luck_p_out_of_range_gets_one_message_with_a_rounded_bound_and_why(value, bound):
+    errors = errors_for(luck_p=value)
+
+    assert len(errors["luck_p"]) == 1 and bound in errors["luck_p"][0]
+    assert "0.833333" not in errors["luck_p"][0]
+
+
 def test_luck_p_of_exactly_one_is_plain_glicko_and_allowed():
     Ladder(name="X", slug="x", game="Chess", luck_p=1.0).full_clean()
 
