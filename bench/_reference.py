@@ -11,20 +11,28 @@ prints its figures as a ratio to it:
 
 Both run on one core, as a web worker's request does, so the ratios compare across
 machines of different core counts as well as across runs on a busy one.
+``BENCH_REFERENCE_SECONDS`` shortens them (the tests' brief runs), at the cost of a noisier
+reference.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import _pg
 
-PGBENCH_DATABASE = "ladder_bench_pgbench"
+PGBENCH_DATABASE = f"ladder_bench_pgbench_{os.getpid()}"  # runs at once on one server keep apart
+
+
+def _seconds(default: float) -> float:
+    return float(os.environ.get("BENCH_REFERENCE_SECONDS") or default)
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,7 @@ def select_one(url: str, seconds: float = 2.0) -> Reference:
     """``SELECT 1`` round trips a second through psycopg on one connection (the read reference)."""
     import psycopg
 
+    seconds = _seconds(seconds)
     with psycopg.connect(_libpq(url), autocommit=True) as conn, conn.cursor() as cursor:
         for _ in range(200):  # warm up: connection caches, CPU frequency
             cursor.execute("SELECT 1")
@@ -58,7 +67,10 @@ def select_one(url: str, seconds: float = 2.0) -> Reference:
 
 def pgbench_simple_update(url: str, seconds: int = 10) -> Reference:
     """pgbench's simple-update transactions a second, one client, scale 1 (the write reference)."""
+    seconds = max(1, round(_seconds(seconds)))
     pgbench = shutil.which("pgbench") or str(_pg.pg_bindir() / "pgbench")
+    if not Path(pgbench).is_file():
+        raise SystemExit("error: no pgbench, for the reference figure (apt-get install postgresql)")
     parts = urlsplit(url)
     connect = ["-h", parts.hostname or "127.0.0.1", "-p", str(parts.port or 5432), "-U", parts.username or "postgres"]
     import psycopg

@@ -308,6 +308,7 @@ def join_statements(queue: Queue, joiners: Joiners, code: str) -> list[str]:
 
 
 def join_phases(queue: Queue, joiners: Joiners, code: str, count: int) -> None:
+    from django.core.cache import caches
     from django.db.models import QuerySet
 
     from matchmaking import forming, lifecycle
@@ -319,7 +320,7 @@ def join_phases(queue: Queue, joiners: Joiners, code: str, count: int) -> None:
     targets += [(forming, name) for name in ("_tell_formed", "_candidates_for", "_seat", "_anchor_rows")]
     targets += [(forming, "best_team_group"), (forming, "best_ffa_group"), (forming, "notify")]
     targets += [(balance, "best_team_group"), (balance, "best_ffa_group"), (lifecycle, "start")]
-    targets += [(type(forming.site_cache._connections[forming.site_cache._alias]), "set")]  # the Redis round trip
+    targets += [(type(caches["default"]), "set")]  # the Redis round trip
     targets += [(QuerySet, "values_list")]
     users = [joiners.next(code)[0] for _ in range(count)]
     with Phases(targets) as phases:
