@@ -1,0 +1,152 @@
+"""A mail server that never answers holds only the mail worker: the site's tasks go on.
+
+Real Celery workers, as ``make stack`` runs them (one on the site's queue, one on the mail
+queue), on queues of the test's own on the suite's Redis. A mail is sent to an SMTP server
+on loopback that accepts connections and never says a word, which holds the mail worker
+until its timeout; the nightly job, queued just after it, must be done well before.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.utils import timezone
+
+from config.celery import app
+from core.tasks import send_mail_task
+from ladder.models import NightlyRun
+from ladder.services.nightly import local_midnight
+from ladder.tasks import run_ladder_nightly_task
+from ratings.models import PlayerRating
+from tests.factories import LadderFactory, bulk_users
+from tests.test_celery_worker import ROOT, database_url, wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+SMTP_TIMEOUT = 60  # how long the silent server holds the mail worker
+
+
+@contextmanager
+def silent_smtp_server() -> Iterator[int]:
+    """A port that accepts connections and never answers (a hung mail server)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        for connection in held:
+            connection.close()
+        listener.close()
+
+
+@contextmanager
+def worker(name: str, queues: str, base_queue: str, smtp_port: int, logs: Path) -> Iterator[None]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "DATABASE_CONN_MAX_AGE": "0",
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+        "CELERY_QUEUE": base_queue,
+        "EMAIL_URL": f"smtp://127.0.0.1:{smtp_port}/?timeout={SMTP_TIMEOUT}",
+    }
+    args = ["worker", "--pool", "solo", "--queues", queues, "--hostname", f"{name}-{base_queue}@%h"]
+    args += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    with (logs / f"{name}.log").open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", *args, "--loglevel", "INFO"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            yield
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def queue() -> Iterator[str]:
+    """The test's own queues: its name for the site's tasks, and the deliveries' after it."""
+    name = f"ladder-test-{uuid.uuid4().hex[:12]}"
+    default = settings.CELERY_TASK_DEFAULT_QUEUE
+    previous = app.conf.task_default_queue, app.conf.task_routes
+    # The routes this process would have with CELERY_QUEUE=name, as the workers do.
+    app.conf.task_default_queue = name
+    app.conf.task_routes = {
+        task: {"queue": route["queue"].replace(default, name, 1)} for task, route in settings.CELERY_TASK_ROUTES.items()
+    }
+    app.amqp.flush_routes()
+    app.amqp.__dict__.pop("router", None)
+    try:
+        yield name
+    finally:
+        app.conf.task_default_queue, app.conf.task_routes = previous
+        app.amqp.flush_routes()
+        app.amqp.__dict__.pop("router", None)
+        client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+        client.delete(name, *client.keys(f"{name}*"))
+
+
+def test_a_hung_mail_server_holds_only_the_mail_worker(queue, tmp_path):
+    ladder = LadderFactory(name="Home", time_zone="UTC")
+    now = timezone.now()
+    for user in bulk_users("w-", 3):
+        PlayerRating.objects.create(
+            ladder=ladder, player=user, rating=1500, rd=80, volatility=0.06, rd_as_of=now - timedelta(days=9)
+        )
+    yesterday = local_midnight(ladder=ladder, at=now) - timedelta(days=1)
+
+    with (
+        silent_smtp_server() as smtp_port,
+        worker("site", queue, queue, smtp_port, tmp_path),
+        worker("mail", f"{queue}.mail", queue, smtp_port, tmp_path),
+    ):
+        send_mail_task.delay(["bob@example.org"], "Hello", "A mail the server never takes.")
+        time.sleep(1)  # the mail is taken first
+        started = time.monotonic()
+        run_ladder_nightly_task.delay(ladder.pk, yesterday.isoformat())
+
+        wait_for(lambda: NightlyRun.objects.filter(ladder=ladder).exists(), "the nightly job", tmp_path)
+        took = time.monotonic() - started
+
+    # With one worker for everything, the nightly job waited behind the mail for SMTP_TIMEOUT.
+    assert took < SMTP_TIMEOUT / 2, took
+    received = "Task core.tasks.send_mail_task["  # a worker's log line for a task it took
+    assert received in (tmp_path / "mail.log").read_text(), "the mail went to the mail worker"
+    assert received not in (tmp_path / "site.log").read_text()
