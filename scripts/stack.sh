@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # A production-like stack on loopback: PostgreSQL, Redis, nginx in front of gunicorn, Celery
 # workers (the site's tasks, mail, webhooks) and celery beat, each a process of its own, as
-# a deployment runs them (DEBUG off, static files collected, periodic tasks from the database, gunicorn with
-# gunicorn.conf.py behind nginx with deploy/proxy.conf).
+# a deployment runs them (DEBUG off, static files collected, periodic tasks from the
+# database, gunicorn with gunicorn.conf.py behind nginx with deploy/proxy.conf).
 #
 # Data lives in STACK_DIR (default var/stack; as root, /tmp/ladder-stack when the postgres
 # user cannot reach var/) and survives restarts. Ctrl-C stops every process, the servers
 # too. Settings (environment): HOST, PORT (web, 8000), STACK_PG_PORT (54329),
 # STACK_REDIS_PORT (56389), STACK_WEB_PORT (gunicorn's, behind nginx: a free port),
 # WEB_WORKERS (2), WORKER_CONCURRENCY (2), MAIL_CONCURRENCY (1), WEBHOOK_CONCURRENCY (2),
-# STACK_DEMO (1: load the demo data with its public passwords; 0 to skip), STACK_NGINX (1: nginx in front, installed with apt-get as
-# root if missing, else a warning and gunicorn alone; 0: gunicorn alone).
+# STACK_DEMO (1: load the demo data with its public passwords; 0 to skip), STACK_NGINX (1:
+# nginx in front, installed with apt-get as root if missing, else a warning and gunicorn
+# alone; 0: gunicorn alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
