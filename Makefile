@@ -20,7 +20,7 @@ run:
 	@.venv/bin/python manage.py serve $(HOST):$(PORT) --demo-searchers
 
 stack:
-	@HOST=$(HOST) PORT=$(PORT) bash scripts/stack.sh
+	@HOST=$(HOST) PORT=$(PORT) SITE_URL="$${SITE_URL:-http://$(HOST):$(PORT)}" bash scripts/stack.sh
 
 test:
 	@bash scripts/ensure-venv.sh requirements-dev.txt
