@@ -2,7 +2,8 @@
 
 Both UIs come from drf-spectacular-sidecar's static files. Redoc's page template loads
 Google Fonts and its menu shows a logo from Redocly's CDN, so the Redoc template is
-overridden without the fonts (``templates/drf_spectacular/redoc.html``) and both pages
+overridden without the fonts (``templates/drf_spectacular/redoc.html``; it and
+``swagger_ui.html`` also declare the page's language, which the package's omit) and both pages
 carry a Content-Security-Policy that lets the browser fetch from the site only: a UI
 upgrade that reaches out somewhere new is blocked (and ``tests/browser`` notices).
 """

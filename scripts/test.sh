@@ -25,6 +25,8 @@ ensure_packages() {
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
   # npm installs axe-core (package-lock.json), which the browser tests inject into each page.
   command -v npm >/dev/null || missing+=(npm)
+  # Java runs the Nu HTML checker (vnu.jar, from npm too) over the pages the browser tests load.
+  command -v java >/dev/null || missing+=(default-jre-headless)
   [ ${#missing[@]} -eq 0 ] && return 0
   if as_root && command -v apt-get >/dev/null; then
     log "installing ${missing[*]} with apt-get"
@@ -91,15 +93,16 @@ if as_root; then run_pg_stop=(runuser -u postgres --); fi
 
 if [ -n "${DATABASE_URL:-}" ] && [ -n "${CELERY_BROKER_URL:-}" ]; then
   log "using the existing PostgreSQL and Redis from DATABASE_URL and CELERY_BROKER_URL"
-  { [ -x /usr/bin/chromium ] && command -v npm >/dev/null; } || { as_root && ensure_packages; } || true
+  { [ -x /usr/bin/chromium ] && command -v npm >/dev/null && command -v java >/dev/null; } || { as_root && ensure_packages; } || true
 else
   start_services
 fi
 
-# axe-core, pinned in package-lock.json: tests/browser/conftest.py checks every page with it.
-if [ ! -f node_modules/axe-core/axe.min.js ]; then
-  command -v npm >/dev/null || die "missing npm: install it (apt-get install npm) to fetch axe-core"
-  log "installing axe-core with npm ci"
+# axe-core and vnu-jar, pinned in package-lock.json: tests/browser/conftest.py checks every page
+# with axe and every document the browser tests load with the Nu HTML checker.
+if [ ! -f node_modules/axe-core/axe.min.js ] || [ ! -f node_modules/vnu-jar/build/dist/vnu.jar ]; then
+  command -v npm >/dev/null || die "missing npm: install it (apt-get install npm) to fetch axe-core and vnu-jar"
+  log "installing axe-core and vnu-jar with npm ci"
   npm ci --no-audit --no-fund --ignore-scripts
 fi
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.markup import Documents, dangling_references, vnu_errors
+
 # Playwright's sync API runs an event loop in this thread; the ORM calls in the tests
 # themselves are ordinary synchronous code.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -55,8 +57,24 @@ def browser() -> Iterator[object]:
         browser.close()
 
 
+@pytest.fixture(scope="session")
+def documents() -> Iterator[Documents]:
+    """Every HTML document the browser tests load; the Nu HTML checker reads them all when the
+    session ends, and any error or warning it finds fails the run."""
+    loaded = Documents()
+    yield loaded
+    if loaded.by_hash:
+        problems = vnu_errors(loaded.named())
+        if problems:
+            pytest.fail(
+                f"The Nu HTML checker found {len(problems)} problem(s) in {len(loaded.by_hash)} documents:\n"
+                + "\n".join(problems),
+                pytrace=False,
+            )
+
+
 @pytest.fixture
-def new_page(browser, live_server):
+def new_page(browser, live_server, documents):
     contexts = []
 
     def make(device: dict | None = None):
@@ -65,6 +83,7 @@ def new_page(browser, live_server):
         page = context.new_page()
         page.set_default_timeout(10_000)
         check_after_loads(page)
+        documents.watch(page)
         return page
 
     yield make
@@ -103,7 +122,8 @@ def check_after_loads(page) -> None:
 
 def axe_check(page) -> None:
     """Fail unless axe-core finds no WCAG 2.1 A/AA violation on the page as it is now, in the
-    light and the dark colour scheme.
+    light and the dark colour scheme, and every ARIA id reference on it names an element
+    (``tests/browser/markup.py``).
 
     axe is injected with ``page.evaluate``, which the page's Content-Security-Policy does not
     govern (a ``<script>`` tag with the file inline would be refused: the policy allows no
@@ -121,6 +141,9 @@ def axe_check(page) -> None:
         page.evaluate(AXE.read_text(encoding="utf-8") + "\n;void 0")
     scheme = "dark" if state["dark"] else "light"
     problems: list[str] = []
+    dangling = dangling_references(page)
+    if dangling:
+        problems.append(f"ARIA references to no element on {state['path']}:\n    " + "\n    ".join(dangling))
     for each in (scheme, "light" if scheme == "dark" else "dark"):
         if each != scheme:
             page.emulate_media(color_scheme=each)

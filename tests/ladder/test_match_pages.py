@@ -250,7 +250,9 @@ def test_add_side_returns_one_row_and_bumps_the_count(client, teams, player):
 
     assert response.status_code == 200
     assert 'name="sides-4-players"' in response.text and "Side 5" in response.text
-    assert re.search(r'name="sides-TOTAL_FORMS" value="5" id="id_sides-TOTAL_FORMS" hx-swap-oob="true"', response.text)
+    assert re.search(
+        r'name="sides-TOTAL_FORMS" value="5" id="id_sides-TOTAL_FORMS" data-hx-swap-oob="true"', response.text
+    )
     assert 'id="add-side"' in response.text and "<html" not in response.text
     last = client.get(url, {"sides-TOTAL_FORMS": "7"})
     assert "8 sides at most." in last.text
