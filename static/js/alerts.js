@@ -34,7 +34,10 @@
 
   function permissionControls() {
     document.querySelectorAll("[data-browser-alerts]:not([data-ready])").forEach(function (box) {
-      if (!("Notification" in window)) return;
+      if (!("Notification" in window)) {
+        box.classList.add("unsupported");
+        return;
+      }
       box.setAttribute("data-ready", "");
       var button = box.querySelector("[data-ask-permission]");
       var state = box.querySelector("[data-permission-state]");
