@@ -31,6 +31,7 @@ SERVICE_STATUS: dict[str, int] = {
     "already_reported": status.HTTP_409_CONFLICT,
     "already_answered": status.HTTP_409_CONFLICT,
     "already_searching": status.HTTP_409_CONFLICT,
+    "in_game": status.HTTP_409_CONFLICT,  # a game of the ladder still to be played (one game at a time)
     "already_member": status.HTTP_409_CONFLICT,
     "already_void": status.HTTP_409_CONFLICT,
     "not_pending": status.HTTP_409_CONFLICT,

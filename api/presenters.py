@@ -244,12 +244,14 @@ def queue_dict(
         "found": searching.found,
         "queue_format": None,
         "sides": [],
+        "held_back": [],
     }
     if entry is None:
         return data
     if entry.status == EntryStatus.WAITING:
         low, high = rating_window(ladder, entry, now)
         data.update(waited_seconds=int((now - entry.joined_at).total_seconds()), window_low=low, window_high=high)
+        data["held_back"] = [{"username": row.username, "until": row.until} for row in held_back(ladder, entry, now)]
     elif entry.status == EntryStatus.MATCHED:
         opponent = entry.opponent
         data.update(

@@ -193,9 +193,10 @@ def _conflicts(ladder: Ladder, players: Sequence[int], now: datetime) -> set[fro
     }
     if cooldown:
         recent: dict[int, set[int]] = {}
-        for match_id, player in Participant.objects.filter(
-            match__ladder=ladder, match__created_at__gte=since, player_id__in=players
-        ).values_list("match_id", "player_id"):
+        played = Match.objects.filter(services.PLAYED, ladder=ladder, created_at__gte=since)
+        for match_id, player in Participant.objects.filter(match__in=played, player_id__in=players).values_list(
+            "match_id", "player_id"
+        ):
             recent.setdefault(match_id, set()).add(player)
         for together in recent.values():
             pairs.update(frozenset(pair) for pair in combinations(sorted(together), 2))

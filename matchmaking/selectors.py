@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.cache import cache as site_cache
@@ -17,7 +19,7 @@ from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, MatchStatus, 
 from ladder.permissions import is_moderator
 from ladder.services.series import series_of
 from matchmaking import forming, lifecycle, parties, services, sql
-from matchmaking.models import EntryStatus, QueueEntry
+from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 
 
 def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEntry | None]:
@@ -126,10 +128,14 @@ def panel_context(
             shown=f"w{entry.pk}",
             only_duel=entry.formats == formats.DUEL.bit,
             by_format=_searching_lines(ladder, entry, by_format),
+            held_back=held_back(ladder, entry, now),
         )
         return context
     viewer = player or (entry.player if entry is not None else None)
     checking = match is not None and match.status == MatchStatus.READY_CHECK  # no form then, and polls come
+    if not checking and viewer is not None:
+        context["shown"] = idle_state(entry)
+        context["watch"] = paired or _in_a_party(ladder, viewer)
     if viewer is not None and len(offered) > 1 and not checking:
         context["choices"] = join_choices(ladder, viewer, entry)
         context["idle_counts"] = [(kind, by_format.get(kind.code, 0)) for kind in offered]
@@ -141,6 +147,72 @@ def panel_context(
     elif entry is not None and entry.rejoin_after is not None and entry.rejoin_after > now:
         context["ban"] = lifecycle.queue_ban(ladder, entry.player, now)
     return context
+
+
+@dataclass(frozen=True, slots=True)
+class HeldBack:
+    """A player searching now whom the rematch cooldown keeps from this search, and until when."""
+
+    username: str
+    until: datetime
+
+
+HELD_BACK_FOR = timedelta(seconds=10)
+
+
+def held_back(ladder: Ladder, entry: QueueEntry, now: datetime) -> list[HeldBack]:
+    """The searching players the ladder's rematch cooldown keeps from ``entry`` (they played it
+    within the cooldown), soonest free first: the panel and the API say why nobody was found.
+    Matches cancelled unplayed do not count (``services.PLAYED``). Read at most every 10 s per
+    search (cached), since polls come every 2 s."""
+    cooldown = timedelta(minutes=ladder.rematch_cooldown_minutes)
+    if not cooldown:
+        return []
+    key = f"queue:held-back:{entry.pk}:{entry.joined_at.timestamp()}"
+    cached = site_cache.get(key)
+    if cached is not None:
+        return [row for row in cached if row.until > now]
+    recent = Match.objects.filter(
+        services.PLAYED, ladder=ladder, created_at__gte=now - cooldown, participants__player_id=entry.player_id
+    )
+    last: dict[int, tuple[str, datetime]] = {}
+    rows = (
+        Participant.objects.filter(match__in=recent)
+        .exclude(player_id=entry.player_id)
+        .values_list("player_id", "player__username", "match__created_at")
+    )
+    for player, username, created in rows:
+        if player not in last or last[player][1] < created:
+            last[player] = (username, created)
+    searching = set(
+        QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING, player_id__in=list(last)).values_list(
+            "player_id", flat=True
+        )
+    )
+    found = sorted(
+        (HeldBack(username, created + cooldown) for player, (username, created) in last.items() if player in searching),
+        key=lambda row: (row.until, row.username),
+    )
+    site_cache.set(key, found, timeout=int(HELD_BACK_FOR.total_seconds()))
+    return found
+
+
+def idle_state(entry: QueueEntry | None) -> str:
+    """The state a panel that is neither searching nor in a ready check shows, as its watch poll
+    names it (``shown``): the latest search, and its game's status while the game is open. A
+    party's search started by another member, a game formed for the party, or a game that ends
+    each change it, and only then does the poll swap the panel."""
+    if entry is None:
+        return "i"
+    match = entry.match if entry.status == EntryStatus.MATCHED and entry.match_id is not None else None
+    return f"i{entry.pk}-{match.status if match is not None else entry.status}"
+
+
+def _in_a_party(ladder: Ladder, player: User) -> bool:
+    """Whether the player is in a party of the ladder (any member's search starts theirs)."""
+    if parties.largest_party(ladder) < 2:
+        return False  # a 1 v 1 queue has no parties
+    return parties.current_party(ladder=ladder, player=player) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,18 +269,29 @@ def party_context(ladder: Ladder, player: User, now: datetime) -> dict[str, obje
     party = parties.current_party(ladder=ladder, player=player)
     view = parties.party_view(party, now) if party is not None else None
     ttl = parties.PARTY_INVITE_TTL
+    invitations = parties.invitations_for(ladder=ladder, player=player, now=now)
     return {
+        "party_seen": _party_seen(view, invitations),
         "party_box": True,
         "party": view,
         "party_leader": view is None or view.is_leader(player),
         "party_most": most,
         "party_full": view is not None and view.size + len(view.invited) >= most,
         "party_invited": [(row, row.invited_at + ttl) for row in view.invited] if view is not None else [],
-        "invitations": [
-            (row, row.invited_at + ttl) for row in parties.invitations_for(ladder=ladder, player=player, now=now)
-        ],
+        "invitations": [(row, row.invited_at + ttl) for row in invitations],
         "invite_minutes": int(ttl.total_seconds() // 60),
     }
+
+
+def _party_seen(view: parties.PartyView | None, invitations: Sequence[PartyMember]) -> str:
+    """What the party box shows, in a few characters: who is in the viewer's party, who is invited,
+    what became of the invitations, and the viewer's own invitations. The box's watch poll sends it
+    back, and the box is drawn again only when it changed."""
+    shown: list[object] = [[row.pk for row in invitations]]
+    if view is not None:
+        shown += [view.party.pk, view.party.leader_id, [row.pk for row in view.members]]
+        shown += [[row.pk for row in view.invited], [(row.pk, how) for row, how in view.answered]]
+    return hashlib.blake2s(repr(shown).encode(), digest_size=6).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,14 +22,14 @@ from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Abs
 from django.utils import timezone
 
 from accounts.models import User
 from core import db
 from ladder import formats
-from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, Participant
+from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant
 from ladder.services.suspensions import active_suspension, refuse_if_suspended
 from matchmaking import attempts, lifecycle, parties, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, Party, QueueEntry
@@ -62,7 +62,16 @@ NOT_YOUR_PARTY = "You are not in that party: search with your own party, or alon
 PARTY_MEMBER_REFUSED = "Your party cannot search: %(username)s: %(why)s"
 BAD_GAP = "The rating limit must be a whole number of points from 1 to 10000."
 NOT_SEARCHING = "You are not searching for a match in %(ladder)s."
+# One game at a time (docs/rules.md §13). The pages link the game; the API's message names its address.
+IN_GAME_TEXT = "You are still in a game in %(ladder)s: play and report it, or cancel it, before searching again."
+IN_GAME = IN_GAME_TEXT + " Your game: %(url)s"
+MEMBER_IN_GAME_TEXT = "%(username)s is still in a game in %(ladder)s: your party can search once it is over."
+MEMBER_IN_GAME = MEMBER_IN_GAME_TEXT + " Their game: %(url)s"
 REJOIN_COOLDOWN = "You left the queue a moment ago: you can search again in %(retry_after)d seconds."
+
+
+# The matches the rematch cooldown counts: all but those cancelled unplayed (``sql.played``).
+PLAYED = ~Q(status=MatchStatus.CANCELLED) | Q(cancel_reason=CancelReason.SERIES)
 
 
 def window_min_probability(ladder: Ladder, waited: timedelta) -> float:
@@ -216,6 +225,13 @@ def _party_create(
         if player.pk not in members:
             raise ValidationError(NOT_YOUR_PARTY, code="not_in_party")
         users = User.objects.in_bulk(members)
+        busy = open_match_of(ladder=ladder, players=members)
+        if busy is not None:  # one game at a time, for each of them (docs/rules.md §13)
+            if busy[0] == player.pk:
+                raise _in_game(ladder, busy[1])
+            url = Match(pk=busy[1]).get_absolute_url()
+            params = {"username": users[busy[0]].username, "ladder": ladder.name, "url": url, "match": busy[1]}
+            raise ValidationError(MEMBER_IN_GAME, code="in_game", params=params)
         for member in members:
             user = users[member]
             if not user.is_active:
@@ -271,6 +287,33 @@ def _not_a_member(ladder: Ladder) -> ValidationError:
     return ValidationError(NOT_A_MEMBER, code="not_member", params={"ladder": ladder.name})
 
 
+def open_match_of(*, ladder: Ladder, players: Sequence[int]) -> tuple[int, int] | None:
+    """A player of ``players`` with a match of ``ladder`` still to be played (its ready check,
+    scheduled, or a no-show claimed), and that match's id: (player id, match id), or None.
+
+    docs/rules.md §13: nobody is in two games of a ladder at once. A result reported, a
+    cancel or a void ends the game; a reported result awaiting confirmation does not hold the
+    player (the game was played).
+    """
+    return (
+        Participant.objects.filter(player_id__in=players, match__ladder=ladder, match__status__in=OPEN_STATUSES)
+        .order_by("match_id")
+        .values_list("player_id", "match_id")
+        .first()
+    )
+
+
+def _in_game(ladder: Ladder, match_id: int) -> ValidationError:
+    url = Match(pk=match_id).get_absolute_url()
+    return ValidationError(IN_GAME, code="in_game", params={"ladder": ladder.name, "url": url, "match": match_id})
+
+
+def _refuse_if_in_game(ladder: Ladder, player: User) -> None:
+    found = open_match_of(ladder=ladder, players=[player.pk])
+    if found is not None:
+        raise _in_game(ladder, found[1])
+
+
 def _already_searching(ladder: Ladder) -> ValidationError:
     return ValidationError(ALREADY_SEARCHING, code="already_searching", params={"ladder": ladder.name})
 
@@ -288,13 +331,18 @@ def _entry_create(
     search: Search,
     party: tuple[int, int] | None,
 ) -> QueueEntry:
-    """A waiting search holding a copy of the player's rating; refuses non-members, a second
-    search and a search during the cool-down after leaving.
+    """A waiting search holding a copy of the player's rating; refuses non-members, a player
+    with a game of the ladder still to be played, a second search and a search during the
+    cool-down after leaving.
 
     The player's open entry in the ladder (left or expired) is reused, so searching again
     adds no row. On PostgreSQL one ``INSERT … SELECT … ON CONFLICT DO UPDATE … WHERE``
     reads and copies the rating into a new or the reused row; only when it writes nothing
     does a second query tell the refusals apart.
+
+    A game that formed while the statement ran (the player's previous search paired by
+    another process) is not in its snapshot: the search it wrote is ended again at once when
+    a fresh read finds one. Pairing (``claim``) never takes such a search either way.
     """
     max_rating_gap, format_bits, now = search.max_rating_gap, search.format_bits, search.now
     party_id, party_size = party or (None, 1)
@@ -328,6 +376,7 @@ def _entry_create(
         refuse_if_suspended(ladder=ladder, player=player, now=now)  # the statement wrote nothing: tell why
         if not PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).exists():
             raise _not_a_member(ladder)
+        _refuse_if_in_game(ladder, player)
         rejoin_after = (
             QueueEntry.objects.filter(ladder=ladder, player=player)
             .exclude(status__in=[EntryStatus.MATCHED, EntryStatus.WAITING])
@@ -339,6 +388,10 @@ def _entry_create(
             raise _cooling_down(ladder, rejoin_after, now)
         raise _already_searching(ladder)
     pk, rating, rd, volatility, rd_as_of = row
+    formed = open_match_of(ladder=ladder, players=[player.pk])
+    if formed is not None:  # paired a moment ago, while this statement ran
+        QueueEntry.objects.filter(pk=pk, status=EntryStatus.WAITING).update(status=EntryStatus.LEFT, ended_at=now)
+        raise _in_game(ladder, formed[1])
     entry = QueueEntry(
         pk=pk, rating=rating, rd=rd, volatility=volatility, rd_as_of=rd_as_of, last_seen_at=now, **fields
     )
@@ -361,14 +414,15 @@ def _entry_create_orm(*, ladder: Ladder, player: User, fields: dict[str, Any], n
             .exclude(status=EntryStatus.MATCHED)
             .first()
         )
+        if entry is not None and entry.status == EntryStatus.WAITING:
+            raise _already_searching(ladder)
+        _refuse_if_in_game(ladder, player)
         if entry is None:
             try:
                 with transaction.atomic():
                     return QueueEntry.objects.create(**fields, **copied, last_seen_at=now)
             except IntegrityError:
                 raise _already_searching(ladder) from None
-        if entry.status == EntryStatus.WAITING:
-            raise _already_searching(ladder)
         if entry.rejoin_after is not None and entry.rejoin_after > now:
             lifecycle.refuse_if_banned(ladder, player, now)
             raise _cooling_down(ladder, entry.rejoin_after, now)
@@ -524,7 +578,7 @@ def _excluded_players(ladder: Ladder, player_id: int, now: datetime) -> set[int]
     excluded = {player_id}
     if ladder.rematch_cooldown_minutes:
         since = now - timedelta(minutes=ladder.rematch_cooldown_minutes)
-        recent = Match.objects.filter(ladder=ladder, created_at__gte=since, participants__player_id=player_id)
+        recent = Match.objects.filter(PLAYED, ladder=ladder, created_at__gte=since, participants__player_id=player_id)
         excluded.update(
             Participant.objects.filter(match__in=recent)
             .exclude(player_id=player_id)
@@ -631,11 +685,20 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
 def claim(*pks: int) -> set[int]:
     """Lock those of the searches that are still waiting and not being paired by someone else.
 
-    ``SKIP LOCKED``: a search locked by another pairing is left out, never waited for.
+    ``SKIP LOCKED``: a search locked by another pairing is left out, never waited for. So is a
+    search whose player has a game of the ladder still to be played (docs/rules.md §13): read
+    under the lock, after the search was written, it sees any game formed before.
     Call inside the pairing's transaction, which holds the locks to its end.
     """
     if not db.on_postgresql():
-        claimed = QueueEntry.objects.select_for_update(skip_locked=True).filter(pk__in=pks, status=EntryStatus.WAITING)
+        busy = Participant.objects.filter(
+            player_id=OuterRef("player_id"), match__ladder_id=OuterRef("ladder_id"), match__status__in=OPEN_STATUSES
+        )
+        claimed = (
+            QueueEntry.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=pks, status=EntryStatus.WAITING)
+            .exclude(Exists(busy))
+        )
         return set(claimed.values_list("pk", flat=True))
     with db.prepared_cursor() as cursor:
         cursor.execute(sql.claim(len(pks)), pks)

@@ -25,7 +25,7 @@ from functools import cache
 from django.db import connection
 
 from core import db
-from ladder.models import Ladder, Match, Participant, Suspension
+from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchStatus, Participant, Suspension
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, QueueEntry
 from ratings.models import PlayerRating
 
@@ -39,10 +39,24 @@ _WAITING = EntryStatus.WAITING.value
 _OPEN = f"NOT (status = '{EntryStatus.MATCHED.value}')"
 
 
+def in_open_match(entries: str) -> str:
+    """A condition: the player of the search row ``entries`` (an alias with ``player_id`` and
+    ``ladder_id``) has a match of that ladder still to be played, in its ready check, scheduled or
+    claimed (``ladder.models.OPEN_STATUSES``): docs/rules.md §13, one game at a time. It reads the
+    partial index ``match_open``, which holds only such matches."""
+    statuses = ", ".join(f"'{status.value}'" for status in OPEN_STATUSES)
+    return (
+        f"EXISTS (SELECT 1 FROM {Match._meta.db_table} AS om JOIN {Participant._meta.db_table} AS op"
+        f" ON op.match_id = om.id WHERE om.status IN ({statuses}) AND om.ladder_id = {entries}.ladder_id"
+        f" AND op.player_id = {entries}.player_id)"
+    )
+
+
 @cache
 def join() -> str:
     """The join's one statement (``services._entry_create``): the rating copied into a new or the
-    player's reused search row, unless suspended, not a member, searching or cooling down.
+    player's reused search row, unless suspended, not a member, in a game still to be played,
+    searching or cooling down.
 
     Its parameters are cast to their columns' types, so that it can be prepared on the connection
     (``db.prepared_cursor``): bound on the server, a ``NULL`` limit or party has no type of its own.
@@ -62,6 +76,7 @@ def join() -> str:
         f" AND NOT EXISTS (SELECT 1 FROM {Suspension._meta.db_table} s WHERE s.ladder_id = r.ladder_id"
         " AND s.player_id = r.player_id AND s.lifted_at IS NULL AND s.starts_at <= %(now)s"
         " AND (s.ends_at IS NULL OR s.ends_at > %(now)s))"
+        f" AND NOT {in_open_match('r')}"
         f" ON CONFLICT (ladder_id, player_id) WHERE {_OPEN} DO UPDATE SET status = EXCLUDED.status,"
         " rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, rd_as_of = EXCLUDED.rd_as_of,"
         " max_rating_gap = EXCLUDED.max_rating_gap, joined_at = EXCLUDED.joined_at,"
@@ -70,6 +85,17 @@ def join() -> str:
         " win_probability = NULL, rejoin_after = NULL, requeued_after_id = NULL"
         " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
         " RETURNING id, rating, rd, volatility, rd_as_of"
+    )
+
+
+def played(matches: str) -> str:
+    """A condition: the match ``matches`` (an alias) counts toward the rematch cooldown, which is
+    every match except one cancelled unplayed (a missed ready check, an agreement, a lapsed play
+    window, a forfeit, a moderator); a series whose games were rated one by one was played.
+    Its ORM twin is ``matchmaking.services.PLAYED``."""
+    return (
+        f"NOT ({matches}.status = '{MatchStatus.CANCELLED.value}'"
+        f" AND {matches}.cancel_reason <> '{CancelReason.SERIES.value}')"
     )
 
 
@@ -88,6 +114,7 @@ def candidates(*, cooldown: bool) -> str:
             f" JOIN {matches} AS m ON m.id = mine.match_id"
             f" JOIN {participants} AS theirs ON theirs.match_id = mine.match_id"
             " WHERE mine.player_id = %(player)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
+            f" AND {played('m')}"
         )
     waiting = (
         "SELECT id, player_id, rating, rd, volatility, EXTRACT(EPOCH FROM rd_as_of)::float8,"
@@ -108,9 +135,14 @@ def candidates(*, cooldown: bool) -> str:
 @cache
 def claim(count: int) -> str:
     """The ids of those of ``count`` searches that still wait, locked; a search another
-    pairing holds is skipped (``SKIP LOCKED``), never waited for."""
+    pairing holds is skipped (``SKIP LOCKED``), never waited for, and so is one whose player
+    has a game of the ladder still to be played (``in_open_match``): checked here, under the
+    pairing's lock, it holds on every node whatever a join saw."""
     placeholders = ", ".join(["%s"] * count)
-    return f"SELECT id FROM {_ENTRIES} WHERE id IN ({placeholders}) AND status = '{_WAITING}' FOR UPDATE SKIP LOCKED"
+    return (
+        f"SELECT id FROM {_ENTRIES} AS e WHERE id IN ({placeholders}) AND status = '{_WAITING}'"
+        f" AND NOT {in_open_match('e')} FOR UPDATE OF e SKIP LOCKED"
+    )
 
 
 @cache
@@ -145,6 +177,7 @@ def conflicts(*, cooldown: bool) -> str:
         f" JOIN {Match._meta.db_table} AS m ON m.id = a.match_id"
         " WHERE m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
         " AND a.player_id = ANY(%(players)s) AND b.player_id = ANY(%(players)s)"
+        f" AND {played('m')}"
     )
 
 

@@ -8,6 +8,7 @@ urlpatterns = [
     path("ladders/<slug:slug>/queue/", views.queue_status, name="status"),
     path("ladders/<slug:slug>/queue/join/", views.queue_join, name="join"),
     path("ladders/<slug:slug>/queue/leave/", views.queue_leave, name="leave"),
+    path("ladders/<slug:slug>/party/", views_party.party_status, name="party_status"),
     path("ladders/<slug:slug>/party/invite/", views_party.party_invite, name="party_invite"),
     path("ladders/<slug:slug>/party/<int:party>/answer/", views_party.party_answer, name="party_answer"),
     path("ladders/<slug:slug>/party/leave/", views_party.party_leave, name="party_leave"),

@@ -7,6 +7,11 @@ keyboard user is on is never replaced, and the section with the live region is n
 swapped. Each status names its state in the poll's ``shown`` parameter. A full page load of the
 same URL renders the same state inside the ladder page's layout. Polling ends when the
 search ends: that poll gets the final body (retargeted there) with HTTP 286.
+
+A panel that is neither searching nor in a ready check watches instead, every 3 seconds, while
+its player is in a party (another member may start the party's search) or has a game still to
+be played (its result or cancel ends it): the watch poll gets HTTP 204, no swap, until the
+state it names changes, then the new body.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ def _render(
         context.update(selectors.party_context(ladder, request.user, now))
         return render(request, "matchmaking/queue.html", context)
     state, shown = str(context["shown"]), request.GET.get("shown", "")
+    if poll and state.startswith("i") and shown == state:  # a watch poll, nothing changed: no swap
+        return HttpResponse(status=204)
     if poll and state and (shown == state or (not shown and state.startswith("w"))):  # the same state: its status
         partial = "queue-status" if state.startswith("w") else "ready-status"
         return render(request, f"matchmaking/queue.html#{partial}", context)
@@ -55,6 +62,10 @@ def queue_status(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     if ladder is None:
         raise Http404("No ladder at this address.")
     entry = services.queue_poll_entry(ladder=ladder, entry=entry)
+    shown = request.GET.get("shown", "")
+    idle = entry is None or entry.status != EntryStatus.WAITING
+    if shown.startswith("i") and idle and selectors.idle_state(entry) == shown:
+        return HttpResponse(status=204)  # a watch poll, nothing changed: no swap, and no panel to build
     return _render(request, ladder, entry, poll=True)
 
 
@@ -75,6 +86,10 @@ def queue_join(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
             current = services.current_entry(ladder=ladder, player=request.user)
             context = selectors.panel_context(ladder, current, timezone.now(), player=request.user)
             context["error"] = " ".join(exc.messages)
+            game = next((e.params for e in exc.error_list if e.code == "in_game" and e.params), None)
+            if game is not None:  # the page links the game rather than spelling out its address
+                text = services.MEMBER_IN_GAME_TEXT if "username" in game else services.IN_GAME_TEXT
+                context["error"], context["error_link"] = text % game, game["url"]
             choices = context.get("choices")
             if isinstance(choices, list) and request.POST.get("formats_shown"):  # as the player ticked them
                 asked = request.POST.getlist("formats")

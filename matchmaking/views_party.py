@@ -3,12 +3,14 @@
 Each posts, calls one service of ``matchmaking.parties`` and answers htmx with the box again
 (``party.html#party-box``, its refusal inline) and the queue's body out of band, since the
 formats the join form offers depend on the party's size. A plain form post gets a message
-and goes back to the ladder page, where the box is.
+and goes back to the ladder page, where the box is. The box watches for what others do (an
+invitation arriving, one accepted or declined, a member leaving) with a poll every 5 seconds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -17,7 +19,8 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseStopPolling
 
 from accounts.http import AuthenticatedHttpRequest
 from ladder.models import Ladder
@@ -55,6 +58,25 @@ def _answer(
         "party_error": error,
         "typed_username": typed if error else "",
     }
+    return _box(request, ladder, context, now)
+
+
+@require_GET
+@login_required
+def party_status(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """The party box's watch poll: HTTP 204 while the box would show what ``seen`` names, else the
+    box again, with the queue's body out of band (a member who joined or left changes its formats)."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    now = timezone.now()
+    context = selectors.party_context(ladder, request.user, now)
+    if not context:
+        return HttpResponse(status=HttpResponseStopPolling.status_code)  # no parties here (any more)
+    if context["party_seen"] == request.GET.get("seen"):
+        return HttpResponse(status=204)
+    return _box(request, ladder, {**context, "ladder": ladder}, now)
+
+
+def _box(request: AuthenticatedHttpRequest, ladder: Ladder, context: dict[str, object], now: datetime) -> HttpResponse:
     response = render(request, "matchmaking/party.html#party-box", context)
     entry = services.current_entry(ladder=ladder, player=request.user)
     body = {**selectors.panel_context(ladder, entry, now, player=request.user), "oob": True}

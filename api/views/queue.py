@@ -101,7 +101,9 @@ class QueueView(APIView):
         "search (default 1 v 1); a party member searches with the whole party, which plays on one team. "
         "400 naming `formats`: `bad_format` (not offered here), `party_too_large` (a side of that format is "
         "smaller than your party). 409: `already_searching` (you or a party member), `not_in_party` (`party` "
-        "is not yours). Within 5 s of leaving a search (`DELETE`) a new one is refused with 429, code "
+        "is not yours), `in_game` (you or a party member still has a game of this ladder in its ready check, "
+        "scheduled or with a no-show claim: the message links to it). Within 5 s of leaving a search (`DELETE`) "
+        "a new one is refused with 429, code "
         "`queue_cooldown`, and `Retry-After`; so is one during the ban that follows missed ready checks "
         "(`Retry-After`: the seconds left).",
     )

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from ladder.services import ladder_join
 from ladder.services import matches as svc
-from ladder.services.matches import SideInput
+from ladder.services.matches import SideInput, match_report_result
 from matchmaking import lifecycle
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.services import queue_join
@@ -205,7 +205,9 @@ def queue_states(page, ladder, player, opponent) -> None:
     expect(page.get_by_role("heading", name="How did it go?")).to_be_visible()
     axe_check(page)
     page.go_back()
-    page.get_by_role("button", name="Search again").click()
+    expect(page.get_by_text("One game at a time")).to_be_visible()
+    match_report_result(match=match, reporter=opponent, placements=[1, 2])
+    page.get_by_role("button", name="Find a match").click(timeout=10_000)  # the panel's watch shows it
     expect(page.get_by_text("Searching for an opponent")).to_be_visible()
     page.get_by_role("button", name="Cancel").click()
     expect(page.get_by_text("You left the queue.")).to_be_visible()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from ladder.services.matches import match_report_result
+from matchmaking.models import EntryStatus, QueueEntry
 from tests.browser.conftest import DESKTOP, PHONE, axe_check
 from tests.factories import PASSWORD
 
@@ -42,9 +44,15 @@ def test_two_players_find_each_other_and_cancel_stops_polling(new_page, screensh
     expect(player_page.get_by_text("Both ready: play")).to_be_visible(timeout=10_000)
     expect(opponent_page.get_by_text("Both ready: play")).to_be_visible(timeout=10_000)
     screenshot(player_page, "queue-matched-phone")
-    assert player_page.locator("#queue-panel [hx-trigger]").count() == 0  # polling stopped
+    # One game at a time: no new search while this one is to be played; the panel only watches it.
+    expect(player_page.get_by_text("One game at a time")).to_be_visible()
+    assert player_page.get_by_role("button", name="Search again").count() == 0
+    assert player_page.locator("#queue-panel [data-hx-trigger]").count() == 1  # the watch, every 3 s
 
-    player_page.get_by_role("button", name="Search again").click()
+    match = QueueEntry.objects.get(player=opponent, status=EntryStatus.MATCHED).match
+    match_report_result(match=match, reporter=opponent, placements=[1, 2])  # bob reports on his phone
+    expect(player_page.get_by_text("Your last match:")).to_be_visible(timeout=10_000)  # without a reload
+    player_page.get_by_role("button", name="Find a match").click()
     expect(player_page.get_by_text("Searching for an opponent")).to_be_visible()
     player_page.get_by_role("button", name="Cancel").click()
     expect(player_page.get_by_text("You left the queue.")).to_be_visible()

@@ -20,6 +20,7 @@ from matchmaking import services as q
 from matchmaking.models import EntryStatus, QueueEntry
 from ratings.models import PlayerRating
 from tests.api.conftest import error_of
+from tests.matchmaking.played import played
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -60,6 +61,7 @@ def test_matched_entries_are_kept_and_rows_stay_one_per_match_plus_one(sql_or_or
         q.queue_join(ladder=ladder, player=player, now=now)
         paired = q.queue_join(ladder=ladder, player=opponent, now=now)
         assert paired.status == EntryStatus.MATCHED
+        played(paired.match, now)
         now += timedelta(hours=1)  # past the ladder's rematch cool-down
 
     matched = QueueEntry.objects.filter(player=player, status=EntryStatus.MATCHED)

@@ -23,6 +23,7 @@ from ratings.engines import win_probability
 from ratings.models import PlayerRating, RatingAdjustment
 from ratings.services import ladder_replay
 from tests.factories import LadderFactory, member, waiting
+from tests.matchmaking.played import played
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sql_or_orm")]
 
@@ -146,7 +147,9 @@ def test_no_immediate_rematch_and_blocks(ladder, player, opponent):
     rated(ladder, player), rated(ladder, opponent)
     carol = rated_member(ladder, "carol")
     join(ladder, player, now)
-    assert join(ladder, opponent, now).status == EntryStatus.MATCHED
+    first = join(ladder, opponent, now)
+    assert first.status == EntryStatus.MATCHED
+    played(first.match, now)
 
     join(ladder, player, now + timedelta(minutes=1))
     assert join(ladder, opponent, now + timedelta(minutes=1)).status == EntryStatus.WAITING  # cooldown

@@ -144,7 +144,8 @@ def test_a_formed_two_v_two_shows_the_teams_their_chances_and_who_is_ready(ladde
 
     assert poll.status_code == 286
     assert "Everyone is ready: play your game (2 v 2) now." in poll.text
-    assert "Go to the match" in poll.text and "Search again" in poll.text
+    assert "Go to the match" in poll.text and "Search again" not in poll.text  # one game at a time
+    assert "One game at a time" in poll.text and "shown=i" in poll.text  # it watches for the game to end
 
 
 def test_a_formed_free_for_all_shows_each_players_chance(ladder):
