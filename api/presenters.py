@@ -22,6 +22,7 @@ from ladder.selectors.leaderboard import player_row
 from ladder.services.matches import match_format
 from ladder.services.series import series_of
 from matchmaking.models import EntryStatus, QueueEntry
+from matchmaking.selectors import held_back
 from matchmaking.services import rating_window
 from ratings.models import PlayerRating, RatingChange
 
