@@ -49,6 +49,7 @@ SERVICE_STATUS: dict[str, int] = {
     "own_claim": status.HTTP_409_CONFLICT,
     "not_a_series": status.HTTP_409_CONFLICT,  # a ladder of single games, or a match the queue did not pair
     "series_decided": status.HTTP_409_CONFLICT,
+    "series_started": status.HTTP_409_CONFLICT,  # a no-show claimed after games of the series were recorded
     # The queue's parties (matchmaking.parties): the party, or the invitation, is not in the state asked for.
     "not_in_party": status.HTTP_409_CONFLICT,
     "in_a_party": status.HTTP_409_CONFLICT,

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import db
-from ladder.models import CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant
+from ladder.models import CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant, SeriesGame
 from ladder.services.matches import match_contest_claim, match_forfeit
 from matchmaking import sql_ready
 from matchmaking.models import EntryStatus, QueueEntry, QueuePenalty
@@ -46,7 +46,14 @@ REASON_TOO_LONG = "Keep the reason to 2,000 characters; this one has %(length)d.
 BANNED_FROM_QUEUE = (
     "You missed %(strikes)d ready checks in a row in %(ladder)s: you can search again in %(minutes)d minutes."
 )
+WARNED_HOLD = (
+    "You missed a ready check in %(ladder)s: you can search again in %(seconds)d seconds. Missing another"
+    " within %(forget)d minutes bans searching for %(first)d minutes."
+)
+SERIES_UNDER_WAY = "Games of this series are recorded, so both sides played: report the next game, or ask to cancel."
 REASON_MAX_LENGTH = 2_000
+# The least a first missed ready check (a warning) holds the player out of the queue.
+WARNING_HOLD = timedelta(seconds=30)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,8 +272,9 @@ def _ready_missed(match: Match, now: datetime) -> None:
         requeued = _requeue(match, player, now, absent=set(absent))
         after[player] = {"after": "requeued" if requeued else ""}
     for player in absent:
-        until = _strike(match.ladder, player, now).banned_until
-        after[player] = {"after": "banned", "banned_until": until.isoformat()} if until else {"after": "warned"}
+        penalty = _strike(match.ladder, player, now)
+        until = penalty.banned_until.isoformat() if penalty.banned_until else None
+        after[player] = {"after": "warned" if penalty.strikes == 1 else "banned", "banned_until": until}
     absent_names = [names.get(p, "") for p in absent]
     notify(
         Kind.MATCH_CANCELLED,
@@ -288,7 +296,8 @@ def _ready_missed(match: Match, now: datetime) -> None:
 
 
 def _requeue(match: Match, player: int, now: datetime, *, absent: set[int]) -> bool:
-    """Put a ready player back in the queue with the time they had waited before the pairing.
+    """Put a ready player back in the queue with all the time they have waited: before the
+    pairing and during the ready check.
 
     Their waiting time counts on (the window keeps its widening, and older searches come
     first among equally good pairings), so a missed ready check costs them nothing. Not
@@ -307,7 +316,6 @@ def _requeue(match: Match, player: int, now: datetime, *, absent: set[int]) -> b
         and QueueEntry.objects.filter(match=match, party_id=paired.party_id, player_id__in=absent).exists()
     ):
         return False
-    waited = (paired.ended_at or now) - paired.joined_at
     fields = {
         "status": EntryStatus.WAITING,
         "rating": paired.rating,
@@ -318,7 +326,7 @@ def _requeue(match: Match, player: int, now: datetime, *, absent: set[int]) -> b
         "formats": paired.formats,
         "party_id": paired.party_id,
         "party_size": paired.party_size,
-        "joined_at": now - waited,
+        "joined_at": paired.joined_at,
         "last_seen_at": now,
         "ended_at": None,
         "match": None,
@@ -362,7 +370,12 @@ def _arrived(match: Match, entry: QueueEntry, now: datetime) -> None:
 
 
 def _strike(ladder: Ladder, player: int, now: datetime) -> QueuePenalty:
-    """Count a missed ready check: a warning first, then the ladder's cooldowns (FAF's escalation)."""
+    """Count a missed ready check: a warning first, then the ladder's cooldowns (FAF's escalation).
+
+    The warning holds the player out of the queue for as long as the ready check they let run
+    out (at least ``WARNING_HOLD``): declining an opponent by not pressing Ready then costs
+    the time it cost the opponent, and searching again at once for someone else is refused.
+    """
     penalty, _ = QueuePenalty.objects.select_for_update().get_or_create(
         ladder=ladder, player_id=player, defaults={"strikes": 0, "last_strike_at": now}
     )
@@ -370,12 +383,12 @@ def _strike(ladder: Ladder, player: int, now: datetime) -> QueuePenalty:
         penalty.strikes = 0
     penalty.strikes += 1
     penalty.last_strike_at = now
-    minutes = 0
+    hold = max(timedelta(seconds=ladder.ready_window_seconds), WARNING_HOLD)
     if penalty.strikes == 2:
-        minutes = ladder.missed_ready_first_minutes
+        hold = timedelta(minutes=ladder.missed_ready_first_minutes)
     elif penalty.strikes > 2:
-        minutes = ladder.missed_ready_repeat_minutes
-    penalty.banned_until = now + timedelta(minutes=minutes) if minutes else None
+        hold = timedelta(minutes=ladder.missed_ready_repeat_minutes)
+    penalty.banned_until = now + hold if hold else None
     penalty.save()
     if penalty.banned_until is not None:
         _hold_out(ladder, player, penalty.banned_until, now)
@@ -427,6 +440,10 @@ def refuse_if_banned(ladder: Ladder, player: User, now: datetime) -> None:
     if penalty is None or penalty.banned_until is None:
         return
     seconds = max(int((penalty.banned_until - now).total_seconds()), 1)
+    if penalty.strikes == 1:  # the warning's short hold
+        params = {"ladder": ladder.name, "seconds": seconds, "retry_after": seconds}
+        params |= {"forget": ladder.missed_ready_forget_minutes, "first": ladder.missed_ready_first_minutes}
+        raise ValidationError(WARNED_HOLD, code="queue_cooldown", params=params)
     raise ValidationError(
         BANNED_FROM_QUEUE,
         code="queue_cooldown",
@@ -505,6 +522,8 @@ def claim_no_show(*, match: Match, user: User, now: datetime | None = None) -> M
             raise ValidationError(ALREADY_CLAIMED, code="already_claimed")
         if locked.status != MatchStatus.SCHEDULED:
             raise ValidationError(NOT_SCHEDULED, code="not_scheduled", params=_state(locked))
+        if SeriesGame.objects.filter(match=locked).exists():  # a no-show after games were played
+            raise ValidationError(SERIES_UNDER_WAY, code="series_started")
         sides = _sides(locked)
         side = sides.mine(user)
         side.no_show_claimed_at = now

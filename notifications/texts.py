@@ -163,7 +163,9 @@ def _cancelled(d: dict[str, Any]) -> tuple[str, str]:
     reason = _CANCEL_REASONS.get(str(d.get("reason")), "it was cancelled").format(absent=_names(d.get("absent")))
     after = {
         "requeued": " You are searching again, with your waiting time kept.",
-        "warned": " This time it is a warning; missing another ready check soon bans searching for a while.",
+        "warned": " This time it is a warning"
+        + (f": you can search again from {_when(d['banned_until'])};" if d.get("banned_until") else ";")
+        + " missing another ready check soon bans searching for a while.",
         "banned": f" You can search in this ladder again from {_when(d.get('banned_until'))}.",
     }.get(str(d.get("after")), "")
     return (

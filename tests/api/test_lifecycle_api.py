@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from ladder.models import Match
 from ladder.services.matches import SideInput, match_report
-from matchmaking.models import EntryStatus, QueueEntry
+from matchmaking.models import EntryStatus, QueueEntry, QueuePenalty
 from matchmaking.services import queue_join, queue_leave
 from tests.api.conftest import error_of
 from tests.factories import member
@@ -115,6 +115,8 @@ def test_a_search_during_the_missed_ready_ban_is_429_with_retry_after(ladder, pl
     a, b = clients
     first = _pair(ladder, player, opponent)
     _miss(first, ready=b, reader=a)  # a warning; bob, who was ready, searches again
+    QueueEntry.objects.filter(player=player).exclude(status=EntryStatus.MATCHED).update(rejoin_after=None)
+    QueuePenalty.objects.filter(player=player).update(banned_until=None)  # the warning's short hold is over
     queue_leave(ladder=ladder, player=opponent)
     carol = member(ladder, "carol")
     queue_join(ladder=ladder, player=carol)

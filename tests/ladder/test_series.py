@@ -263,3 +263,31 @@ def test_a_series_rated_game_by_game_says_so_when_over(client, ladder, player, o
     assert "Series over" in page and "the series as a whole is not rated" in page
     assert "It is not rated." not in page
     assert page.count("its match</a>") == 2
+
+
+@pytest.mark.ladder(best_of=3)
+def test_a_no_show_cannot_be_claimed_once_a_game_of_the_series_is_recorded(ladder, player, opponent):
+    """A side behind in a series cannot turn it into a forfeit win (docs/rules.md §13, no-show)."""
+    now = timezone.now()
+    match = both_ready(ladder, player, opponent, now)
+    series_report_game(
+        match=match, reporter=player, winner_side=side_of(match, player), now=now + timedelta(minutes=10)
+    )
+
+    with pytest.raises(ValidationError) as refused:
+        lifecycle.claim_no_show(match=match, user=opponent, now=now + timedelta(minutes=11))
+
+    assert refused.value.code == "series_started"
+    match.refresh_from_db()
+    assert match.status == MatchStatus.SCHEDULED
+    assert not match.sides.exclude(no_show_claimed_at=None).exists()
+
+
+@pytest.mark.ladder(best_of=3)
+def test_a_no_show_may_be_claimed_before_the_first_game(ladder, player, opponent):
+    now = timezone.now()
+    match = both_ready(ladder, player, opponent, now)
+
+    claimed = lifecycle.claim_no_show(match=match, user=opponent, now=now + timedelta(minutes=1))
+
+    assert claimed.status == MatchStatus.CLAIMED

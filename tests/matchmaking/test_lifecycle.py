@@ -92,10 +92,11 @@ def test_a_missed_ready_check_requeues_the_ready_player_with_their_waiting_time(
     assert (match.status, match.cancel_reason, match.rated_at) == (MatchStatus.CANCELLED, "ready_missed", None)
     again = q.current_entry(ladder=ladder, player=player)
     assert again.status == EntryStatus.WAITING and again.requeued_after_id == match.pk
-    # Paired the moment they joined: no waiting time lost, none gained for the ready check.
-    assert again.joined_at == now + timedelta(seconds=61)
+    # Paired the moment they joined: the ready check's minute counts as waiting, so the panel counts on.
+    assert again.joined_at == now
     absent = q.current_entry(ladder=ladder, player=opponent)
-    assert absent.status == EntryStatus.MATCHED  # a warning: no ban, no new search
+    assert absent.status == EntryStatus.LEFT  # a warning: held out as long as the check they let run out
+    assert absent.rejoin_after == now + timedelta(seconds=61 + ladder.ready_window_seconds)
     assert QueuePenalty.objects.get(player=opponent).strikes == 1
     assert not QueuePenalty.objects.filter(player=player).exists()
     assert Kind.MATCH_CANCELLED in kinds(player) and Kind.MATCH_CANCELLED in kinds(opponent)
@@ -111,7 +112,30 @@ def test_the_ready_players_waiting_time_before_the_pairing_counts_on(ladder, pla
 
     again = q.current_entry(ladder=ladder, player=player)
     assert again.status == EntryStatus.WAITING
-    assert again.joined_at == now + timedelta(seconds=70) - timedelta(seconds=40)
+    assert again.joined_at == now - timedelta(seconds=40)  # the 40 s before, and the ready check
+    page_waited = (now + timedelta(seconds=70) - again.joined_at).total_seconds()
+    assert page_waited == 110
+
+
+def test_a_first_missed_ready_check_holds_the_absent_player_as_long_as_the_check(ladder, player, opponent):
+    """Letting a ready check run out to avoid an opponent costs the time it cost them (docs/rules.md §13)."""
+    now = timezone.now()
+    match = pair(ladder, player, opponent, now)
+    lifecycle.ready(match=match, user=player, now=now + timedelta(seconds=3))
+    lifecycle.settle(match, now=now + timedelta(seconds=61))
+
+    with pytest.raises(ValidationError) as refused:
+        q.queue_join(ladder=ladder, player=opponent, now=now + timedelta(seconds=62))
+    assert refused.value.code == "queue_cooldown"
+    assert refused.value.messages[0].startswith(
+        "You missed a ready check in Chess: you can search again in 59 seconds."
+    )
+    assert refused.value.params["retry_after"] == 59
+    told = Notification.objects.get(recipient=opponent, kind=Kind.MATCH_CANCELLED)
+    assert told.data["after"] == "warned" and told.data["banned_until"]
+
+    again = q.queue_join(ladder=ladder, player=opponent, now=now + timedelta(seconds=121))
+    assert again.status in (EntryStatus.WAITING, EntryStatus.MATCHED)
 
 
 def test_missed_ready_checks_warn_then_ban_for_longer_and_are_forgotten(ladder, player, opponent, outsider):
@@ -129,9 +153,10 @@ def test_missed_ready_checks_warn_then_ban_for_longer_and_are_forgotten(ladder, 
         q.queue_leave(ladder=ladder, player=player, now=at + timedelta(seconds=62))
         QueueEntry.objects.filter(player=player).update(rejoin_after=None)
 
+    first = now + timedelta(seconds=61)
     second, third = now + timedelta(minutes=20, seconds=61), now + timedelta(minutes=50, seconds=61)
     assert strikes == [
-        (1, None),
+        (1, first + timedelta(seconds=ladder.ready_window_seconds)),
         (2, second + timedelta(minutes=ladder.missed_ready_first_minutes)),
         (3, third + timedelta(minutes=ladder.missed_ready_repeat_minutes)),
     ]

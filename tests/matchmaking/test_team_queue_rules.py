@@ -23,6 +23,7 @@ from ratings.engines import RatingState, composite, rating_difference_for_probab
 from ratings.engines.teams import pad
 from ratings.models import PlayerRating
 from tests.factories import member, team_queue_ladder
+from tests.matchmaking.played import played
 
 pytestmark = [
     pytest.mark.django_db,
@@ -173,6 +174,7 @@ def test_the_rematch_cooldown_holds_for_team_games(ladder):
     for user in first:
         entry = join(ladder, user, now, ["2v2"])
     assert entry.status == EntryStatus.MATCHED
+    played(entry.match, now)
     later = now + timedelta(minutes=1)
     for user in first:
         join(ladder, user, later, ["2v2"])
@@ -333,7 +335,7 @@ def test_a_missed_ready_check_requeues_the_others_with_their_formats_and_time(la
     assert set(back) == {"ann", "bob", "cid"}
     for name, entry in back.items():
         assert entry.formats == formats.mask(wanted[name])
-        assert entry.joined_at == swept - timedelta(seconds=waited[name])
+        assert entry.joined_at == now - timedelta(seconds=waited[name])  # and the ready check counts on
     assert not QueueEntry.objects.filter(player=users["dee"], status=EntryStatus.WAITING).exists()
 
 

@@ -28,6 +28,16 @@ def test_every_kind_has_its_own_words():
             {"reason": "ready_missed", "absent": ["you"], "opponents": ["ash"], "after": "warned"},
             "you did not press Ready in time. It is not rated. This time it is a warning;",
         ),
+        (
+            {
+                "reason": "ready_missed",
+                "absent": ["you"],
+                "opponents": ["ash"],
+                "after": "warned",
+                "banned_until": "2026-11-22T18:01:00+00:00",
+            },
+            "This time it is a warning: you can search again from 22 Nov 2026, 18:01",
+        ),
         ({"reason": "agreed", "opponents": ["ash"]}, "because both sides agreed to cancel it. It is not rated."),
         ({"reason": "expired", "opponents": ["ash"]}, "no result was reported within the play window"),
     ],
