@@ -34,6 +34,7 @@ from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus, Suspensi
 from ladder.notes import readable_note
 from ladder.selectors.conversation import Typed, match_conversation
 from ladder.selectors.home import player_home
+from ladder.selectors.leaderboard import player_row
 from ladder.selectors.matches import claims_awaiting
 from ladder.services import fair_play, suspensions
 from ladder.services import fields as field_services
@@ -131,6 +132,8 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         context["membership_reasons"] = selectors.unranked_reasons(
             ladder=ladder, rating=membership, rd_now=rd_now, now=now
         )
+        # The rank and the scale's value, as the home page shows them (one ranking statement).
+        context["membership_row"] = player_row(rating=membership, now=now)
     # The matchmaking panel: for members of a ladder whose queue offers formats; a ladder without one explains itself.
     # The snapshot the page's rank changes count from is the latest one: the movers end there too.
     context["movers"] = selectors.ladder_movers_cached(leaderboard.since) if leaderboard.since else None

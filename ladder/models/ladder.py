@@ -62,7 +62,7 @@ class RatingEngine(models.TextChoices):
 
 
 class LeaderboardScale(models.TextChoices):
-    GXE = "gxe", "GLIXARE (chance to beat an average player, %)"
+    GXE = "gxe", "GLIXARE (chance to beat a new player, %)"  # as /help/#gxe defines it
     TR = "tr", "TR (0–25,000)"
     CONSERVATIVE = "conservative", "Conservative (rating − 2·RD)"
 
