@@ -74,3 +74,11 @@ def test_the_api_answers_503_in_its_error_shape_while_the_database_is_down(ladde
             assert answer.status_code == 503, (url, answer.status_code)
             assert answer.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
             assert answer.json() == {"error": {"code": "unavailable", "message": UNAVAILABLE_MESSAGE, "fields": {}}}
+
+
+def test_forms_answer_503_while_the_database_is_down(player, signed_in, database_down):
+    login = Client().post(reverse("accounts:login"), {"username": "alice", "password": "whatever"})
+    logout = signed_in.post(reverse("accounts:logout"))
+
+    assert (login.status_code, logout.status_code) == (503, 503)
+    assert login.headers["Retry-After"] == logout.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
