@@ -152,6 +152,8 @@ class MatchFieldsForm(forms.Form):
             elif parts[0] == "player_fields" and len(parts) == 3:
                 slot = slot_of.get(parts[1].lower())
                 target = parts[2] if self.pairs else f"{parts[2]}__{slot}"
+                if self.pairs:  # one input holds every player's value: say whose is wrong
+                    messages = [f"{parts[1]}: {message}" for message in messages]
             self.add_error(target if target in self.fields else None, messages)
 
 

@@ -237,6 +237,16 @@ def test_moderator_gets_comment_form_but_no_evidence_form(client, match, moderat
 # Evidence -------------------------------------------------------------------------------------
 
 
+def test_evidence_input_suggests_no_other_games_site(client, match, player):
+    """Every ladder's page had a Pokémon Showdown replay as the example, a Widelands ladder's too."""
+    client.force_login(player)
+
+    html = page(client, match).content.decode()
+
+    assert 'id="evidence-url" name="url" type="url" value="" placeholder="https://…"' in html
+    assert "pokemonshowdown" not in html
+
+
 def test_player_adds_evidence_to_own_side(match, opponent):
     link = svc.evidence_add(match=match, user=opponent, url="https://replay.pokemonshowdown.com/gen9ou-1")
 

@@ -133,7 +133,8 @@ def test_the_sides_form_takes_per_player_values_as_pairs(client, ladder, fields,
         report_url(ladder), {**data, "team-f-map": "Crater", "team-f-tribe": "alice: Empire, bob: amazons"}
     )
 
-    assert refused.status_code == 400 and "Tribe must be one of" in errors_next_to(refused.text, "team-f-tribe")
+    # One input holds every player's tribe: the error says whose is wrong.
+    assert refused.status_code == 400 and "alice: Tribe must be one of" in errors_next_to(refused.text, "team-f-tribe")
     assert "has no colon" in errors_next_to(wrong.text, "team-f-tribe")
     assert done.status_code == 302
     tribes = MatchFieldValue.objects.filter(field__name="tribe").values_list("player__username", "value")
