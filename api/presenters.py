@@ -15,7 +15,7 @@ from django.urls import reverse
 from api.serializers import LadderSettingsOut
 from ladder import formats
 from ladder.models import Ladder, Match, MatchStatus
-from ladder.ranking import scale_value, unranked_reasons
+from ladder.ranking import scale_value, unranked_code, unranked_reasons
 from ladder.selectors import LeaderboardRow, MatchSummary, match_summaries, matches_with_details
 from ladder.selectors.fields import ladder_field_dicts
 from ladder.selectors.leaderboard import player_row
@@ -91,6 +91,7 @@ def standing_dict(row: LeaderboardRow, *, rank_change: int | None = None) -> dic
         "draws": rating.draws,
         "last_played_at": rating.last_played_at,
         "unranked_reasons": list(row.reasons),
+        "unranked": [{"code": unranked_code(reason), "message": reason} for reason in row.reasons],
     }
 
 

@@ -203,6 +203,8 @@ def _walk(node: Any) -> None:
 
 def _varname(value: str) -> str:
     """``1v1`` → ``ONE_V_ONE``, ``ffa4`` → ``FFA_FOUR``: a name for an enum value, its numbers in words."""
+    if not value:
+        return "BLANK"
     parts = re.findall(r"\d+|[A-Za-z]+", value)
     words = [_NUMBER_WORDS[int(part)] if part.isdigit() and int(part) < len(_NUMBER_WORDS) else part for part in parts]
     name = "_".join(word.upper() for word in words)

@@ -12,7 +12,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ladder.formats import FORMATS
-from ladder.models import MAX_PLAYERS_PER_MATCH, CancelReason, FieldKind, FieldScope, MatchStatus
+from ladder.models import MAX_PLAYERS_PER_MATCH, CancelReason, FieldKind, FieldScope, MatchStatus, SideAnswer
+from ladder.ranking import UnrankedCode
 from notifications.models import Kind as NotificationKind
 
 UNKNOWN_FIELD = "Unknown field."
@@ -306,6 +307,11 @@ class LadderDetailOut(LadderOut):
     )
 
 
+class UnrankedReasonOut(serializers.Serializer):
+    code = serializers.ChoiceField(choices=UnrankedCode.choices)
+    message = serializers.CharField(help_text="The reason in words, as the leaderboard shows it.")
+
+
 class StandingOut(serializers.Serializer):
     """A rating as leaderboards show it: numbers at the moment of the request."""
 
@@ -327,7 +333,10 @@ class StandingOut(serializers.Serializer):
     losses = serializers.IntegerField()
     draws = serializers.IntegerField()
     last_played_at = serializers.DateTimeField(allow_null=True)
-    unranked_reasons = serializers.ListField(child=serializers.CharField())
+    unranked_reasons = serializers.ListField(
+        child=serializers.CharField(), help_text="Why not ranked, in words; empty when ranked (see `unranked`)."
+    )
+    unranked = UnrankedReasonOut(many=True, help_text="The same reasons as codes, each with its words.")
 
 
 class PlayerLadderOut(StandingOut):
@@ -370,7 +379,9 @@ class MatchSideOut(serializers.Serializer):
     index = serializers.IntegerField()
     placement = serializers.IntegerField(allow_null=True)
     outcome = serializers.CharField(help_text="Won, Lost, Draw, or a place such as “2nd”.")
-    answer = serializers.CharField(help_text="reported, confirmed, disputed or empty.")
+    answer = serializers.ChoiceField(
+        choices=SideAnswer.choices, allow_blank=True, help_text="This side's answer to the report; empty: none yet."
+    )
     dispute_reason = serializers.CharField()
     ready = serializers.BooleanField(help_text="This side pressed Ready in the ready check.")
     cancel_requested = serializers.BooleanField(help_text="This side agreed to cancel the match.")

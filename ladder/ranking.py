@@ -25,6 +25,7 @@ import math
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from django.db import models
 from django.db.models import Exists, OuterRef, Q
 
 from accounts.models import User
@@ -84,6 +85,31 @@ def unranked_reasons(*, ladder: Ladder, rating: PlayerRating, rd_now: float, now
             days = (now - rating.last_played_at).days
             reasons.append(f"last game {days} day{'s' if days != 1 else ''} ago")
     return tuple(reasons)
+
+
+class UnrankedCode(models.TextChoices):
+    """What each reason of ``unranked_reasons`` is, for a program (the API's ``unranked``)."""
+
+    PROVISIONAL = "provisional", "RD above the ladder's provisional RD"
+    TOO_FEW_GAMES = "too_few_games", "fewer games than the ladder's minimum"
+    NO_GAME = "no_game", "no game played yet"
+    IDLE = "idle", "no game within the ladder's idle days"
+    LEFT = "left", "left the ladder"
+
+
+def unranked_code(reason: str) -> UnrankedCode:
+    """The code of a reason ``unranked_reasons`` (or a page's "left the ladder") words."""
+    if reason.startswith("RD "):
+        return UnrankedCode.PROVISIONAL
+    if reason.endswith(" games"):
+        return UnrankedCode.TOO_FEW_GAMES
+    if reason == "no game yet":
+        return UnrankedCode.NO_GAME
+    if reason.startswith("last game "):
+        return UnrankedCode.IDLE
+    if reason == "left the ladder":
+        return UnrankedCode.LEFT
+    raise ValueError(f"reason must be one unranked_reasons words, got {reason!r}")
 
 
 def ranked_sql(ladder: Ladder, at: datetime, rd: str, alias: str = "r") -> tuple[str, dict[str, Any]]:

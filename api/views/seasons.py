@@ -16,7 +16,7 @@ from api.pagination import ApiPagination
 from api.serializers import PageIn
 from api.views.base import errors, paginated, query
 from ladder.models import Ladder
-from seasons.models import Season, SeasonStanding
+from seasons.models import Season, SeasonStanding, SeasonStatus
 from seasons.selectors import badges_for
 
 
@@ -31,7 +31,7 @@ class SeasonOut(serializers.Serializer):
     name = serializers.CharField()
     starts_at = serializers.DateTimeField()
     ends_at = serializers.DateTimeField()
-    status = serializers.CharField(help_text="scheduled, running or closed.")
+    status = serializers.ChoiceField(choices=SeasonStatus.choices)
     closed_at = serializers.DateTimeField(allow_null=True)
     ranked_count = serializers.IntegerField(help_text="Players ranked at the close (0 until then).")
     reset = ResetOut(allow_null=True, help_text="The soft reset applied at the close, if any.")

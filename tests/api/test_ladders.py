@@ -7,6 +7,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
+from ladder.ranking import unranked_code
 from ladder.services import membership
 from ladder.services.matches import SideInput, match_report
 from matchmaking.models import EntryStatus
@@ -48,6 +49,8 @@ def test_leaderboard_ranked_then_provisional_with_display_values(api, ladder, pl
     assert rows[1]["player"]["is_bot"] is True
     assert rows[0]["rank_change"] is None  # no leaderboard snapshot yet
     assert rows[2]["unranked_reasons"] == ["0 of 1 games"]
+    assert rows[2]["unranked"] == [{"code": "too_few_games", "message": "0 of 1 games"}]
+    assert rows[0]["unranked"] == []
     assert {"rating", "rd", "gxe", "tr", "conservative", "games"} <= set(rows[0])
     assert api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/", {"bots": "only"}).json()["count"] == 1
     page = api.get(f"/api/v1/ladders/{ladder.slug}/leaderboard/", {"page_size": 2}).json()
@@ -359,6 +362,28 @@ def test_a_ranked_player_has_the_leaderboards_rank_on_their_page_and_in_win_prob
     membership.ladder_leave(ladder=ladder, player=carol)
     (left,) = api.get("/api/v1/players/carol/").json()["ratings"]
     assert left["rank"] is None and left["unranked_reasons"][0] == "left the ladder"
+    assert left["unranked"][0] == {"code": "left", "message": "left the ladder"}
+
+
+@pytest.mark.parametrize(
+    ("reason", "code"),
+    [
+        ("RD 120 > 100", "provisional"),
+        ("RD 100.4 > 100", "provisional"),
+        ("3 of 5 games", "too_few_games"),
+        ("no game yet", "no_game"),
+        ("last game 1 day ago", "idle"),
+        ("last game 40 days ago", "idle"),
+        ("left the ladder", "left"),
+    ],
+)
+def test_each_unranked_reason_has_a_code(reason, code):
+    assert unranked_code(reason) == code
+
+
+def test_an_unknown_reason_has_no_code():
+    with pytest.raises(ValueError, match="got 'sleepy'"):
+        unranked_code("sleepy")
 
 
 def test_queue_join_poll_match_and_leave(client_for, ladder, player, opponent):

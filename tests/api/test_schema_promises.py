@@ -101,3 +101,23 @@ def test_the_schema_comes_as_yaml_when_asked_and_refuses_other_formats(api):
     assert api.get("/api/v1/schema/", {"format": "json"}).json() == as_json
     refused = api.get("/api/v1/schema/", {"format": "xml"})
     assert refused.status_code == 400 and error_of(refused)["code"] == "bad_format"
+
+
+def test_fixed_value_sets_are_enums(schema):
+    components = schema["components"]["schemas"]
+
+    def enum_of(prop: dict) -> list:
+        if "$ref" in prop:
+            return components[prop["$ref"].split("/")[-1]]["enum"]
+        return [value for branch in prop["oneOf"] for value in enum_of(branch)]
+
+    assert enum_of(components["SeasonOut"]["properties"]["status"]) == ["scheduled", "running", "closed"]
+    assert enum_of(components["MatchSideOut"]["properties"]["answer"]) == ["reported", "confirmed", "disputed", ""]
+    unranked = components["StandingOut"]["properties"]["unranked"]["items"]["$ref"].split("/")[-1]
+    assert enum_of(components[unranked]["properties"]["code"]) == [
+        "provisional",
+        "too_few_games",
+        "no_game",
+        "idle",
+        "left",
+    ]
