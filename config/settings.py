@@ -317,6 +317,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": "ladder.models.match.MatchStatus",
         "QueueFormatEnum": "api.serializers.FORMAT_CODES",
+        "SeasonStatusEnum": "seasons.models.SeasonStatus",
+        "SideAnswerEnum": "ladder.models.match.SideAnswer",
+        "UnrankedCodeEnum": "ladder.ranking.UnrankedCode",
     },
     # drf-spectacular's enum components, then forms a strict OpenAPI 3.0.3 reader takes as meant (api.schema).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "api.schema.strict_openapi_30"],

@@ -184,7 +184,7 @@ def test_a_body_the_api_refuses_empty_is_required(schema, client_for, player):
 CONFLICTS = {
     "ladders_join": {"already_member"},
     "ladders_leave": {"not_joined"},
-    "queue_join": {"already_searching", "not_in_party"},
+    "queue_join": {"already_searching", "not_in_party", "in_game"},
     "queue_leave": {"not_searching"},
     "matches_report": {"duplicate", "idempotency_key_reused"},
     "matches_result": {"already_reported", "not_ready", "series_games"},
@@ -194,7 +194,7 @@ CONFLICTS = {
     "matches_correct": {"already_void"},
     "matches_ready": {"not_ready_check"},
     "matches_cancel": {"not_open"},
-    "matches_no_show": {"not_scheduled", "already_claimed"},
+    "matches_no_show": {"not_scheduled", "already_claimed", "series_started"},
     "matches_no_show_answer": {"no_claim", "own_claim"},
     "matches_games": {"not_a_series", "series_decided", "not_scheduled"},
     "matches_evidence_create": {"duplicate", "evidence_limit"},
