@@ -49,6 +49,30 @@ IDEMPOTENT_REPLAYED = {
     "description": "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`.",
     "schema": {"type": "string", "enum": ["true"]},
 }
+# Every 409 an operation can answer, by its code (api.errors.SERVICE_STATUS): its 409 lists these alone.
+CONFLICTS: dict[str, set[str]] = {
+    "ladders_join": {"already_member"},
+    "ladders_leave": {"not_joined"},
+    "queue_join": {"already_searching", "not_in_party", "in_game"},
+    "queue_leave": {"not_searching"},
+    "matches_report": {"duplicate", "idempotency_key_reused"},
+    "matches_result": {"already_reported", "not_ready", "series_games"},
+    "matches_confirm": {"not_pending", "already_answered"},
+    "matches_dispute": {"not_pending", "already_answered"},
+    "matches_void": {"already_void"},
+    "matches_correct": {"already_void"},
+    "matches_ready": {"not_ready_check"},
+    "matches_cancel": {"not_open"},
+    "matches_no_show": {"not_scheduled", "already_claimed", "series_started"},
+    "matches_no_show_answer": {"no_claim", "own_claim"},
+    "matches_games": {"not_a_series", "series_decided", "not_scheduled"},
+    "matches_evidence_create": {"duplicate", "evidence_limit"},
+    "party_invite": {"in_a_party", "already_invited", "party_searching"},
+    "party_withdraw": {"not_in_party", "no_invitation"},
+    "party_accept": {"no_invitation", "in_a_party", "party_searching"},
+    "party_decline": {"no_invitation"},
+    "party_leave": {"not_in_party"},
+}
 RESPONSE_HEADERS: list[tuple[str | None, str, str, dict[str, Any]]] = [
     (None, "429", "Retry-After", RETRY_AFTER),
     (None, "503", "Retry-After", RETRY_AFTER),
@@ -150,7 +174,8 @@ def strict_openapi_30(result: dict[str, Any], generator: Any, request: Any, publ
       null becomes a branch of its own, ``oneOf: [$ref, NullEnum]`` (``NullEnum`` is ``{enum: [null]}``).
     - An enum with a value that is not a name (``1v1``) gets ``x-enum-varnames``, so generated
       clients name it ``ONE_V_ONE`` instead of ``VALUE_0``.
-    - A response's examples (each error code it can carry) refer to one copy in ``components``.
+    - A response's examples (each error code it can carry) refer to one copy in ``components``;
+      a 409 lists only the operation's own conflicts (``CONFLICTS``).
     - ``Retry-After`` is declared on every 429 and 503, ``Idempotent-Replayed`` on a report's 201.
     - An operation anyone may call lists no ``security``: generators read any non-empty list,
       ``[{}, …]`` included, as "a token is required" (openapi-python-client's ``AuthenticatedClient``).
@@ -162,12 +187,29 @@ def strict_openapi_30(result: dict[str, Any], generator: Any, request: Any, publ
         for operation in operations.values():
             if {} in operation.get("security", []):
                 del operation["security"]
+            _narrow_conflicts(operation)
             _share_examples(result, operation)
             for operation_id, status, header, declared in RESPONSE_HEADERS:
                 response = operation["responses"].get(status)
                 if response is not None and operation_id in (None, operation["operationId"]):
                     response.setdefault("headers", {})[header] = declared
     return result
+
+
+def _narrow_conflicts(operation: dict[str, Any]) -> None:
+    """An operation's 409 lists only the conflicts it can answer (``CONFLICTS``), not every one."""
+    response = operation["responses"].get("409")
+    if response is None:
+        return
+    codes = CONFLICTS[operation["operationId"]]
+    content = response["content"]["application/json"]
+    content["examples"] = {
+        name: example for name, example in content["examples"].items() if example["value"]["error"]["code"] in codes
+    }
+    kept = [example["value"]["error"]["code"] for example in content["examples"].values()]
+    response["description"] = (
+        response["description"].split(" Codes: ")[0] + " Codes: " + ", ".join(f"`{code}`" for code in kept) + "."
+    )
 
 
 def _share_examples(result: dict[str, Any], operation: dict[str, Any]) -> None:

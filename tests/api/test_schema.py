@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from api import serializers as api_serializers
 from api.errors import SERVICE_STATUS
+from api.schema import CONFLICTS
 from api.serializers import StrictSerializer
 from ladder.models import MAX_PLAYERS_PER_MATCH
 
@@ -180,30 +181,6 @@ def test_a_body_the_api_refuses_empty_is_required(schema, client_for, player):
     assert "required" not in schema["paths"]["/api/v1/matches/{id}/dispute/"]["post"]["requestBody"]
 
 
-# Every 409 an operation can answer, by its service error code (api.errors.SERVICE_STATUS).
-CONFLICTS = {
-    "ladders_join": {"already_member"},
-    "ladders_leave": {"not_joined"},
-    "queue_join": {"already_searching", "not_in_party", "in_game"},
-    "queue_leave": {"not_searching"},
-    "matches_report": {"duplicate", "idempotency_key_reused"},
-    "matches_result": {"already_reported", "not_ready", "series_games"},
-    "matches_confirm": {"not_pending", "already_answered"},
-    "matches_dispute": {"not_pending", "already_answered"},
-    "matches_void": {"already_void"},
-    "matches_correct": {"already_void"},
-    "matches_ready": {"not_ready_check"},
-    "matches_cancel": {"not_open"},
-    "matches_no_show": {"not_scheduled", "already_claimed", "series_started"},
-    "matches_no_show_answer": {"no_claim", "own_claim"},
-    "matches_games": {"not_a_series", "series_decided", "not_scheduled"},
-    "matches_evidence_create": {"duplicate", "evidence_limit"},
-    "party_invite": {"in_a_party", "already_invited", "party_searching"},
-    "party_withdraw": {"not_in_party", "no_invitation"},
-    "party_accept": {"no_invitation", "in_a_party", "party_searching"},
-    "party_decline": {"no_invitation"},
-    "party_leave": {"not_in_party"},
-}
 SITE_ONLY_CONFLICTS = {"cannot_confirm"}  # a moderator's confirmation on the match page; no API operation
 
 
