@@ -158,7 +158,8 @@ def test_the_schema_describes_the_fields(api):
     assert report_in.get("additionalProperties") is False or "additionalProperties" not in report_in
     assert set(report_in["properties"]) >= {"fields", "player_fields"}
     value = report_in["properties"]["fields"]["additionalProperties"]
-    assert {option["type"] for option in value["oneOf"]} == {"string", "integer", "boolean"}
+    assert {option["type"] for option in value["oneOf"] if "type" in option} == {"string", "integer", "boolean"}
+    assert [o for o in value["oneOf"] if "type" not in o] == [{"$ref": "#/components/schemas/NullEnum"}]  # or null
     per_player = report_in["properties"]["player_fields"]["additionalProperties"]["additionalProperties"]
     assert per_player["oneOf"] == value["oneOf"]
     match_out = parts["MatchOut"]["properties"]

@@ -100,7 +100,7 @@ def test_pages(client_for, player):
     assert first.json()["count"] == 5 and first.json()["next"].endswith("page=2&page_size=2")
     assert last.json()["next"] is None
     beyond = client.get(LIST, {"page_size": 2, "page": 4})
-    assert beyond.status_code == 404 and error_of(beyond)["code"] == "not_found"
+    assert beyond.status_code == 404 and error_of(beyond)["code"] == "no_such_page"  # not a missing player
 
 
 def test_no_token_is_401(api, player):
