@@ -157,44 +157,49 @@ class HeldBack:
     until: datetime
 
 
-HELD_BACK_FOR = timedelta(seconds=10)
+HELD_BACK_FOR = timedelta(seconds=30)
 
 
 def held_back(ladder: Ladder, entry: QueueEntry, now: datetime) -> list[HeldBack]:
     """The searching players the ladder's rematch cooldown keeps from ``entry`` (they played it
     within the cooldown), soonest free first: the panel and the API say why nobody was found.
-    Matches cancelled unplayed do not count (``services.PLAYED``). Read at most every 10 s per
-    search (cached), since polls come every 2 s."""
+    Matches cancelled unplayed do not count (``services.PLAYED``). Read at most every 30 s per
+    search (cached; one statement on PostgreSQL, ``sql.held_back``), since polls come every 2 s."""
     cooldown = timedelta(minutes=ladder.rematch_cooldown_minutes)
     if not cooldown:
         return []
     key = f"queue:held-back:{entry.pk}:{entry.joined_at.timestamp()}"
     cached = site_cache.get(key)
-    if cached is not None:
-        return [row for row in cached if row.until > now]
+    if cached is None:
+        cached = _held_back(ladder, entry.player_id, now - cooldown)
+        site_cache.set(key, cached, timeout=int(HELD_BACK_FOR.total_seconds()))
+    return sorted(
+        (HeldBack(username, created + cooldown) for username, created in cached if created + cooldown > now),
+        key=lambda row: (row.until, row.username),
+    )
+
+
+def _held_back(ladder: Ladder, player_id: int, since: datetime) -> list[tuple[str, datetime]]:
+    """Each searching player who played ``player_id`` in ``ladder`` since ``since``: (name, latest game's creation)."""
+    if db.on_postgresql():
+        with db.prepared_cursor() as cursor:
+            cursor.execute(sql.held_back(), {"player": player_id, "ladder": ladder.pk, "since": since})
+            return [(username, created) for _, username, created in cursor.fetchall()]
     recent = Match.objects.filter(
-        services.PLAYED, ladder=ladder, created_at__gte=now - cooldown, participants__player_id=entry.player_id
+        services.PLAYED, ladder=ladder, created_at__gte=since, participants__player_id=player_id
     )
     last: dict[int, tuple[str, datetime]] = {}
     rows = (
         Participant.objects.filter(match__in=recent)
-        .exclude(player_id=entry.player_id)
+        .exclude(player_id=player_id)
         .values_list("player_id", "player__username", "match__created_at")
     )
     for player, username, created in rows:
         if player not in last or last[player][1] < created:
             last[player] = (username, created)
-    searching = set(
-        QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING, player_id__in=list(last)).values_list(
-            "player_id", flat=True
-        )
-    )
-    found = sorted(
-        (HeldBack(username, created + cooldown) for player, (username, created) in last.items() if player in searching),
-        key=lambda row: (row.until, row.username),
-    )
-    site_cache.set(key, found, timeout=int(HELD_BACK_FOR.total_seconds()))
-    return found
+    waiting = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING, player_id__in=list(last))
+    searching = set(waiting.values_list("player_id", flat=True))
+    return [row for player, row in last.items() if player in searching]
 
 
 def idle_state(entry: QueueEntry | None) -> str:

@@ -341,8 +341,10 @@ def _entry_create(
     does a second query tell the refusals apart.
 
     A game that formed while the statement ran (the player's previous search paired by
-    another process) is not in its snapshot: the search it wrote is ended again at once when
-    a fresh read finds one. Pairing (``claim``) never takes such a search either way.
+    another process) is not in its snapshot; the statement says when that can have happened
+    (a search of the player was waiting as it found the table), and then the search it wrote
+    is ended again at once when a fresh read finds the game. Pairing (``claim``) never takes
+    such a search either way.
     """
     max_rating_gap, format_bits, now = search.max_rating_gap, search.format_bits, search.now
     party_id, party_size = party or (None, 1)
@@ -387,8 +389,8 @@ def _entry_create(
             lifecycle.refuse_if_banned(ladder, player, now)
             raise _cooling_down(ladder, rejoin_after, now)
         raise _already_searching(ladder)
-    pk, rating, rd, volatility, rd_as_of = row
-    formed = open_match_of(ladder=ladder, players=[player.pk])
+    pk, rating, rd, volatility, rd_as_of, raced = row
+    formed = open_match_of(ladder=ladder, players=[player.pk]) if raced else None
     if formed is not None:  # paired a moment ago, while this statement ran
         QueueEntry.objects.filter(pk=pk, status=EntryStatus.WAITING).update(status=EntryStatus.LEFT, ended_at=now)
         raise _in_game(ladder, formed[1])

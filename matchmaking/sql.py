@@ -10,7 +10,8 @@ The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql
 - ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search;
 - ``conflicts``: ``forming._conflicts``, who among a game's candidates may not meet whom;
 - ``current_party``: ``parties.current_party``, the party a player searches with, asked by every join;
-- ``SEEN``: ``services._seen_unless_suspended``, a poll's renewal of its search every 10 s.
+- ``SEEN``: ``services._seen_unless_suspended``, a poll's renewal of its search every 10 s;
+- ``held_back``: ``selectors.held_back``, whom the rematch cooldown keeps from a search.
 
 A paired or formed game's match, sides, players and searches are one statement of their own
 (``sql_formed``).
@@ -24,6 +25,7 @@ from functools import cache
 
 from django.db import connection
 
+from accounts.models import User
 from core import db
 from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchStatus, Participant, Suspension
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, QueueEntry
@@ -84,7 +86,12 @@ def join() -> str:
         " party_size = EXCLUDED.party_size, ended_at = NULL, match_id = NULL, opponent_id = NULL,"
         " win_probability = NULL, rejoin_after = NULL, requeued_after_id = NULL"
         " WHERE e.status <> %(waiting)s AND (e.rejoin_after IS NULL OR e.rejoin_after <= %(now)s)"
-        " RETURNING id, rating, rd, volatility, rd_as_of"
+        " RETURNING id, rating, rd, volatility, rd_as_of,"
+        # Whether, as this statement found the table, another search of the player was waiting: it
+        # was being placed in a game meanwhile (the insert waited for that and went ahead), so the
+        # game is not in this statement's snapshot and the service reads it afresh.
+        f" EXISTS (SELECT 1 FROM {_ENTRIES} AS w WHERE w.ladder_id = e.ladder_id AND w.player_id = e.player_id"
+        f" AND w.status = '{_WAITING}' AND w.id <> e.id)"
     )
 
 
@@ -96,6 +103,25 @@ def played(matches: str) -> str:
     return (
         f"NOT ({matches}.status = '{MatchStatus.CANCELLED.value}'"
         f" AND {matches}.cancel_reason <> '{CancelReason.SERIES.value}')"
+    )
+
+
+@cache
+def held_back() -> str:
+    """The searching players the rematch cooldown keeps from a search (``selectors.held_back``): each
+    one who played the searcher in the ladder since ``since`` (``played``) and is waiting now, with
+    their name and their latest such game's creation, in one statement. The searcher's own games
+    come from the index on (player, match); ORM twin in ``selectors.held_back``."""
+    participants, matches = Participant._meta.db_table, Match._meta.db_table
+    return (
+        f"SELECT DISTINCT ON (theirs.player_id) theirs.player_id, u.username, m.created_at"
+        f" FROM {participants} AS mine JOIN {matches} AS m ON m.id = mine.match_id"
+        f" JOIN {participants} AS theirs ON theirs.match_id = m.id AND theirs.player_id <> mine.player_id"
+        f" JOIN {_ENTRIES} AS e ON e.player_id = theirs.player_id AND e.ladder_id = m.ladder_id"
+        f" AND e.status = '{_WAITING}'"
+        f" JOIN {User._meta.db_table} AS u ON u.id = theirs.player_id"
+        f" WHERE mine.player_id = %(player)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
+        f" AND {played('m')} ORDER BY theirs.player_id, m.created_at DESC"
     )
 
 
