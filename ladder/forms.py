@@ -171,8 +171,13 @@ class TeamReportForm(forms.Form):
         self.formset.extra = max(2, min(rows, self.most_sides))  # unbound only; bound ones count TOTAL_FORMS
 
     @property
-    def most_sides(self) -> int:
+    def most_players(self) -> int:
+        """The most players in one of this ladder's games (every side counted)."""
         return min(self.ladder.max_players, MAX_PLAYERS_PER_MATCH)
+
+    @property
+    def most_sides(self) -> int:
+        return self.most_players
 
     def is_valid(self) -> bool:
         form_ok = super().is_valid()

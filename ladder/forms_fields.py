@@ -6,7 +6,8 @@ or ``player_fields.<username>.<name>``) ``show_errors`` puts back next to their 
 
 Per-player fields get one input per player where the form knows the players (a 1 v 1: you
 and your opponent; a queue match: its players). The sides form, whose players are typed
-in, asks for them as "username: value" pairs instead.
+in, asks for a choice as rows of (username, select of the choices), as many as a game's
+players, and for the other kinds as "username: value" pairs.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from ladder.services.fields_edit import REASON_MAX_LENGTH
 DURATION_HINT = "For example 1:23:45, 83:20, 1h 5m, 45m, or a number of seconds."
 PAIRS_HINT = "Each player as “username: value”, separated by commas."
 BAD_PAIR = "Write each player as “username: value”, separated by commas: “%(pair)s” has no colon."
+PICK_WITHOUT_PLAYER = "Type the username of the player for %(value)s."
+PICK_HINT = "Type each player's username and pick theirs; leave the rows you do not need empty."
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,27 @@ class Slot:
 class PlayerGroup:
     label: str
     fields: list[forms.BoundField]
+
+
+@dataclass(frozen=True, slots=True)
+class PickRow:
+    """One row of a choice picked per player in the sides form: the username typed, the choice picked."""
+
+    number: int
+    player: forms.BoundField
+    value: forms.BoundField
+
+
+@dataclass(frozen=True, slots=True)
+class PickGroup:
+    """A per-player choice in the sides form, as rows; ``errors`` are those no row holds (a player left out)."""
+
+    field: MatchField
+    html_id: str
+    help_text: str
+    rows: list[PickRow]
+    errors: list[str]
+    is_pick: bool = True  # tells the template this is not a BoundField
 
 
 def _input(field: MatchField, label: str) -> forms.Field:
@@ -75,22 +99,45 @@ class MatchFieldsForm(forms.Form):
         fields: Sequence[MatchField],
         slots: Sequence[Slot] = (),
         pairs: bool = False,
+        player_rows: int = 0,
         prefix: str = "f",
     ) -> None:
+        """``pairs``: the players are typed in the form; a choice then gets ``player_rows`` rows to pick in."""
         super().__init__(data, prefix=prefix)
         self.match_fields = list(fields)
         self.slots = list(slots)
         self.pairs = pairs
+        self.player_rows = player_rows
+        self.pick_errors: dict[str, list[str]] = {}
         self.players: list[User] = []  # the match's players, where the form is for a match already paired
         self.by_slot: dict[str, User] = {}
         for field in self.match_fields:
             if not field.per_player:
                 self.fields[field.name] = _input(field, field.label)
+            elif pairs and field.kind == FieldKind.CHOICE:
+                for number in range(1, player_rows + 1):
+                    player = forms.CharField(
+                        label=f"Player {number}",
+                        required=False,
+                        max_length=150,
+                        widget=forms.TextInput(
+                            attrs={
+                                "autocomplete": "off",
+                                "autocapitalize": "none",
+                                "spellcheck": "false",
+                                "placeholder": "Username",
+                            }
+                        ),
+                    )
+                    self.fields[_pick_player(field.name, number)] = player
+                    value = _input(field, f"{field.label} of player {number}")
+                    value.widget.attrs.pop("aria-required", None)  # a row is optional; the group says "required"
+                    value.help_text = ""
+                    self.fields[_pick_value(field.name, number)] = value
             elif pairs:
                 made = _input(field, field.label)
                 made.widget = forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "none"})
-                choices = f" One of: {', '.join(field.choices)}." if field.kind == FieldKind.CHOICE else ""
-                made.help_text = f"{field.help_text} {PAIRS_HINT}{choices}".strip()
+                made.help_text = f"{field.help_text} {PAIRS_HINT}".strip()
                 self.fields[field.name] = made
             else:
                 for slot in self.slots:
@@ -104,8 +151,48 @@ class MatchFieldsForm(forms.Form):
     def has_fields(self) -> bool:
         return bool(self.match_fields)
 
-    def match_rows(self) -> list[forms.BoundField]:
-        return [self[f.name] for f in self.match_fields if not f.per_player or self.pairs]
+    def match_rows(self) -> list[forms.BoundField | PickGroup]:
+        """The inputs under "Game details" in the fields' order; in the sides form a choice's rows as one group."""
+        rows: list[forms.BoundField | PickGroup] = []
+        for field in self.match_fields:
+            if self._picked(field):
+                rows.append(self._pick_group(field))
+            elif not field.per_player or self.pairs:
+                rows.append(self[field.name])
+        return rows
+
+    def _picked(self, field: MatchField) -> bool:
+        return self.pairs and field.per_player and field.kind == FieldKind.CHOICE
+
+    def _pick_group(self, field: MatchField) -> PickGroup:
+        rows = [
+            PickRow(n, self[_pick_player(field.name, n)], self[_pick_value(field.name, n)])
+            for n in range(1, self.player_rows + 1)
+        ]
+        return PickGroup(
+            field=field,
+            html_id=f"id_{self.add_prefix(field.name)}",
+            help_text=f"{field.help_text} {PICK_HINT}".strip(),
+            rows=rows,
+            errors=self.pick_errors.get(field.name, []),
+        )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for field in filter(self._picked, self.match_fields):
+            for number in range(1, self.player_rows + 1):
+                player, value = self._pick(cleaned, field.name, number)
+                if value and not player:
+                    self.add_error(
+                        _pick_player(field.name, number), ValidationError(PICK_WITHOUT_PLAYER, params={"value": value})
+                    )
+        return cleaned
+
+    @staticmethod
+    def _pick(cleaned: Mapping[str, Any], name: str, number: int) -> tuple[str, str]:
+        """A row's username and choice, as typed and picked (a choice posted by hand is left to the service)."""
+        player = (cleaned.get(_pick_player(name, number)) or "").strip()
+        return player, (cleaned.get(_pick_value(name, number)) or "").strip()
 
     def player_groups(self) -> list[PlayerGroup]:
         per_player = [f for f in self.match_fields if f.per_player]
@@ -120,6 +207,12 @@ class MatchFieldsForm(forms.Form):
         """What was typed per player: by player id (slots) or by the username typed (pairs)."""
         values: dict[object, dict[str, object]] = {}
         for field in (f for f in self.match_fields if f.per_player):
+            if self._picked(field):
+                for number in range(1, self.player_rows + 1):
+                    who, value = self._pick(self.cleaned_data, field.name, number)
+                    if who:  # an empty row is not an answer
+                        values.setdefault(who, {})[field.name] = value
+                continue
             if self.pairs:
                 for name, value in self._pairs(field.name):
                     values.setdefault(name, {})[field.name] = value
@@ -144,17 +237,50 @@ class MatchFieldsForm(forms.Form):
     def show_errors(self, exc: ValidationError, players: Mapping[str, User]) -> None:
         """The service's errors next to their inputs; one it cannot place goes above the form."""
         slot_of = {player.username.lower(): key for key, player in players.items()}
+        typed = dict(self.cleaned_data)  # add_error drops what it marks
         for key, messages in exc.message_dict.items():
             parts = key.split(".")
             target = None
             if parts[0] == "fields" and len(parts) == 2:
                 target = parts[1]
+            elif parts[0] == "player_fields" and len(parts) == 2 and self._rows_of(typed, parts[1]):
+                # A username no player has: next to where it was typed.
+                for name, number in self._rows_of(typed, parts[1]):
+                    self.add_error(_pick_player(name, number), messages)
+                continue
+            elif parts[0] == "player_fields" and len(parts) == 3 and self._is_picked(parts[2]):
+                rows = [number for name, number in self._rows_of(typed, parts[1]) if name == parts[2]]
+                for number in rows:  # the message says whose value is wrong
+                    self.add_error(_pick_value(parts[2], number), [f"{parts[1]}: {message}" for message in messages])
+                if not rows:  # a player nobody picked for: "Tribe for dan is required."
+                    self.pick_errors.setdefault(parts[2], []).extend(messages)
+                continue
             elif parts[0] == "player_fields" and len(parts) == 3:
                 slot = slot_of.get(parts[1].lower())
                 target = parts[2] if self.pairs else f"{parts[2]}__{slot}"
                 if self.pairs:  # one input holds every player's value: say whose is wrong
                     messages = [f"{parts[1]}: {message}" for message in messages]
             self.add_error(target if target in self.fields else None, messages)
+
+    def _is_picked(self, name: str) -> bool:
+        return any(field.name == name and self._picked(field) for field in self.match_fields)
+
+    def _rows_of(self, typed: Mapping[str, Any], username: str) -> list[tuple[str, int]]:
+        """The (field name, row number) of every picking row where ``username`` was typed, in any case."""
+        found = []
+        for field in filter(self._picked, self.match_fields):
+            for number in range(1, self.player_rows + 1):
+                if self._pick(typed, field.name, number)[0].lower() == username.lower():
+                    found.append((field.name, number))
+        return found
+
+
+def _pick_player(name: str, number: int) -> str:
+    return f"{name}__row{number}_player"
+
+
+def _pick_value(name: str, number: int) -> str:
+    return f"{name}__row{number}"
 
 
 def result_fields_form(match: Match, viewer: User, data: Any = None) -> MatchFieldsForm:

@@ -201,7 +201,13 @@ def match_report(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     duel_fields = MatchFieldsForm(
         request.POST if kind == "1v1" else None, fields=fields, slots=DUEL_SLOTS, prefix="duel-f"
     )
-    team_fields = MatchFieldsForm(request.POST if kind == "sides" else None, fields=fields, pairs=True, prefix="team-f")
+    team_fields = MatchFieldsForm(
+        request.POST if kind == "sides" else None,
+        fields=fields,
+        pairs=True,
+        player_rows=team.most_players,
+        prefix="team-f",
+    )
     bound = duel if kind == "1v1" else team if kind == "sides" else None
     bound_fields = duel_fields if kind == "1v1" else team_fields
     valid = bound is not None and bound.is_valid()

@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 from ladder.models import MatchFieldValue
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.test_matches import log_in, no_horizontal_scroll
+from tests.factories import member
 from tests.ladder.match_fields_cast import add_fields
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,3 +60,33 @@ def test_report_with_match_fields(new_page, screenshot, device, name, ladder, pl
     screenshot(page, f"matches-filtered-{name}")
     page.get_by_role("link", name="Remove the filter Tribe: Empire").click()
     expect(page.get_by_text("Showing matches with")).to_have_count(0)
+
+
+def test_report_a_2v2_with_tribes_picked_from_selects_on_a_phone(new_page, screenshot, ladder, player, opponent):
+    add_fields(ladder)
+    ladder.allow_teams = True
+    ladder.save()
+    for username in ("carol", "dan"):
+        member(ladder, username)
+    page = new_page(PHONE)
+    log_in(page, "alice")
+    page.goto(f"/ladders/{ladder.slug}/report/")
+
+    page.locator("#id_sides-0-players").fill("alice, carol")
+    page.locator("#id_sides-0-placement").fill("1")
+    page.locator("#id_sides-1-players").fill("bob, dan")
+    page.locator("#id_sides-1-placement").fill("2")
+    page.get_by_label("Player 1", exact=True).fill("carol")
+    page.get_by_label("Tribe of player 1").select_option("Empire")
+    page.get_by_label("Player 2", exact=True).fill("dan")
+    page.get_by_label("Tribe of player 2").select_option("Frisians")
+    typed, picked = (page.get_by_label(label, exact=True).bounding_box() for label in ("Player 2", "Tribe of player 2"))
+    assert typed and picked and picked["y"] >= typed["y"] + typed["height"]  # the row stacks on a phone
+    screenshot(page, "report-sides-tribes-phone")
+    assert no_horizontal_scroll(page)
+    page.get_by_role("button", name="Report game").click()
+
+    expect(page.get_by_text("Reported. The other side has 24 hours to confirm.")).to_be_visible()
+    expect(page.locator(".sides")).to_contain_text("Tribe: Empire")
+    tribes = MatchFieldValue.objects.filter(field__name="tribe").values_list("player__username", "value")
+    assert sorted(tribes) == [("carol", "Empire"), ("dan", "Frisians")]

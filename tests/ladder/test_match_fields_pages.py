@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from ladder.models import FieldKind, FieldScope, Match, MatchField, MatchFieldValue, MatchStatus
+from ladder.models import MAX_PLAYERS_PER_MATCH, FieldKind, FieldScope, Match, MatchField, MatchFieldValue, MatchStatus
 from ladder.services import matches as svc
 from ladder.services.matches import SideInput
 from matchmaking.models import EntryStatus, QueueEntry
@@ -118,27 +118,98 @@ def test_a_required_field_left_empty_is_named(player_client, ladder, player, opp
     assert "Map is required." in errors_next_to(response.text, "duel-f-map")
 
 
-def test_the_sides_form_takes_per_player_values_as_pairs(client, ladder, fields, player, opponent):
+def two_v_two(ladder, **fields: str) -> dict[str, str]:
+    """A 2 v 2 on the sides form (alice and carol beat bob and dan), with ``team-f-<name>`` inputs."""
     ladder.allow_teams = True
     ladder.save()
-    client.force_login(player)
+    for username in ("carol", "dan"):
+        member(ladder, username)
     data = {"kind": "sides", "sides-TOTAL_FORMS": "2", "sides-INITIAL_FORMS": "0", "team-played_at": ""}
-    data |= {"sides-0-players": "alice", "sides-0-placement": "1", "sides-1-players": "bob", "sides-1-placement": "2"}
+    data |= {"sides-0-players": "alice, carol", "sides-0-placement": "1"}
+    data |= {"sides-1-players": "bob, dan", "sides-1-placement": "2"}
+    return data | {f"team-f-{name}": value for name, value in fields.items()}
+
+
+def picked(*rows: tuple[str, str]) -> dict[str, str]:
+    """The tribe rows of the sides form: (username typed, tribe picked), from row 1."""
+    data = {}
+    for number, (username, tribe) in enumerate(rows, start=1):
+        data |= {f"team-f-tribe__row{number}_player": username, f"team-f-tribe__row{number}": tribe}
+    return data
+
+
+def test_the_sides_form_offers_a_row_per_player_to_pick_a_choice(client, ladder, fields, player, opponent):
+    two_v_two(ladder)
+    client.force_login(player)
+
     page = client.get(report_url(ladder)).text
-    assert 'name="team-f-tribe"' in page and "Each player as “username: value”" in page
 
-    refused = client.post(report_url(ladder), {**data, "team-f-tribe": "alice: Orcs, bob: Empire"})
-    wrong = client.post(report_url(ladder), {**data, "team-f-tribe": "alice Empire"})
-    done = client.post(
-        report_url(ladder), {**data, "team-f-map": "Crater", "team-f-tribe": "alice: Empire, bob: amazons"}
-    )
+    # As many rows as a game's most players: each a labelled username and a select of the tribes.
+    assert page.count('name="team-f-tribe__row') == 2 * MAX_PLAYERS_PER_MATCH
+    assert '<label class="visually-hidden" for="id_team-f-tribe__row3_player">Player 3</label>' in page
+    assert '<label class="visually-hidden" for="id_team-f-tribe__row3">Tribe of player 3</label>' in page
+    assert '<select name="team-f-tribe__row3" id="id_team-f-tribe__row3">' in page
+    assert '<option value="" selected>—</option>' in page and '<option value="Frisians">Frisians</option>' in page
+    assert 'name="team-f-tribe"' not in page  # no "username: value" pairs to type for a choice
+    ladder.max_players = 4
+    ladder.save()
+    assert client.get(report_url(ladder)).text.count('name="team-f-tribe__row') == 2 * 4
 
-    # One input holds every player's tribe: the error says whose is wrong.
-    assert refused.status_code == 400 and "alice: Tribe must be one of" in errors_next_to(refused.text, "team-f-tribe")
-    assert "has no colon" in errors_next_to(wrong.text, "team-f-tribe")
+
+def test_tribes_picked_for_two_players_of_a_2v2_are_stored(client, ladder, fields, player, opponent):
+    data = two_v_two(ladder, map="Crater")
+    client.force_login(player)
+
+    # Row 2 left empty, row 3 with a username typed in another case: both fine.
+    done = client.post(report_url(ladder), data | picked(("carol", "Empire"), ("", ""), ("BOB", "Frisians")))
+
     assert done.status_code == 302
     tribes = MatchFieldValue.objects.filter(field__name="tribe").values_list("player__username", "value")
-    assert sorted(tribes) == [("alice", "Empire"), ("bob", "Amazons")]
+    assert sorted(tribes) == [("bob", "Frisians"), ("carol", "Empire")]
+
+
+def test_a_tribe_not_in_the_choices_is_refused_next_to_its_row_naming_the_player(
+    client, ladder, fields, player, opponent
+):
+    data = two_v_two(ladder)
+    client.force_login(player)
+
+    refused = client.post(report_url(ladder), data | picked(("alice", "Empire"), ("dan", "Orcs")))
+
+    assert refused.status_code == 400
+    assert "dan: Tribe must be one of" in pick_row(refused.text, "team-f-tribe__row2")
+    assert "errorlist" not in pick_row(refused.text, "team-f-tribe__row1")
+    assert 'value="dan"' in pick_row(refused.text, "team-f-tribe__row2")  # what was typed stays
+    assert not Match.objects.exists()
+
+
+def test_the_rows_of_the_sides_form_refuse_a_stranger_a_missing_player_and_a_missing_tribe(
+    client, ladder, fields, player, opponent
+):
+    fields["tribe"].required = True
+    fields["tribe"].save()
+    data = two_v_two(ladder)
+    client.force_login(player)
+
+    stranger = client.post(report_url(ladder), data | picked(("zoe", "Empire")))
+    nobody = client.post(report_url(ladder), data | picked(("", "Empire")))
+    left_out = client.post(
+        report_url(ladder), data | picked(("alice", "Empire"), ("bob", "Empire"), ("carol", "Frisians"))
+    )
+
+    assert "zoe is not a player of this match." in pick_row(stranger.text, "team-f-tribe__row1_player")
+    assert "Type the username of the player for Empire." in pick_row(nobody.text, "team-f-tribe__row1_player")
+    group = left_out.text[left_out.text.index('id="id_team-f-tribe"') : left_out.text.index('class="pick-row')]
+    assert "Tribe for dan is required." in group  # no row holds dan: said above the rows
+    assert not Match.objects.exists()
+
+
+def pick_row(page: str, input_name: str) -> str:
+    """The text of the picking row holding ``input_name``: its errors sit in it."""
+    at = page.index(f'name="{input_name}"')
+    start = page.rindex('class="pick-row', 0, at)
+    end = page.find('class="pick-row', at)
+    return page[start:end]
 
 
 def paired_match(ladder, player, opponent) -> Match:
