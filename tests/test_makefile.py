@@ -11,11 +11,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def stack_site_url(*arguments: str, site_url: str | None = None) -> str:
     """The SITE_URL ``make stack`` hands scripts/stack.sh (the recipe run with ``printenv`` in its place)."""
-    env = {key: value for key, value in os.environ.items() if key not in ("SITE_URL", "HOST", "PORT")}
+    # Under `make test` this runs inside make: its MAKEFLAGS and level must not reach the inner make.
+    dropped = ("SITE_URL", "HOST", "PORT", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+    env = {key: value for key, value in os.environ.items() if key not in dropped}
     if site_url is not None:
         env["SITE_URL"] = site_url
     recipe = subprocess.run(
-        ["make", "-n", "stack", *arguments], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        ["make", "--no-print-directory", "-n", "stack", *arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert recipe.count("bash scripts/stack.sh") == 1, recipe
     command = recipe.replace("bash scripts/stack.sh", "printenv SITE_URL")
