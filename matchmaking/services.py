@@ -227,11 +227,7 @@ def _party_create(
         users = User.objects.in_bulk(members)
         busy = open_match_of(ladder=ladder, players=members)
         if busy is not None:  # one game at a time, for each of them (docs/rules.md §13)
-            if busy[0] == player.pk:
-                raise _in_game(ladder, busy[1])
-            url = Match(pk=busy[1]).get_absolute_url()
-            params = {"username": users[busy[0]].username, "ladder": ladder.name, "url": url, "match": busy[1]}
-            raise ValidationError(MEMBER_IN_GAME, code="in_game", params=params)
+            raise _in_game(ladder, busy[1], member=None if busy[0] == player.pk else users[busy[0]].username)
         for member in members:
             user = users[member]
             if not user.is_active:
@@ -303,9 +299,12 @@ def open_match_of(*, ladder: Ladder, players: Sequence[int]) -> tuple[int, int] 
     )
 
 
-def _in_game(ladder: Ladder, match_id: int) -> ValidationError:
-    url = Match(pk=match_id).get_absolute_url()
-    return ValidationError(IN_GAME, code="in_game", params={"ladder": ladder.name, "url": url, "match": match_id})
+def _in_game(ladder: Ladder, match_id: int, *, member: str | None = None) -> ValidationError:
+    """A search refused while a game is still to be played: the searcher's own, or ``member``'s in their party."""
+    params = {"ladder": ladder.name, "url": Match(pk=match_id).get_absolute_url(), "match": match_id}
+    if member is None:
+        return ValidationError(IN_GAME, code="in_game", params=params)
+    return ValidationError(MEMBER_IN_GAME, code="in_game", params={**params, "username": member})
 
 
 def _refuse_if_in_game(ladder: Ladder, player: User) -> None:

@@ -41,8 +41,6 @@ def _render(
         context.update(selectors.party_context(ladder, request.user, now))
         return render(request, "matchmaking/queue.html", context)
     state, shown = str(context["shown"]), request.GET.get("shown", "")
-    if poll and state.startswith("i") and shown == state:  # a watch poll, nothing changed: no swap
-        return HttpResponse(status=204)
     if poll and state and (shown == state or (not shown and state.startswith("w"))):  # the same state: its status
         partial = "queue-status" if state.startswith("w") else "ready-status"
         return render(request, f"matchmaking/queue.html#{partial}", context)

@@ -48,27 +48,40 @@ def database_url() -> str:
 
 
 @contextmanager
-def celery(kind: str, queue: str, logs: Path) -> Iterator[subprocess.Popen]:
-    """``celery worker`` or ``celery beat`` on ``queue``, stopped on the way out."""
-    env = {
+def celery(
+    kind: str,
+    queue: str,
+    logs: Path,
+    *,
+    queues: str | None = None,
+    name: str | None = None,
+    env: dict[str, str] | None = None,
+) -> Iterator[subprocess.Popen]:
+    """``celery worker`` or ``celery beat`` with the site's queues named after ``queue``, stopped on
+    the way out; a worker reads ``queues`` (default: ``queue``). Its log is ``logs/<name>.log``
+    (default: the kind); ``env`` adds to its environment."""
+    environment = {
         **os.environ,
         "DATABASE_URL": database_url(),
         "DATABASE_CONN_MAX_AGE": "0",
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "CELERY_QUEUE": queue,
+        "PYTHONUNBUFFERED": "1",  # its log is read while it runs, and it may end killed
+        **(env or {}),
     }
+    name = name or kind
     if kind == "worker":
-        args = ["worker", "--pool", "solo", "--queues", queue, "--hostname", f"{queue}@%h"]
+        args = ["worker", "--pool", "solo", "--queues", queues or queue, "--hostname", f"{name}-{queue}@%h"]
         args += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
     else:
         args = ["beat", "--max-interval", "1"]
-    log = logs / f"{kind}.log"
+    log = logs / f"{name}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", *args, "--loglevel", "INFO"],
             cwd=ROOT,
-            env=env,
+            env=environment,
             stdout=out,
             stderr=subprocess.STDOUT,
         )

@@ -8,16 +8,12 @@ until its timeout; the nightly job, queued just after it, must be done well befo
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -33,7 +29,7 @@ from ladder.services.nightly import local_midnight
 from ladder.tasks import run_ladder_nightly_task
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, bulk_users
-from tests.test_celery_worker import ROOT, database_url, wait_for
+from tests.test_celery_worker import celery, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SMTP_TIMEOUT = 60  # how long the silent server holds the mail worker
@@ -68,37 +64,10 @@ def silent_smtp_server() -> Iterator[int]:
         listener.close()
 
 
-@contextmanager
-def worker(name: str, queues: str, base_queue: str, smtp_port: int, logs: Path) -> Iterator[None]:
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "DATABASE_CONN_MAX_AGE": "0",
-        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-        "CELERY_TASK_ALWAYS_EAGER": "0",
-        "CELERY_QUEUE": base_queue,
-        "EMAIL_URL": f"smtp://127.0.0.1:{smtp_port}/?timeout={SMTP_TIMEOUT}",
-        "PYTHONUNBUFFERED": "1",  # its log is read while it runs, and it may end killed
-    }
-    args = ["worker", "--pool", "solo", "--queues", queues, "--hostname", f"{name}-{base_queue}@%h"]
-    args += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
-    with (logs / f"{name}.log").open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", *args, "--loglevel", "INFO"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            yield
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+def worker(name: str, queues: str, base_queue: str, smtp_port: int, logs: Path) -> AbstractContextManager[object]:
+    """A real worker on ``queues``, as ``make stack`` starts one, sending mail to ``smtp_port``."""
+    smtp = {"EMAIL_URL": f"smtp://127.0.0.1:{smtp_port}/?timeout={SMTP_TIMEOUT}"}
+    return celery("worker", base_queue, logs, queues=queues, name=name, env=smtp)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, axe_check
 from tests.browser.markup import vnu_errors
+from tests.browser.test_queue import log_in
 from tests.factories import PASSWORD, LadderFactory, bulk_users
 from tests.ladder.test_snapshot_pages import ranked_member, snap
 
@@ -46,14 +47,6 @@ def test_a_reference_to_a_missing_id_fails_the_page(new_page):
 
     with pytest.raises(pytest.fail.Exception, match=r'aria-describedby="no-such-help" names "no-such-help"'):
         axe_check(page)
-
-
-def log_in(page, username: str) -> None:
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("link", name=username, exact=True)).to_be_visible()
 
 
 def errors_are_read_with_their_fields(page) -> None:
