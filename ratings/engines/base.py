@@ -14,7 +14,8 @@ import operator
 from collections.abc import Sequence
 from typing import SupportsIndex
 
-from ratings.engines.teams import composite, pad
+from ratings.engines.probability import win_probability
+from ratings.engines.teams import composite, pad, power_shares
 from ratings.engines.values import (
     MAX_PLAYERS,
     GameResult,
@@ -68,8 +69,13 @@ class Engine:
         side: tuple[float, float],
         opponents: Sequence[tuple[float, float, float]],
         at: float,
+        shares: Sequence[float] | None = None,
     ) -> tuple[PlayerResult, ...]:
-        """Update one side's members from its results ``(rating, rd, score)`` against others."""
+        """Update one side's members from its results ``(rating, rd, score)`` against others.
+
+        ``shares`` are the members' power shares in the padded side (``teams.power_shares``,
+        docs/rules.md §8); None for a side of one player, whose share is 1.
+        """
         raise NotImplementedError
 
     # Interface ---------------------------------------------------------------------------
@@ -107,6 +113,26 @@ class Engine:
         if not self._quick_check(sides, placements, at):
             placements = self._validate(sides, placements, at)
         return self._rate_general(sides, placements, at)
+
+    def win_probability(self, side_a: Sequence[RatingState], side_b: Sequence[RatingState], at: float) -> float:
+        """P(side a beats side b) in a game at ``at``, as this engine sees the game it would rate.
+
+        The Glicko family and Elo: each side's composite after padding the smaller side with
+        null players (docs/rules.md §8), both RDs at ``at``, then docs/rules.md §2. For one
+        player a side this is ``win_probability`` of the two players. TrueSkill has its own
+        (docs/rules.md §20). Pages, the queue and the backtests all ask this method.
+        """
+        params = self.params
+        size = max(len(side_a), len(side_b))
+        composites = []
+        for side in (side_a, side_b):
+            ratings = [member[0] for member in side]
+            rds = [self.rd_at(member, at) for member in side]
+            if len(side) < size:
+                ratings, rds = pad(ratings, rds, size, null_rating=params.null_rating, null_rd=params.null_player_rd)
+            composites.append(composite(ratings, rds))
+        (rating_a, rd_a), (rating_b, rd_b) = composites
+        return win_probability(rating_a, rd_a, rating_b, rd_b)
 
     def rate_period(self, player: RatingState, games: Sequence[tuple[RatingState, float]], at: float) -> PlayerResult:
         """Rate ``player``'s games against several opponents as one rating period.
@@ -165,6 +191,7 @@ class Engine:
         rd_at = self.rd_at
         member_rds = []
         composites = []
+        side_shares: list[list[float] | None] = []
         for side in sides:
             rds = [rd_at(member, at) for member in side]
             member_rds.append(rds)
@@ -172,6 +199,7 @@ class Engine:
             if len(side) < size:
                 ratings, rds = pad(ratings, rds, size, null_rating=params.null_rating, null_rd=params.null_player_rd)
             composites.append(composite(ratings, rds))
+            side_shares.append(power_shares(ratings) if len(ratings) > 1 else None)
         results = []
         count = len(sides)
         for index in range(count):
@@ -185,7 +213,9 @@ class Engine:
                 for other in range(count)
                 if other != index
             ]
-            results.append(self._update_side(sides[index], member_rds[index], composites[index], opponents, at))
+            results.append(
+                self._update_side(sides[index], member_rds[index], composites[index], opponents, at, side_shares[index])
+            )
         return GameResult(tuple(results), tuple(composites))
 
     @staticmethod

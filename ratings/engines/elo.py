@@ -5,7 +5,8 @@ ranked ones and to size the matchmaking window. The Elo engine therefore keeps a
 Glicko way (it shrinks with each game as Glicko-1's would and grows by SC² a day while
 idle) without letting it touch the rating. In team and free-for-all games every member
 gets the side's change, ``K·mean(s − E)`` over the side's pairings, so a free-for-all
-moves a rating about as much as one game.
+moves a rating about as much as one game; with ``team_delta="bayes"`` member i gets
+``u_i·RD_i²/RD²`` of it and their RD shrinks as in the Glicko family (docs/rules.md §8).
 """
 
 from __future__ import annotations
@@ -68,9 +69,14 @@ class Elo(GlickoFamily):
         side: tuple[float, float],
         opponents: Sequence[tuple[float, float, float]],
         at: float,
+        shares: Sequence[float] | None = None,
     ) -> tuple[PlayerResult, ...]:
-        """``K·(mean s − mean E)`` over the side's pairings, given to every member (docs/rules.md §7)."""
-        rating, _rd = side
+        """``K·(mean s − mean E)`` over the side's pairings, given to every member (docs/rules.md §7).
+
+        With ``team_delta="bayes"`` and a side of several (``shares``), member i gets
+        ``u_i·RD_i²/RD²`` of it, RD being the side's composite RD (docs/rules.md §8).
+        """
+        rating, team_rd = side
         information = 0.0
         expected = 0.0
         scores = 0.0
@@ -84,6 +90,26 @@ class Elo(GlickoFamily):
         expected /= count
         scores /= count
         delta = self.params.k * (scores - expected)
+        if shares is not None and self._bayes:
+            team_rd2 = team_rd * team_rd
+            shrink = _Q2 * information / (1.0 / team_rd2 + _Q2 * information)
+            results = []
+            for member, member_rd, share in zip(members, member_rds, shares, strict=False):
+                covariance = share * member_rd * member_rd
+                member_delta = covariance / team_rd2 * delta
+                results.append(
+                    PlayerResult(
+                        member.rating + member_delta,
+                        _sqrt(member_rd * member_rd - covariance * covariance / team_rd2 * shrink),
+                        member.volatility,
+                        max(member.rd_as_of, at),
+                        member_delta,
+                        expected,
+                        scores,
+                        member_rd,
+                    )
+                )
+            return tuple(results)
         return tuple(
             PlayerResult(
                 member.rating + delta,

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from ratings.engines.base import Engine
 from ratings.engines.probability import Q
-from ratings.engines.teams import composite
+from ratings.engines.teams import composite, power_shares
 from ratings.engines.values import SECONDS_PER_DAY, GameResult, Params, PlayerResult, RatingState
 
 GLICKO2_SCALE = 400.0 / math.log(10.0)  # 173.7178…, Glickman 2012 step 2
@@ -131,7 +131,7 @@ class GlickoFamily(Engine):
     are a large share of it (``bench/engines.py``).
     """
 
-    __slots__ = ("_growth_per_second", "_luck_p", "_rd_max", "_rd_min", "_shared")
+    __slots__ = ("_bayes", "_growth_per_second", "_luck_p", "_rd_max", "_rd_min", "_shared")
     uses_volatility = False
 
     def __init__(self, params: Params | None = None) -> None:
@@ -140,6 +140,7 @@ class GlickoFamily(Engine):
         self._rd_min = self.params.rd_min
         self._luck_p = self._luck()
         self._shared = self.params.team_delta == "shared"
+        self._bayes = self.params.team_delta == "bayes"
         growth = self._growth2_per_day()
         self._growth_per_second = None if growth is None else growth / SECONDS_PER_DAY
 
@@ -302,13 +303,12 @@ class GlickoFamily(Engine):
         null_rating = params.null_rating
         null_rd = params.null_player_rd
         missing = size - len(side_a)
-        rating_a, team_rd_a = composite(
-            [member[0] for member in side_a] + [null_rating] * missing, rds_a + [null_rd] * missing
-        )
+        ratings_a = [member[0] for member in side_a] + [null_rating] * missing
+        rating_a, team_rd_a = composite(ratings_a, rds_a + [null_rd] * missing)
         missing = size - len(side_b)
-        rating_b, team_rd_b = composite(
-            [member[0] for member in side_b] + [null_rating] * missing, rds_b + [null_rd] * missing
-        )
+        ratings_b = [member[0] for member in side_b] + [null_rating] * missing
+        rating_b, team_rd_b = composite(ratings_b, rds_b + [null_rd] * missing)
+        bayes = self._bayes
         diff = rating_a - rating_b
         rd_a2 = team_rd_a * team_rd_a
         rd_b2 = team_rd_b * team_rd_b
@@ -322,10 +322,28 @@ class GlickoFamily(Engine):
         return GameResult(
             (
                 self._members(
-                    side_a, rds_a, rd_a2, g_a * g_a * e_a * (1.0 - e_a), total_a, total_a * weight, e_a, score, at
+                    side_a,
+                    rds_a,
+                    rd_a2,
+                    g_a * g_a * e_a * (1.0 - e_a),
+                    total_a,
+                    total_a * weight,
+                    e_a,
+                    score,
+                    at,
+                    power_shares(ratings_a) if bayes and size > 1 else None,
                 ),
                 self._members(
-                    side_b, rds_b, rd_b2, g_b * g_b * e_b * (1.0 - e_b), total_b, total_b * weight, e_b, 1.0 - score, at
+                    side_b,
+                    rds_b,
+                    rd_b2,
+                    g_b * g_b * e_b * (1.0 - e_b),
+                    total_b,
+                    total_b * weight,
+                    e_b,
+                    1.0 - score,
+                    at,
+                    power_shares(ratings_b) if bayes and size > 1 else None,
                 ),
             ),
             ((rating_a, team_rd_a), (rating_b, team_rd_b)),
@@ -342,22 +360,43 @@ class GlickoFamily(Engine):
         expected: float,
         score: float,
         at: float,
+        shares: Sequence[float] | None = None,
     ) -> tuple[PlayerResult, ...]:
         """Each member's result from their side's information ``v_inverse`` and result terms.
 
         ``total`` is Σg(s − E); ``weighted_total`` the same with TGR's luck weights, which
         moves the rating. Glicko-2's volatility uses the unweighted one.
+
+        ``team_delta`` (docs/rules.md §8): "own" gives each member the 1 v 1 update with
+        their own RD; "shared" gives every member the composite's change; "bayes" updates
+        the composite as one player, ``Δ = q·RD'²·Σg(s − E)`` and ``RD'² = 1/(1/RD² + q²/d²)``,
+        and gives member i the part of it that Gaussian conditioning on the composite
+        assigns them, with ``u_i`` their power share (``shares``, of the padded side)::
+
+            Δ_i = u_i·RD_i²/RD² · Δ        RD_i'² = RD_i² − (u_i·RD_i²)²/RD² · (1 − RD'²/RD²)
+
+        For a side of one player (u = 1) "bayes" is the 1 v 1 update.
         """
         information = _Q2 * v_inverse
         weighted = Q * weighted_total
         shared = self._shared and len(members) > 1
-        team_delta = weighted / (1.0 / team_rd2 + information) if shared else 0.0
+        bayes = shares is not None and self._bayes
+        team_delta = weighted / (1.0 / team_rd2 + information) if shared or bayes else 0.0
+        # 1 − RD'²/RD² = information·RD'² (the side's share of variance the game removed).
+        shrink = information / (1.0 / team_rd2 + information) if bayes else 0.0
         volatility = self.uses_volatility
         rd_min = self._rd_min
         results = []
-        for member, member_rd in zip(members, member_rds):  # noqa: B905 (same length by construction)
-            rd2 = 1.0 / (1.0 / (member_rd * member_rd) + information)
-            delta = team_delta if shared else weighted * rd2
+        for index, (member, member_rd) in enumerate(zip(members, member_rds)):  # noqa: B905 (same length)
+            member_rd2 = member_rd * member_rd
+            if bayes:
+                assert shares is not None
+                covariance = shares[index] * member_rd2  # cov(R_i, composite) = u_i·RD_i²
+                delta = covariance / team_rd2 * team_delta
+                rd2 = member_rd2 - covariance * covariance / team_rd2 * shrink
+            else:
+                rd2 = 1.0 / (1.0 / member_rd2 + information)
+                delta = team_delta if shared else weighted * rd2
             new_rd = _sqrt(rd2)
             if rd_min is not None and new_rd < rd_min:  # the RD floor (docs/rules.md §1)
                 new_rd = rd_min
@@ -385,6 +424,7 @@ class GlickoFamily(Engine):
         side: tuple[float, float],
         opponents: Sequence[tuple[float, float, float]],
         at: float,
+        shares: Sequence[float] | None = None,
     ) -> tuple[PlayerResult, ...]:
         """One Glicko rating period for a side: Σ over its pairings (Glickman 1999 step 2, docs/rules.md §9)."""
         rating, rd = side
@@ -406,7 +446,7 @@ class GlickoFamily(Engine):
             scores += score
         count = len(opponents)
         return self._members(
-            members, member_rds, rd * rd, v_inverse, total, weighted, expected / count, scores / count, at
+            members, member_rds, rd * rd, v_inverse, total, weighted, expected / count, scores / count, at, shares
         )
 
 

@@ -34,6 +34,21 @@ def composite(ratings: Sequence[float], rds: Sequence[float]) -> tuple[float, fl
     return rating, math.sqrt(variance)
 
 
+def power_shares(ratings: Sequence[float]) -> list[float]:
+    """Each member's share ``u_i = β^Ri / Σβ^Rj`` of the team's power (docs/rules.md §8).
+
+    ``u_i`` is also ``∂R/∂Ri``, how far the composite moves when one member moves one point,
+    which is why the Bayesian team update (``team_delta="bayes"``) weighs members by it.
+    Members must be given already padded; the shares sum to 1.
+    """
+    if len(ratings) == 1:
+        return [1.0]
+    top = max(ratings)
+    weights = [math.exp((r - top) * LN_BETA) for r in ratings]
+    total = math.fsum(weights)
+    return [w / total for w in weights]
+
+
 def pad(
     ratings: Sequence[float], rds: Sequence[float], size: int, *, null_rating: float, null_rd: float
 ) -> tuple[list[float], list[float]]:

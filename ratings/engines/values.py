@@ -19,7 +19,11 @@ MAX_PLAYERS = 8  # the most players in one game, every side counted (docs/rules.
 LUCK_P_MIN = 5.0 / 6.0
 LUCK_P_MAX = 1.0
 LUCK_P_MIN_TEXT = "5/6"
-TEAM_DELTA_MODES = ("own", "shared")
+TEAM_DELTA_MODES = ("own", "shared", "bayes")
+# TrueSkill on the ladder's scale (docs/rules.md §20): the seed's μ 25 is rating 1500 and one
+# TrueSkill point is 42 rating points, so its σ 25/3 is RD 350, β 25/6 is 175 and τ 25/300 is 3.5.
+TRUESKILL_MU = 25.0
+TRUESKILL_POINT = 42.0
 
 
 class RatingState(NamedTuple):
@@ -98,10 +102,14 @@ class Params:
     Glicko-1 growth per period.
     tau: Glicko-2 τ. k: Elo K. initial_rd: a new player's RD, also the null players' RD
     unless ``null_rd`` is given. null_rating: R0 of null players (docs/rules.md §8).
-    team_delta: ``"own"`` (each member moves by their own RD) or ``"shared"`` (every
-    member gets the composite's change). period_days: a Glicko rating period in days.
+    team_delta: ``"own"`` (each member moves by their own RD as in a 1 v 1 game),
+    ``"shared"`` (every member gets the composite's change) or ``"bayes"`` (each member
+    gets their share of the team's variance, docs/rules.md §8). period_days: a Glicko rating period in days.
     rd_min: the RD floor of TGR, Glicko-1 and Glicko-2: a game never leaves an RD below it
     (docs/rules.md §1); ``None``, the default, is no floor. Elo ignores it.
+    beta, dynamics, draw_probability: TrueSkill's β (a performance's spread), τ (σ added
+    before each game) and the share of games drawn between equals, on the ladder's scale
+    (docs/rules.md §20); TrueSkill grows σ while idle by ``sc`` as TGR grows RD (0: off).
     """
 
     sc: float = 20.0
@@ -116,6 +124,9 @@ class Params:
     team_delta: str = "own"
     period_days: float = 1.0
     rd_min: float | None = None
+    beta: float = 25.0 / 6.0 * TRUESKILL_POINT
+    dynamics: float = 25.0 / 300.0 * TRUESKILL_POINT
+    draw_probability: float = 0.1
 
     def __post_init__(self) -> None:
         check_number("sc", self.sc, minimum=0.0)
@@ -134,12 +145,17 @@ class Params:
         if self.null_rd is not None:
             check_number("null_rd", self.null_rd, positive=True)
         if self.team_delta not in TEAM_DELTA_MODES:
-            raise ValueError(f"team_delta must be 'own' or 'shared', got {self.team_delta!r}")
+            raise ValueError(f"team_delta must be 'own', 'shared' or 'bayes', got {self.team_delta!r}")
         check_number("period_days", self.period_days, positive=True)
         if self.rd_min is not None:
             rd_min = check_number("rd_min", self.rd_min, minimum=0.0)
             if rd_min > self.rd_max:
                 raise ValueError(f"rd_min must be at most rd_max ({self.rd_max:g}), got {self.rd_min!r}")
+        check_number("beta", self.beta, positive=True)
+        check_number("dynamics", self.dynamics, minimum=0.0)
+        draw = check_number("draw_probability", self.draw_probability, minimum=0.0)
+        if not draw < 1.0:
+            raise ValueError(f"draw_probability must be below 1 (every game a draw), got {self.draw_probability!r}")
 
     @property
     def null_player_rd(self) -> float:

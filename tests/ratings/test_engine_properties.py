@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ratings.engines import ENGINES, Params, RatingState, composite, get_engine, win_probability
 from ratings.engines.base import Engine
 from ratings.engines.teams import LN_BETA, null_influence_bound, pad
-from ratings.engines.values import SECONDS_PER_DAY
+from ratings.engines.values import SECONDS_PER_DAY, TEAM_DELTA_MODES
 
 ENGINE_NAMES = sorted(ENGINES)
 ratings = st.floats(min_value=-1_000, max_value=5_000)
@@ -50,10 +50,10 @@ def test_a_win_never_lowers_and_a_loss_never_raises(name, a, b, luck_p):
     team_a=st.lists(states(), min_size=1, max_size=4),
     team_b=st.lists(states(), min_size=1, max_size=4),
     luck_p=luck,
-    shared=st.booleans(),
+    team_delta=st.sampled_from(TEAM_DELTA_MODES),
 )
-def test_team_winners_never_lose_and_losers_never_gain(name, team_a, team_b, luck_p, shared):
-    params = Params(luck_p=luck_p, team_delta="shared" if shared else "own")
+def test_team_winners_never_lose_and_losers_never_gain(name, team_a, team_b, luck_p, team_delta):
+    params = Params(luck_p=luck_p, team_delta=team_delta)
 
     result = get_engine(name, params).rate([team_a, team_b], [1, 2], 0.0)
 
@@ -252,7 +252,10 @@ def test_invalid_games_raise_a_value_error_naming_the_field(sides, placements, m
         ({"sc": -1}, r"sc must be at least 0, got -1"),
         ({"rd_max": 0}, r"rd_max must be above 0"),
         ({"tau": float("nan")}, r"tau must be a finite number"),
-        ({"team_delta": "both"}, r"team_delta must be 'own' or 'shared'"),
+        ({"team_delta": "both"}, r"team_delta must be 'own', 'shared' or 'bayes'"),
+        ({"beta": 0.0}, r"beta must be above 0"),
+        ({"dynamics": -1.0}, r"dynamics must be at least 0"),
+        ({"draw_probability": 1.0}, r"draw_probability must be below 1"),
     ],
 )
 def test_invalid_params_raise_a_value_error_naming_the_field(params, message):
