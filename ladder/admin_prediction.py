@@ -9,6 +9,7 @@ recommended settings, where the moderator previews and applies them like any cha
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
@@ -23,7 +24,14 @@ from django.utils.safestring import SafeString
 from accounts.http import AuthenticatedHttpRequest
 from ladder.models import Ladder
 from ladder.services.rating_settings import RATING_SETTING_FIELDS
-from ratings.backtests import ALREADY_RUNNING, BacktestUnderWay, backtest_request, latest_backtest
+from ratings.backtests import (
+    ALREADY_RUNNING,
+    BacktestUnderWay,
+    backtest_readiness,
+    backtest_request,
+    latest_backtest,
+)
+from ratings.engines import recalibrated
 from ratings.models import Backtest, BacktestStatus
 
 if TYPE_CHECKING:
@@ -31,6 +39,23 @@ if TYPE_CHECKING:
 
 REFRESH_SECONDS = 3
 ENGINE_NAMES = {"tgr": "TGR", "glicko1": "Glicko-1", "glicko2": "Glicko-2", "elo": "Elo"}
+# The ``Params`` fields each engine's settings are said with, and their short names (the ladder's fields').
+ENGINE_PARAMS = {
+    "tgr": ("sc", "luck_p", "initial_rd", "rd_min"),
+    "glicko1": ("c", "initial_rd", "rd_min"),
+    "glicko2": ("tau", "period_days", "initial_rd"),
+    "elo": ("k", "sc"),
+}
+PARAM_LABELS = {
+    "sc": "SC",
+    "luck_p": "P",
+    "initial_rd": "initial RD",
+    "rd_min": "RD floor",
+    "c": "c",
+    "tau": "τ",
+    "period_days": "period (days)",
+    "k": "K",
+}
 _ORDER = {name: index for index, name in enumerate(RATING_SETTING_FIELDS)}
 STARTED = "Backtest started: the page follows its progress."
 SLOPE_SET = "Win chances are now shown through a slope of {slope}. No rating changed."
@@ -58,6 +83,8 @@ def prediction_quality_view(
     if request.method == "POST" and "_slope" in request.POST:
         _set_slope(model_admin, request, ladder, latest)
         return HttpResponseRedirect(request.path)
+    # Counted only when no backtest stands: a finished one already had the games it needed.
+    readiness = backtest_readiness(ladder=ladder) if latest is None or latest.status == BacktestStatus.FAILED else None
     context = {
         **model_admin.admin_site.each_context(request),
         "title": f"Prediction quality of {ladder.name}",
@@ -66,6 +93,7 @@ def prediction_quality_view(
         "ladder": ladder,
         "backtest": latest,
         "running": running,
+        "too_few": readiness.message if readiness is not None else "",
         "refresh_seconds": REFRESH_SECONDS,
         **(_report(ladder, latest) if latest is not None and latest.result else {}),
     }
@@ -88,47 +116,120 @@ def _engine(name: str) -> str:
     return ENGINE_NAMES.get(name, name)
 
 
+def describe_settings(engine: str, params: dict[str, Any], names: Iterable[str] | None = None) -> str:
+    """An engine and the constants that matter to it, in the page's words: ``TGR (SC 2.5, P 1, no RD floor)``.
+
+    ``names``: which ``Params`` fields to say (a tuned row's own grid); by default ``ENGINE_PARAMS``.
+    """
+    said = []
+    for name in names if names is not None else ENGINE_PARAMS.get(engine, ()):
+        if name not in params:
+            continue
+        value = params[name]
+        if value is None:
+            said.append(f"no {PARAM_LABELS.get(name, name)}")
+        else:
+            said.append(f"{PARAM_LABELS.get(name, name)} {value:g}")
+    return f"{_engine(engine)} ({', '.join(said)})" if said else _engine(engine)
+
+
+def _figures(metrics: dict[str, Any]) -> tuple[str, ...]:
+    """A row's figures as the table prints them: two rows that print alike are one row."""
+    return (
+        f"{metrics['log_loss']:.4f}",
+        f"{metrics['brier']:.4f}",
+        f"{metrics['ece']:.3f}",
+        f"{metrics['accuracy']:.2f}",
+        str(metrics["n"]),
+    )
+
+
+def _tuned_rows(tuning: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per distinct prediction of the tuned engines, the tuner's choice first.
+
+    Engines whose tuned settings predicted the very same figures share one row that names
+    them all (with idle growth tuned off, TGR with P 1, Glicko-1 and Glicko-2 are one rating
+    system): each row is the figures of the engines it names, and no two rows repeat them.
+    """
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row in tuning["engines"]:
+        groups.setdefault(_figures(row["metrics"]), []).append(row)
+    rows = []
+    for index, members in enumerate(groups.values()):
+        names = [describe_settings(m["engine"], m["params"], m.get("tuned", {}).keys()) for m in members]
+        name = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}: the same predictions"
+        if index == 0:
+            name = f"Tuner's choice: {name}"
+        rows.append({**_row(f"{name}, tuned" if index else name, members[0], "tuned"), "same": len(members) > 1})
+    return rows
+
+
 def _report(ladder: Ladder, backtest: Backtest) -> dict[str, Any]:
     result = backtest.result or {}
     current, recommended, tuning = result["current"], result["recommended"], result["tuning"]
+    recommendation = result.get("recommendation")  # backtests from before the comparison lack it
+    change = bool(recommendation and recommendation["change"])
     baselines = current["baselines"]
-    rows = [
-        _row(f"This ladder's settings ({_engine(current['engine'])})", current, "current"),
-        _row(f"Recommended: {_engine(recommended['engine'])}, tuned", recommended, "recommended"),
-        *[_row(f"{_engine(other['engine'])}, tuned", other, "") for other in tuning["engines"][1:]],
-        _row("Elo K=32 (baseline)", baselines["elo_k32"], "baseline"),
-        _row("Always 50% (baseline)", baselines["always_50"], "baseline"),
-    ]
+    ours = describe_settings(current["engine"], current["params"])
+    kept, kept_name = (recommended, "Tuner's choice") if change else (current, "This ladder's settings")
+    tuned = _tuned_rows(tuning)
+    if change:
+        tuned[0]["kind"] = "recommended"
+    rows = [_row(f"This ladder's settings: {ours}", current, "current"), *tuned]
+    if "tracked" in kept:  # backtests from before tracking lack it
+        label = f"{kept_name}, win chances recalibrated as results came in"
+        rows.insert(1 if not change else 2, _row(label, kept["tracked"], "calibrated"))
+    rows += [_row("Elo K=32 (baseline)", baselines["elo_k32"], "baseline")]
     if "glicko2_package" in baselines:  # backtests from before the package baseline lack it
-        rows.insert(-1, _row("The glicko2 package (baseline)", baselines["glicko2_package"], "baseline"))
-    if "calibrated" in recommended:
-        slope = recommended["calibration"]["slope"]
-        rows.insert(2, _row(f"Recommended, recalibrated (slope {slope:.2f})", recommended["calibrated"], "calibrated"))
-    if "tracked" in recommended:  # backtests from before tracking lack it
-        window = recommended["tracking"]["window"]
-        label = f"Recommended, recalibrated on the latest {window:,} results as they came"
-        rows.insert(3, _row(label, recommended["tracked"], "calibrated"))
+        rows.append(_row("The glicko2 package (baseline)", baselines["glicko2_package"], "baseline"))
+    rows.append(_row("Always 50% (baseline)", baselines["always_50"], "baseline"))
     settings = result["recommended_settings"]
+    slope = result.get("recommended_slope")
     return {
         "rows": rows,
+        "same_predictions": any(row.get("same") for row in tuned),
         "split": current["split"],
         "game_types": list(result["game_types"].values()),
         "by_type": _by_type(result),
         "diagram": reliability_svg(
             [
                 (f"This ladder's settings ({_engine(current['engine'])})", current["reliability"]),
-                (f"Recommended ({_engine(recommended['engine'])})", recommended["reliability"]),
+                (f"Tuner's choice ({_engine(recommended['engine'])})", recommended["reliability"]),
             ]
         ),
+        "choice": describe_settings(tuning["engine"], tuning["params"], tuning["engines"][0].get("tuned", {}).keys()),
+        "recommendation": recommendation and _verdict(recommendation),
+        "change": change,
         "settings_rows": _settings_rows(ladder, settings),
-        "recommended_slope": result.get("recommended_slope"),
-        "apply_url": apply_url(ladder, settings),
-        "is_better": recommended["metrics"]["log_loss"] < current["metrics"]["log_loss"],
+        "recommended_slope": slope,
+        "slope": slope is not None and _slope_words(slope, kept),
+        "apply_url": apply_url(ladder, settings) if change else "",
+    }
+
+
+def _verdict(recommendation: dict[str, Any]) -> dict[str, Any]:
+    """The comparison in the page's terms: the difference and its margin (two paired SE), as printed."""
+    se = recommendation["se"]
+    return {
+        **recommendation,
+        "gain": -recommendation["mean"],
+        "margin": None if se is None else 2.0 * se,
+        "worse": recommendation["mean"] > 0.0,
+    }
+
+
+def _slope_words(slope: float, kept: dict[str, Any]) -> dict[str, Any]:
+    """The slope's meaning for a moderator: what a shown 80% becomes, and on how many results it was fitted."""
+    tracking = kept.get("tracking") or {}
+    return {
+        "value": slope,
+        "eighty": round(100 * recalibrated(0.8, slope)),
+        "window": tracking.get("window"),
     }
 
 
 def _by_type(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """Log-loss and calibration per game type, this ladder's settings against the recommendation."""
+    """Log-loss and calibration per game type, this ladder's settings against the tuner's choice."""
     current, recommended = result["current"].get("by_type", {}), result["recommended"].get("by_type", {})
     return [
         {"label": info["label"], "games": info["games"], "current": current[kind], "recommended": recommended.get(kind)}

@@ -10,9 +10,15 @@ are one code path. Three reports go into ``Backtest.result``:
 - ``tuning``: every engine tuned on the earlier part of the history, scored on the last 20%;
 - ``recommended``: the tuner's choice replayed like ``current``, for its reliability bins;
 
-and ``recommended_settings``, the choice as the ladder's own rating fields, which the
-"Change rating settings" page takes prefilled, and ``recommended_slope``, the win-chance
-slope fitted on the validation slice (the slope only: a ladder's sides have no order).
+and ``recommended_settings``, the choice as the ladder's own rating fields. The tuner's
+choice is only a candidate: ``recommendation`` holds its paired log-loss difference
+against the ladder's own settings on the test part, which the tuner never saw
+(``metrics.paired_difference``), and ``change`` is true only when the choice predicts
+better by more than two paired standard errors. The page and the prefilled "Change rating
+settings" link both read ``change``: without it the current settings are as good as the
+data can tell, and nothing is offered. ``recommended_slope`` is the win-chance slope of the
+settings kept (the choice when ``change``, else the ladder's own): the last slope tracking
+fitted, on the latest results (the slope only: a ladder's sides have no order).
 Every game type is scored (``games.by_type``: the last 20% of all the ladder's games, for
 ``current`` and ``recommended`` under ``by_type``); the tuner learns from the 1 v 1 games,
 whose predictions a CSV holds too.
@@ -23,19 +29,23 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from ladder.models import Ladder, Participant
+from ladder.models import Match as LadderMatch
 from ladder.models.ladder import WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN
 from ratings.backtest.data import DataError, Match, split_index
 from ratings.backtest.games import FREE_FOR_ALL, ONE_V_ONE, TEAMS, Game, by_type, game_type
+from ratings.backtest.metrics import paired_difference
+from ratings.backtest.replay import replay_engine
 from ratings.backtest.run import backtest_report, tune_report
 from ratings.engines import Params
 from ratings.models import Backtest, BacktestStatus
@@ -43,12 +53,19 @@ from ratings.models import Backtest, BacktestStatus
 logger = logging.getLogger(__name__)
 
 GAME_TYPE_LABELS = {ONE_V_ONE: "1 v 1", TEAMS: "Teams", FREE_FOR_ALL: "Free-for-all"}
+GAME_TYPE_NAMES = {
+    ONE_V_ONE: ("1 v 1 game", "1 v 1 games"),
+    TEAMS: ("team game", "team games"),
+    FREE_FOR_ALL: ("free-for-all", "free-for-alls"),
+}
 # Fewer scored games than this say nothing about a rating system (and cannot be split twice).
 MIN_MATCHES = 20
 TOO_FEW = (
-    "Only {n} rated 1 v 1 games: a backtest needs at least {minimum}, so that the last 20% it scores "
-    "and the earlier part it learns from both hold enough games."
+    "A backtest needs at least {minimum} rated 1 v 1 games, and this ladder has {n}: {more} more to go. "
+    "It learns from the earlier four fifths of them and scores the last fifth, so both parts must hold enough games."
 )
+# Said next to ``TOO_FEW`` when the ladder has games of other types: they do not count towards it.
+OTHER_TYPES_NOT_COUNTED = "Its {others} are scored with the 1 v 1 games but do not count towards the {minimum}."
 # The progress bar's share of each step: the tuner's replays are most of the work.
 CURRENT_DONE, TUNING_DONE = 0.05, 0.95
 PROGRESS_STEP = 0.03  # write progress when it has moved this much (every few percent)
@@ -143,6 +160,42 @@ def one_v_one(games: list[Game]) -> tuple[list[Match], dict[str, int]]:
     return matches, counts
 
 
+class Readiness(NamedTuple):
+    """How many rated games of each type a ladder has, and whether a backtest can run on them."""
+
+    counts: dict[str, int]
+    needed: int  # how many more games that count a backtest needs (0: it can run)
+    message: str  # why it cannot run yet ("" when it can)
+
+
+def backtest_readiness(*, ladder: Ladder) -> Readiness:
+    """The ladder's rated games by type (one query) and, when they are too few, what it needs."""
+    per_match = LadderMatch.objects.filter(rating_event__ladder=ladder, rating_event__is_active=True).annotate(
+        side_count=Count("sides", distinct=True), player_count=Count("participants", distinct=True)
+    )
+    counts = per_match.aggregate(
+        **{
+            ONE_V_ONE: Count("pk", filter=Q(side_count=2, player_count=2)),
+            TEAMS: Count("pk", filter=Q(side_count=2, player_count__gt=2)),
+            FREE_FOR_ALL: Count("pk", filter=Q(side_count__gt=2)),
+        }
+    )
+    needed = max(MIN_MATCHES - counts[ONE_V_ONE], 0)
+    return Readiness(counts, needed, too_few_message(counts) if needed else "")
+
+
+def too_few_message(counts: dict[str, int]) -> str:
+    """``TOO_FEW`` for these counts of rated games by type, naming the other types when there are any."""
+    n = counts[ONE_V_ONE]
+    message = TOO_FEW.format(n=n, minimum=MIN_MATCHES, more=MIN_MATCHES - n)
+    others = [
+        f"{count} {GAME_TYPE_NAMES[kind][count != 1]}" for kind, count in counts.items() if kind != ONE_V_ONE and count
+    ]
+    if others:
+        message += " " + OTHER_TYPES_NOT_COUNTED.format(others=" and ".join(others), minimum=MIN_MATCHES)
+    return message
+
+
 def ladder_settings_of(engine: str, params: dict[str, Any]) -> dict[str, Any]:
     """An engine and its ``Params`` fields as the ladder's rating fields (for "Change rating settings")."""
     fields = {field.name for field in Ladder._meta.get_fields()}
@@ -160,7 +213,7 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
     games = ladder_games(ladder)
     matches, counts = one_v_one(games)
     if len(matches) < MIN_MATCHES:
-        raise BacktestError(TOO_FEW.format(n=len(matches), minimum=MIN_MATCHES))
+        raise BacktestError(too_few_message(counts))
     try:
         test_start = split_index(matches)
         current = backtest_report(matches, ladder.engine, ladder.engine_params(), test_start, symmetric=True)
@@ -177,9 +230,13 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
         recommended = backtest_report(matches, tuning["engine"], Params(**tuning["params"]), test_start, symmetric=True)
         current["by_type"] = by_type(games, ladder.engine, ladder.engine_params())
         recommended["by_type"] = by_type(games, recommended["engine"], Params(**recommended["params"]))
+        recommendation = _versus(
+            matches, test_start, (ladder.engine, ladder.engine_params()), (tuning["engine"], Params(**tuning["params"]))
+        )
     except DataError as error:
         raise BacktestError(str(error)) from None
     progress(1.0)
+    kept = recommended if recommendation["change"] else current
     return {
         "game_types": {
             kind: {"label": GAME_TYPE_LABELS[kind], "games": count, "scored": count > 0, "tuned": kind == ONE_V_ONE}
@@ -189,9 +246,32 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
         "tuning": tuning,
         "recommended": recommended,
         "recommended_settings": ladder_settings_of(recommended["engine"], recommended["params"]),
-        # The slope of the latest results (``tracking``): the one chances need from now on.
-        "recommended_slope": _slope(recommended["tracking"]["last"]["slope"]),
+        "recommendation": recommendation,
+        # The slope of the latest results (``tracking``) of the settings kept: the one chances need from now on.
+        "recommended_slope": _slope(kept["tracking"]["last"]["slope"]),
         "current_params": dataclasses.asdict(ladder.engine_params()),
+    }
+
+
+def _versus(
+    matches: list[Match], test_start: int, current: tuple[str, Params], candidate: tuple[str, Params]
+) -> dict[str, Any]:
+    """The tuner's ``candidate`` against the ladder's ``current`` settings on the test part, paired game by game.
+
+    Both are replayed through ``Engine.rate`` (the tuner may have scored its choice
+    vectorised). ``change`` only when the candidate's log-loss is lower by more than two
+    paired standard errors: a smaller gain is within what chance gives, and changing a
+    ladder's settings re-rates its history for nothing.
+    """
+    ours = replay_engine(matches, *current, score_from=test_start)
+    theirs = replay_engine(matches, *candidate, score_from=test_start)
+    difference = paired_difference(theirs.probabilities, ours.probabilities, ours.outcomes)
+    return {
+        "change": difference.mean < 0.0 and difference.significant,
+        "mean": difference.mean,
+        "se": difference.se if math.isfinite(difference.se) else None,  # one game has no spread
+        "significant": difference.significant,
+        "n": len(ours.outcomes),
     }
 
 

@@ -8,14 +8,26 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ladder.models import Ladder
+from ladder.models.ladder import WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN
 from ladder.services import ladder_join
 from ladder.services import matches as svc
 from ladder.services.matches import SideInput
 from ladder.services.moderation import match_void
 from ratings.backtest.data import Match, split_index
 from ratings.backtest.games import by_type
+from ratings.backtest.metrics import paired_difference
+from ratings.backtest.replay import replay_engine
 from ratings.backtest.run import backtest_report, tune_report
-from ratings.backtests import MIN_MATCHES, backtest_compute, backtest_request, ladder_games, ladder_history
+from ratings.backtests import (
+    MIN_MATCHES,
+    TOO_FEW,
+    backtest_compute,
+    backtest_readiness,
+    backtest_request,
+    ladder_games,
+    ladder_history,
+)
 from ratings.engines import Params
 from ratings.models import Backtest, BacktestStatus
 from tests.factories import LadderFactory, bulk_users
@@ -109,7 +121,72 @@ def test_a_ladder_with_too_few_games_fails_with_a_reason(moderator, celery_eager
 
     backtest.refresh_from_db()
     assert backtest.status == BacktestStatus.FAILED
-    assert f"at least {MIN_MATCHES}" in backtest.error and backtest.result is None
+    assert backtest.error == TOO_FEW.format(minimum=MIN_MATCHES, n=MIN_MATCHES - 6, more=6)  # one of them voided
+    assert backtest.result is None
+
+
+def test_a_ladder_with_too_few_games_is_told_how_many_it_needs_of_which_type(moderator):
+    ladder = LadderFactory(allow_teams=True, allow_free_for_all=True, max_players=4)
+    play(ladder, moderator, games=MIN_MATCHES - 5)  # one voided: 14 rated
+    team_and_free_for_all(ladder, moderator, games=2)
+
+    readiness = backtest_readiness(ladder=ladder)
+
+    assert readiness.counts == {"one_v_one": 14, "teams": 2, "free_for_all": 2}
+    assert readiness.needed == MIN_MATCHES - 14
+    assert readiness.message == (
+        f"A backtest needs at least {MIN_MATCHES} rated 1 v 1 games, and this ladder has 14: 6 more to go. "
+        "It learns from the earlier four fifths of them and scores the last fifth, so both parts must hold enough "
+        f"games. Its 2 team games and 2 free-for-alls are scored with the 1 v 1 games but do not count towards the "
+        f"{MIN_MATCHES}."
+    )
+    assert backtest_readiness(ladder=LadderFactory()).message == TOO_FEW.format(
+        minimum=MIN_MATCHES, n=0, more=MIN_MATCHES
+    )
+
+
+def test_settings_that_predict_clearly_worse_get_a_recommendation_to_change(moderator):
+    ladder = LadderFactory(engine="elo", elo_k=1.0)  # ratings that barely move: every chance near 50%
+    played = play(ladder, moderator, games=200)
+    matches = [Match(*row) for row in played]
+    test_start = split_index(matches)
+
+    result = backtest_compute(ladder)
+
+    recommendation = result["recommendation"]
+    ours = replay_engine(matches, "elo", ladder.engine_params(), score_from=test_start)
+    theirs = replay_engine(
+        matches, result["tuning"]["engine"], Params(**result["tuning"]["params"]), score_from=test_start
+    )
+    difference = paired_difference(theirs.probabilities, ours.probabilities, ours.outcomes)
+    assert recommendation == {
+        "change": True,
+        "mean": difference.mean,
+        "se": difference.se,
+        "significant": True,
+        "n": len(matches) - test_start,
+    }
+    assert difference.mean < -2 * difference.se
+    # The slope offered is the one of the settings recommended, fitted on the latest results.
+    slope = result["recommended"]["tracking"]["last"]["slope"]
+    assert result["recommended_slope"] == round(min(max(slope, WIN_CHANCE_SLOPE_MIN), WIN_CHANCE_SLOPE_MAX), 2)
+
+
+def test_settings_already_right_are_as_good_as_the_data_can_tell(moderator):
+    ladder = LadderFactory(engine="elo", elo_k=1.0)
+    play(ladder, moderator, games=60)
+    first = backtest_compute(ladder)
+    Ladder.objects.filter(pk=ladder.pk).update(**first["recommended_settings"])
+    ladder.refresh_from_db()
+
+    result = backtest_compute(ladder)
+
+    assert result["tuning"]["engine"] == first["tuning"]["engine"]
+    assert result["recommendation"]["change"] is False
+    assert result["recommendation"]["mean"] == 0.0 and not result["recommendation"]["significant"]
+    # Nothing changes, so the slope offered is the one of the ladder's own settings.
+    slope = result["current"]["tracking"]["last"]["slope"]
+    assert result["recommended_slope"] == round(min(max(slope, WIN_CHANCE_SLOPE_MIN), WIN_CHANCE_SLOPE_MAX), 2)
 
 
 def team_and_free_for_all(ladder, moderator, *, games: int) -> None:
