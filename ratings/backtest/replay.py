@@ -58,12 +58,15 @@ def replay(
     probabilities: list[float] = []
     outcomes: list[float] = []
     favourites: list[float] = []
+    own = type(engine).win_probability is not Engine.win_probability  # TrueSkill's, not docs/rules.md §2
     for index, (at, name_a, name_b, score) in enumerate(matches):
         a = states.get(name_a) or RatingState(INITIAL_RATING, params.initial_rd, INITIAL_VOLATILITY, at)
         b = states.get(name_b) or RatingState(INITIAL_RATING, params.initial_rd, INITIAL_VOLATILITY, at)
         if index >= score_from:
             if plain_elo:
                 probabilities.append(elo_expected_score(a.rating + edge, b.rating))
+            elif own:
+                probabilities.append(engine.win_probability((a._replace(rating=a.rating + edge),), (b,), at))
             else:
                 probabilities.append(win_probability(a.rating + edge, rd_at(a, at), b.rating, rd_at(b, at)))
             outcomes.append(score)

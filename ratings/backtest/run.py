@@ -29,8 +29,8 @@ from ratings.backtest.data import Match, split_index
 from ratings.backtest.metrics import by_band, metrics, paired_difference, reliability
 from ratings.backtest.package import glicko2_package
 from ratings.backtest.replay import ELO_BASELINE, Predictions, elo_baseline, half_baseline, replay_engine
-from ratings.backtest.tune import Progress, _quiet, tune
-from ratings.engines import ENGINES, Params
+from ratings.backtest.tune import TUNED, Progress, _quiet, tune
+from ratings.engines import Params
 
 ELO_NAME = "elo_k32"
 PACKAGE_NAME = "glicko2_package"
@@ -143,7 +143,7 @@ def tune_report(
     matches: Sequence[Match],
     test_start: int,
     *,
-    engines: Sequence[str] = tuple(ENGINES),
+    engines: Sequence[str] = TUNED,
     progress: Progress = _quiet,
     symmetric: bool = False,
 ) -> dict[str, Any]:

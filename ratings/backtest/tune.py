@@ -75,6 +75,7 @@ STEPS: dict[str, tuple[float, float, float]] = {
     "rd_min": (2.0, 5.0, 200.0),
 }
 EXTEND = 3  # at most this many extensions of an engine's grid
+TUNED = tuple(engine for engine in ENGINES if engine in GRIDS)  # the engines a 1 v 1 file is tuned over
 
 Progress = Callable[[int, int], None]
 
@@ -112,24 +113,27 @@ class _Outcome(NamedTuple):
     test: list[float]
 
 
-def grid(engine: str, grids: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None) -> list[dict[str, Any]]:
+def grid(engine: str, grids: Mapping[str, Mapping[str, Sequence[Any]]] | None = None) -> list[dict[str, Any]]:
     """Every parameter set of ``engine``'s grid, as keyword arguments of ``Params``."""
     fields = (grids or GRIDS)[engine]
     return [dict(zip(fields, values, strict=True)) for values in itertools.product(*fields.values())]
 
 
-def extended(axes: dict[str, list[float | None]], best: dict[str, Any]) -> list[dict[str, Any]]:
+def extended(
+    axes: dict[str, list[Any]], best: dict[str, Any], steps: Mapping[str, tuple[float, float, float]] = STEPS
+) -> list[dict[str, Any]]:
     """New points when ``best`` sits at an open end of an axis; ``axes`` grows in place.
 
     Each extended axis gets one more step past its end, crossed with every value of the
-    other axes (so the new points are a slab of the grid, not a single guess).
+    other axes (so the new points are a slab of the grid, not a single guess). Only the
+    axes named in ``steps`` grow (a choice such as ``team_delta`` does not).
     """
     points: list[dict[str, Any]] = []
     for name, axis in axes.items():
-        if name not in STEPS:  # an axis with "none" among its values (rd_min) is not extended
+        if name not in steps:
             continue
         values = [value for value in axis if value is not None]
-        factor, low, high = STEPS[name]
+        factor, low, high = steps[name]
         added: list[float | None] = []
         if best[name] == max(values) and max(values) * factor <= high:
             added.append(_round(max(values) * factor))
@@ -342,7 +346,7 @@ def tune(
     matches: Sequence[Match],
     test_start: int,
     *,
-    engines: Sequence[str] = tuple(ENGINES),
+    engines: Sequence[str] = TUNED,
     processes: int = 2,
     progress: Progress = _quiet,
     grids: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None,

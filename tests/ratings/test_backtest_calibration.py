@@ -10,7 +10,7 @@ import pytest
 
 from ratings.backtest.calibration import IDENTITY, Calibration, fit
 from ratings.backtest.data import Match
-from ratings.backtest.games import FREE_FOR_ALL, ONE_V_ONE, TEAMS, Game, by_type, replay_games
+from ratings.backtest.games import EVEN_TEAMS, FREE_FOR_ALL, ONE_V_ONE, UNEVEN_TEAMS, Game, by_type, replay_games
 from ratings.backtest.metrics import log_loss
 from ratings.backtest.package import SCALE, glicko2_package
 from ratings.backtest.replay import replay
@@ -121,7 +121,7 @@ def test_a_team_game_is_one_prediction_and_a_free_for_all_one_per_pair():
 
     new = (1500.0, params.initial_rd)
     first = team_win_probability([new], [new, new], null_rating=params.null_rating, null_rd=params.null_player_rd)
-    assert scored.types == [TEAMS] + [FREE_FOR_ALL] * 6
+    assert scored.types == [UNEVEN_TEAMS] + [FREE_FOR_ALL] * 6
     # the lone player's side is padded with a null player, so it is the underdog
     assert scored.predictions.probabilities[0] == pytest.approx(first, abs=1e-12) and first < 0.5
     # pairs (a,b) (a,c) (a,d) (b,c) (b,d) (c,d) from places 2, 1, 2, 4
@@ -143,5 +143,5 @@ def test_by_type_scores_the_last_fifth_of_every_type():
 
     report = by_type(games, "glicko1", Params(c=10.0))
 
-    assert set(report) == {ONE_V_ONE, TEAMS, FREE_FOR_ALL}
-    assert report[ONE_V_ONE]["n"] + report[TEAMS]["n"] + report[FREE_FOR_ALL]["n"] / 3 == 20
+    assert set(report) == {ONE_V_ONE, EVEN_TEAMS, FREE_FOR_ALL}
+    assert report[ONE_V_ONE]["n"] + report[EVEN_TEAMS]["n"] + report[FREE_FOR_ALL]["n"] / 3 == 20
