@@ -40,7 +40,7 @@ SNAPSHOT_SIZE_MAX = 100_000
 # existing ladders and their exact replays rely on.
 # The win-chance slope's range (``Ladder.win_chance_slope``): the backtests fitted 0.87–1.02.
 WIN_CHANCE_SLOPE_MIN, WIN_CHANCE_SLOPE_MAX = 0.25, 2.0
-NEW_LADDER_SETTINGS = {"rd_growth_per_day": 2.5, "luck_p": 1.0, "rd_min": 50.0}
+NEW_LADDER_SETTINGS = {"rd_growth_per_day": 2.5, "luck_p": 1.0, "rd_min": 50.0, "team_update": "bayes"}
 
 
 def validate_time_zone(value: str) -> None:
@@ -70,6 +70,11 @@ class LeaderboardScale(models.TextChoices):
 class TeamUpdate(models.TextChoices):
     OWN_RD = "own_rd", "Each member moves by their own RD"
     SHARED = "shared", "Every member gets the team composite's change"
+    BAYES = "bayes", "Each member gets their share of the team's variance"
+
+
+# ``TeamUpdate`` -> the engines' ``Params.team_delta`` (docs/rules.md §8).
+TEAM_DELTA = {TeamUpdate.OWN_RD: "own", TeamUpdate.SHARED: "shared", TeamUpdate.BAYES: "bayes"}
 
 
 _L = TypeVar("_L", bound="Ladder")  # a ladder, or a ladder with annotations (``.annotate()``)
@@ -171,8 +176,9 @@ class Ladder(models.Model):
         max_length=10,
         choices=TeamUpdate.choices,
         default=TeamUpdate.OWN_RD,
-        help_text="Team games: by default each member moves by their own RD, so a newcomer moves more than "
-        "a veteran; or every member gets the team's change.",
+        help_text="Team games: how the team's result reaches its members. Their share of the team's variance "
+        "(what new ladders use) shares one result between the members and moves a newcomer more than a veteran; "
+        "their own RD counts the game as a whole game for each member; or every member gets the team's change.",
     )
 
     win_chance_slope = models.FloatField(
@@ -568,7 +574,7 @@ class Ladder(models.Model):
             tau=self.tau,
             k=self.elo_k,
             initial_rd=self.initial_rd,
-            team_delta="shared" if self.team_update == TeamUpdate.SHARED else "own",
+            team_delta=TEAM_DELTA[TeamUpdate(self.team_update)],
             period_days=self.rating_period_days,
             rd_min=self.rd_min,
         )

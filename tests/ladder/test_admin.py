@@ -38,7 +38,10 @@ def test_moderator_creates_a_ladder_in_the_admin(moderator_client):
     assert go.engine == "tgr"
     # the data-backed starting values (docs/backtests.md), not the fields' seed defaults
     assert (go.rd_growth_per_day, go.luck_p, go.rd_min) == (2.5, 1.0, 50.0)
+    assert go.team_update == "bayes"
+    assert go.engine_params().team_delta == "bayes"
     assert Ladder._meta.get_field("rd_growth_per_day").default == 20.0
+    assert Ladder._meta.get_field("team_update").default == "own_rd"  # existing ladders keep theirs
 
 
 def test_admin_shows_the_reason_for_impossible_settings(moderator_client, ladder):
