@@ -289,6 +289,15 @@ def test_first_place_probabilities_sum_to_one_and_match_two_sides_and_an_indepen
     assert ts.first_place_probabilities([[newcomer]] * 3, 0.0) == pytest.approx((1 / 3,) * 3, abs=1e-12)
 
 
+def test_first_place_probabilities_stay_bounded_work_for_absurd_spreads():
+    """A side 350,000 times as spread as another: the step is capped, the answer still close."""
+    sides = [[RatingState(1500.0, 0.001)]] + [[RatingState(1500.0 + k, 350.0)] for k in range(7)]
+
+    chances = engine(beta=0.001).first_place_probabilities(sides, 0.0)
+
+    assert sum(chances) == pytest.approx(1.0, abs=1e-6)
+
+
 @pytest.mark.parametrize("sizes", [(1, 1), (2, 2), (1, 2), (3, 3), (1, 1, 1), (2, 1, 3), (1, 1, 1, 1, 1, 1, 1, 1)])
 def test_match_quality_is_the_packages_quality(sizes):
     rng = random.Random(f"quality {sizes}")
