@@ -38,13 +38,21 @@ if TYPE_CHECKING:
     from ladder.admin import LadderAdmin
 
 REFRESH_SECONDS = 3
-ENGINE_NAMES = {"tgr": "TGR", "glicko1": "Glicko-1", "glicko2": "Glicko-2", "elo": "Elo"}
+# The baselines a report may hold, in the table's order: a 1 v 1 ladder's, or a ladder's of every game type.
+BASELINES = {
+    "elo_k32": "Elo K=32 (baseline)",
+    "glicko2_package": "The glicko2 package (baseline)",
+    "trueskill_defaults": "TrueSkill at its defaults (baseline)",
+    "always_50": "Always 50% (baseline)",
+}
+ENGINE_NAMES = {"tgr": "TGR", "glicko1": "Glicko-1", "glicko2": "Glicko-2", "elo": "Elo", "trueskill": "TrueSkill"}
 # The ``Params`` fields each engine's settings are said with, and their short names (the ladder's fields').
 ENGINE_PARAMS = {
     "tgr": ("sc", "luck_p", "initial_rd", "rd_min"),
     "glicko1": ("c", "initial_rd", "rd_min"),
     "glicko2": ("tau", "period_days", "initial_rd"),
     "elo": ("k", "sc"),
+    "trueskill": ("beta", "dynamics", "draw_probability", "sc", "initial_rd"),
 }
 PARAM_LABELS = {
     "sc": "SC",
@@ -55,6 +63,10 @@ PARAM_LABELS = {
     "tau": "τ",
     "period_days": "period (days)",
     "k": "K",
+    "team_delta": "team update",
+    "beta": "β",
+    "dynamics": "τ",
+    "draw_probability": "draw chance",
 }
 _ORDER = {name: index for index, name in enumerate(RATING_SETTING_FIELDS)}
 STARTED = "Backtest started: the page follows its progress."
@@ -128,6 +140,8 @@ def describe_settings(engine: str, params: dict[str, Any], names: Iterable[str] 
         value = params[name]
         if value is None:
             said.append(f"no {PARAM_LABELS.get(name, name)}")
+        elif isinstance(value, str):
+            said.append(f"{PARAM_LABELS.get(name, name)} {value}")
         else:
             said.append(f"{PARAM_LABELS.get(name, name)} {value:g}")
     return f"{_engine(engine)} ({', '.join(said)})" if said else _engine(engine)
@@ -170,7 +184,8 @@ def _report(ladder: Ladder, backtest: Backtest) -> dict[str, Any]:
     recommendation = result.get("recommendation")  # backtests from before the comparison lack it
     change = bool(recommendation and recommendation["change"])
     baselines = current["baselines"]
-    ours = describe_settings(current["engine"], current["params"])
+    said = (*ENGINE_PARAMS.get(current["engine"], ()), *(("team_delta",) if result.get("tuned_on") == "all" else ()))
+    ours = describe_settings(current["engine"], current["params"], said)
     kept, kept_name = (recommended, "Tuner's choice") if change else (current, "This ladder's settings")
     tuned = _tuned_rows(tuning)
     if change:
@@ -179,16 +194,14 @@ def _report(ladder: Ladder, backtest: Backtest) -> dict[str, Any]:
     if "tracked" in kept:  # backtests from before tracking lack it
         label = f"{kept_name}, win chances recalibrated as results came in"
         rows.insert(1 if not change else 2, _row(label, kept["tracked"], "calibrated"))
-    rows += [_row("Elo K=32 (baseline)", baselines["elo_k32"], "baseline")]
-    if "glicko2_package" in baselines:  # backtests from before the package baseline lack it
-        rows.append(_row("The glicko2 package (baseline)", baselines["glicko2_package"], "baseline"))
-    rows.append(_row("Always 50% (baseline)", baselines["always_50"], "baseline"))
+    rows += [_row(label, baselines[name], "baseline") for name, label in BASELINES.items() if name in baselines]
     settings = result["recommended_settings"]
     slope = result.get("recommended_slope")
     return {
         "rows": rows,
         "same_predictions": any(row.get("same") for row in tuned),
         "split": current["split"],
+        "tuned_on_all": result.get("tuned_on") == "all",
         "game_types": list(result["game_types"].values()),
         "by_type": _by_type(result),
         "diagram": reliability_svg(
@@ -215,6 +228,7 @@ def _verdict(recommendation: dict[str, Any]) -> dict[str, Any]:
         "gain": -recommendation["mean"],
         "margin": None if se is None else 2.0 * se,
         "worse": recommendation["mean"] > 0.0,
+        "same": recommendation["mean"] == 0.0 and not se,  # the tuner chose the ladder's own settings
     }
 
 

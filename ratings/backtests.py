@@ -1,27 +1,30 @@
 """How well a ladder's ratings predict its own results: a backtest of its confirmed history (issue 17).
 
 A ``Backtest`` reads the ladder's rated history read-only, in rating order, and hands it to
-``ratings.backtest`` through the very functions ``python -m ratings.backtest`` calls
-(``split_index``, ``backtest_report``, ``tune_report``): the admin and the command line
-are one code path. Three reports go into ``Backtest.result``:
+``ratings.backtest`` through the very functions ``python -m ratings.backtest`` calls: the
+admin and the command line are one code path. A ladder of 1 v 1 games only goes through
+``split_index``, ``backtest_report`` and ``tune_report`` (the vectorised tuner, whose grids
+are the widest); a ladder with team games or free-for-alls is tuned on all its games, every
+type, through ``games_backtest_report`` and ``games_tune_report``. Three reports go into
+``Backtest.result``:
 
-- ``current``: the ladder's own engine and constants, with the baselines (Elo K=32, always
-  50%), the reliability bins and the rating bands;
+- ``current``: the ladder's own engine and constants, with the baselines, the reliability
+  bins and the rating bands;
 - ``tuning``: every engine tuned on the earlier part of the history, scored on the last 20%;
 - ``recommended``: the tuner's choice replayed like ``current``, for its reliability bins;
 
 and ``recommended_settings``, the choice as the ladder's own rating fields. The tuner's
-choice is only a candidate: ``recommendation`` holds its paired log-loss difference
-against the ladder's own settings on the test part, which the tuner never saw
-(``metrics.paired_difference``), and ``change`` is true only when the choice predicts
-better by more than two paired standard errors. The page and the prefilled "Change rating
-settings" link both read ``change``: without it the current settings are as good as the
-data can tell, and nothing is offered. ``recommended_slope`` is the win-chance slope of the
-settings kept (the choice when ``change``, else the ladder's own): the last slope tracking
-fitted, on the latest results (the slope only: a ladder's sides have no order).
-Every game type is scored (``games.by_type``: the last 20% of all the ladder's games, for
-``current`` and ``recommended`` under ``by_type``); the tuner learns from the 1 v 1 games,
-whose predictions a CSV holds too.
+choice is only a candidate: ``recommendation`` holds its log-loss difference against the
+ladder's own settings on the test part, which the tuner never saw, game by game
+(``clustered_difference``: ``metrics.paired_difference``, with a free-for-all's pairs as
+one game), and ``change`` is true only when the choice predicts better by more than two
+standard errors. The page and the prefilled "Change rating settings" link both read
+``change``: without it the current settings are as good as the data can tell, and nothing
+is offered. ``recommended_slope`` is the win-chance slope of the settings kept (the choice
+when ``change``, else the ladder's own): the last slope tracking fitted, on the latest
+results (the slope only: a ladder's sides have no order). Every game type is scored, under
+``by_type`` in ``current`` and ``recommended`` (1 v 1, even teams, uneven teams,
+free-for-all).
 """
 
 from __future__ import annotations
@@ -42,9 +45,23 @@ from django.utils import timezone
 from ladder.models import Ladder, Participant
 from ladder.models import Match as LadderMatch
 from ladder.models.ladder import WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN
-from ratings.backtest.data import DataError, Match, split_index
-from ratings.backtest.games import FREE_FOR_ALL, ONE_V_ONE, TEAMS, Game, by_type, game_type
-from ratings.backtest.metrics import paired_difference
+from ratings.backtest.data import DataError, Game, Match, split_index
+from ratings.backtest.games import (
+    EVEN_TEAMS,
+    FREE_FOR_ALL,
+    ONE_V_ONE,
+    TEAMS,
+    TYPE_LABELS,
+    TYPES,
+    UNEVEN_TEAMS,
+    by_type,
+    game_kind,
+    game_type,
+    pair_count,
+    replay_games_engine,
+)
+from ratings.backtest.games_run import games_backtest_report, games_tune_report
+from ratings.backtest.metrics import Difference, log_losses
 from ratings.backtest.replay import replay_engine
 from ratings.backtest.run import backtest_report, tune_report
 from ratings.engines import Params
@@ -58,14 +75,14 @@ GAME_TYPE_NAMES = {
     TEAMS: ("team game", "team games"),
     FREE_FOR_ALL: ("free-for-all", "free-for-alls"),
 }
-# Fewer scored games than this say nothing about a rating system (and cannot be split twice).
-MIN_MATCHES = 20
+# Fewer rated games than this say nothing about a rating system (and cannot be split twice).
+MIN_GAMES = 20
 TOO_FEW = (
-    "A backtest needs at least {minimum} rated 1 v 1 games, and this ladder has {n}: {more} more to go. "
+    "A backtest needs at least {minimum} rated games, and this ladder has {n}: {more} more to go. "
     "It learns from the earlier four fifths of them and scores the last fifth, so both parts must hold enough games."
 )
-# Said next to ``TOO_FEW`` when the ladder has games of other types: they do not count towards it.
-OTHER_TYPES_NOT_COUNTED = "Its {others} are scored with the 1 v 1 games but do not count towards the {minimum}."
+# Said next to ``TOO_FEW`` when the ladder has games of several types: every type counts towards it.
+BY_TYPE = "Its games so far: {types}."
 # The progress bar's share of each step: the tuner's replays are most of the work.
 CURRENT_DONE, TUNING_DONE = 0.05, 0.95
 PROGRESS_STEP = 0.03  # write progress when it has moved this much (every few percent)
@@ -90,7 +107,10 @@ PARAM_TO_LADDER = {
     "initial_rd": "initial_rd",
     "period_days": "rating_period_days",
     "rd_min": "rd_min",
+    "team_delta": "team_update",
 }
+# ``Params.team_delta`` -> ``Ladder.team_update``.
+TEAM_UPDATES = {"own": "own_rd", "shared": "shared", "bayes": "bayes"}
 
 Progress = Callable[[float], None]
 Clock = Callable[[], datetime]
@@ -164,7 +184,7 @@ class Readiness(NamedTuple):
     """How many rated games of each type a ladder has, and whether a backtest can run on them."""
 
     counts: dict[str, int]
-    needed: int  # how many more games that count a backtest needs (0: it can run)
+    needed: int  # how many more rated games a backtest needs (0: it can run)
     message: str  # why it cannot run yet ("" when it can)
 
 
@@ -180,19 +200,17 @@ def backtest_readiness(*, ladder: Ladder) -> Readiness:
             FREE_FOR_ALL: Count("pk", filter=Q(side_count__gt=2)),
         }
     )
-    needed = max(MIN_MATCHES - counts[ONE_V_ONE], 0)
+    needed = max(MIN_GAMES - sum(counts.values()), 0)
     return Readiness(counts, needed, too_few_message(counts) if needed else "")
 
 
 def too_few_message(counts: dict[str, int]) -> str:
-    """``TOO_FEW`` for these counts of rated games by type, naming the other types when there are any."""
-    n = counts[ONE_V_ONE]
-    message = TOO_FEW.format(n=n, minimum=MIN_MATCHES, more=MIN_MATCHES - n)
-    others = [
-        f"{count} {GAME_TYPE_NAMES[kind][count != 1]}" for kind, count in counts.items() if kind != ONE_V_ONE and count
-    ]
-    if others:
-        message += " " + OTHER_TYPES_NOT_COUNTED.format(others=" and ".join(others), minimum=MIN_MATCHES)
+    """``TOO_FEW`` for these counts of rated games by type (``GAME_TYPE_LABELS``), naming each type if several."""
+    n = sum(counts.values())
+    message = TOO_FEW.format(n=n, minimum=MIN_GAMES, more=MIN_GAMES - n)
+    present = [f"{count} {GAME_TYPE_NAMES[kind][count != 1]}" for kind, count in counts.items() if count]
+    if len(present) > 1:
+        message += " " + BY_TYPE.format(types=", ".join(present[:-1]) + " and " + present[-1])
     return message
 
 
@@ -203,45 +221,64 @@ def ladder_settings_of(engine: str, params: dict[str, Any]) -> dict[str, Any]:
     for name, value in params.items():
         field = PARAM_TO_LADDER.get(name)
         if field is not None and field in fields:
-            values[field] = value
+            values[field] = TEAM_UPDATES.get(value, value) if name == "team_delta" else value
     return values
 
 
 def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -> dict[str, Any]:
-    """The backtest of ``ladder``'s history, as ``Backtest.result`` stores it; ``BacktestError`` if too short."""
+    """The backtest of ``ladder``'s history, as ``Backtest.result`` stores it; ``BacktestError`` if too short.
+
+    A ladder of 1 v 1 games only is tuned by ``tune_report`` (its grids are the widest, the
+    RD floor among them, and vectorised); a ladder with team games or free-for-alls is
+    tuned on all its games by ``games_tune_report``. Either way every game type is scored.
+    """
     progress = _monotone(progress)
     games = ladder_games(ladder)
-    matches, counts = one_v_one(games)
-    if len(matches) < MIN_MATCHES:
-        raise BacktestError(too_few_message(counts))
+    counts = _type_counts(games)
+    if len(games) < MIN_GAMES:
+        raise BacktestError(too_few_message(_family_counts(counts)))
+    ours, settings = ladder.engine, ladder.engine_params()
+
+    def tuning_progress(done: int, total: int) -> None:
+        progress(CURRENT_DONE + (TUNING_DONE - CURRENT_DONE) * done / max(total, 1))
+
     try:
-        test_start = split_index(matches)
-        current = backtest_report(matches, ladder.engine, ladder.engine_params(), test_start, symmetric=True)
-        progress(CURRENT_DONE)
-        with _may_start_processes():
-            tuning = tune_report(
-                matches,
-                test_start,
-                symmetric=True,
-                progress=lambda done, total: progress(
-                    CURRENT_DONE + (TUNING_DONE - CURRENT_DONE) * done / max(total, 1)
-                ),
-            )
-        recommended = backtest_report(matches, tuning["engine"], Params(**tuning["params"]), test_start, symmetric=True)
-        current["by_type"] = by_type(games, ladder.engine, ladder.engine_params())
-        recommended["by_type"] = by_type(games, recommended["engine"], Params(**recommended["params"]))
-        recommendation = _versus(
-            matches, test_start, (ladder.engine, ladder.engine_params()), (tuning["engine"], Params(**tuning["params"]))
-        )
+        if counts[ONE_V_ONE] == len(games):
+            matches, _counts = one_v_one(games)
+            test_start = split_index(matches)
+            current = backtest_report(matches, ours, settings, test_start, symmetric=True)
+            progress(CURRENT_DONE)
+            with _may_start_processes():
+                tuning = tune_report(matches, test_start, symmetric=True, progress=tuning_progress)
+            choice = Params(**tuning["params"])
+            recommended = backtest_report(matches, tuning["engine"], choice, test_start, symmetric=True)
+            current["by_type"] = by_type(games, ours, settings)
+            recommended["by_type"] = by_type(games, tuning["engine"], choice)
+        else:
+            test_start = split_index(games)
+            current = games_backtest_report(games, ours, settings, test_start, symmetric=True)
+            progress(CURRENT_DONE)
+            with _may_start_processes():
+                tuning = games_tune_report(games, test_start, symmetric=True, progress=tuning_progress)
+            choice = Params(**tuning["params"])
+            recommended = games_backtest_report(games, tuning["engine"], choice, test_start, symmetric=True)
+        recommendation = _versus(games, test_start if counts[ONE_V_ONE] < len(games) else None, ours, settings, tuning)
     except DataError as error:
         raise BacktestError(str(error)) from None
     progress(1.0)
     kept = recommended if recommendation["change"] else current
+    all_types = counts[ONE_V_ONE] < len(games)
     return {
         "game_types": {
-            kind: {"label": GAME_TYPE_LABELS[kind], "games": count, "scored": count > 0, "tuned": kind == ONE_V_ONE}
+            kind: {
+                "label": TYPE_LABELS[kind],
+                "games": count,
+                "scored": count > 0,
+                "tuned": all_types or kind == ONE_V_ONE,
+            }
             for kind, count in counts.items()
         },
+        "tuned_on": "all" if all_types else ONE_V_ONE,
         "current": current,
         "tuning": tuning,
         "recommended": recommended,
@@ -249,30 +286,88 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
         "recommendation": recommendation,
         # The slope of the latest results (``tracking``) of the settings kept: the one chances need from now on.
         "recommended_slope": _slope(kept["tracking"]["last"]["slope"]),
-        "current_params": dataclasses.asdict(ladder.engine_params()),
+        "current_params": dataclasses.asdict(settings),
+    }
+
+
+def _type_counts(games: list[Game]) -> dict[str, int]:
+    """How many of ``games`` are of each type (``games.TYPES``: 1 v 1, even teams, uneven teams, free-for-all)."""
+    counts = dict.fromkeys(TYPES, 0)
+    for game in games:
+        counts[game_kind(game.sides)] += 1
+    return counts
+
+
+def _family_counts(counts: dict[str, int]) -> dict[str, int]:
+    """``counts`` with even and uneven teams together, as ``backtest_readiness`` counts them."""
+    return {
+        ONE_V_ONE: counts[ONE_V_ONE],
+        TEAMS: counts[EVEN_TEAMS] + counts[UNEVEN_TEAMS],
+        FREE_FOR_ALL: counts[FREE_FOR_ALL],
     }
 
 
 def _versus(
-    matches: list[Match], test_start: int, current: tuple[str, Params], candidate: tuple[str, Params]
+    games: list[Game], test_start: int | None, engine: str, settings: Params, tuning: dict[str, Any]
 ) -> dict[str, Any]:
-    """The tuner's ``candidate`` against the ladder's ``current`` settings on the test part, paired game by game.
+    """The tuner's choice against the ladder's own ``engine`` and ``settings`` on the test part, game by game.
 
+    ``test_start``: where the test part of ``games`` starts, or None for a ladder of 1 v 1
+    games only, whose test part is ``split_index`` of its matches (``tune_report``'s).
     Both are replayed through ``Engine.rate`` (the tuner may have scored its choice
-    vectorised). ``change`` only when the candidate's log-loss is lower by more than two
-    paired standard errors: a smaller gain is within what chance gives, and changing a
-    ladder's settings re-rates its history for nothing.
+    vectorised). A free-for-all's pairs are scored together, as one game: the standard
+    error is over games (``clustered_difference``). ``change`` only when the choice's
+    log-loss is lower by more than two standard errors: a smaller gain is within what chance
+    gives, and changing a ladder's settings re-rates its history for nothing.
     """
-    ours = replay_engine(matches, *current, score_from=test_start)
-    theirs = replay_engine(matches, *candidate, score_from=test_start)
-    difference = paired_difference(theirs.probabilities, ours.probabilities, ours.outcomes)
+    candidate = (tuning["engine"], Params(**tuning["params"]))
+    if test_start is None:
+        matches, _counts = one_v_one(games)
+        start = split_index(matches)
+        ours = replay_engine(matches, engine, settings, score_from=start)
+        theirs = replay_engine(matches, *candidate, score_from=start)
+        sizes = [1] * len(ours.outcomes)
+    else:
+        ours = replay_games_engine(games, engine, settings, score_from=test_start).predictions
+        theirs = replay_games_engine(games, *candidate, score_from=test_start).predictions
+        sizes = [pair_count(game) for game in games[test_start:]]
+    difference = clustered_difference(theirs.probabilities, ours.probabilities, ours.outcomes, sizes)
     return {
         "change": difference.mean < 0.0 and difference.significant,
         "mean": difference.mean,
         "se": difference.se if math.isfinite(difference.se) else None,  # one game has no spread
         "significant": difference.significant,
-        "n": len(ours.outcomes),
+        "n": len(sizes),
+        "predictions": len(ours.outcomes),
     }
+
+
+def clustered_difference(
+    first: list[float], second: list[float], outcomes: list[float], sizes: list[int]
+) -> Difference:
+    """The mean log-loss difference per prediction of ``first`` minus ``second``, and its standard error over games.
+
+    ``sizes``: how many consecutive predictions each game gave (a free-for-all of n sides,
+    n(n−1)/2). Its pairs share players and a result, so they are not independent: the
+    standard error is the cluster-robust one of a ratio of sums (``D_g`` a game's summed
+    difference, ``k_g`` its predictions, ``m = ΣD_g/Σk_g``, G games):
+    ``se = sqrt(G/(G−1) · Σ(D_g − m·k_g)²) / Σk_g``. With one prediction a game it is
+    ``metrics.paired_difference``'s ``sd/√n``.
+    """
+    if sum(sizes) != len(outcomes):
+        raise ValueError(f"sizes must add up to the {len(outcomes)} predictions, got {sum(sizes)}")
+    losses = [x - y for x, y in zip(log_losses(first, outcomes), log_losses(second, outcomes), strict=True)]
+    totals, at = [], 0
+    for size in sizes:
+        totals.append(math.fsum(losses[at : at + size]))
+        at += size
+    count = len(outcomes)
+    mean = math.fsum(losses) / count
+    games = len(sizes)
+    if games < 2:
+        return Difference(mean, math.inf)
+    spread = math.fsum((total - mean * size) ** 2 for total, size in zip(totals, sizes, strict=True))
+    return Difference(mean, math.sqrt(games / (games - 1) * spread) / count)
 
 
 def _slope(slope: float) -> float:
@@ -367,7 +462,7 @@ def backtest_run(*, backtest_id: int, now: Clock = timezone.now) -> Backtest | N
         return _finish(
             backtest, status=BacktestStatus.FAILED, error=f"{type(error).__name__}: {error}", finished_at=now()
         )
-    scored = result["game_types"][ONE_V_ONE]["games"]
+    scored = sum(info["games"] for info in result["game_types"].values())
     return _finish(backtest, status=BacktestStatus.DONE, progress=1.0, matches=scored, result=result, finished_at=now())
 
 

@@ -106,6 +106,7 @@ def test_settings_already_right_are_as_good_as_the_data_can_tell(moderator_clien
 
     assert result["recommendation"]["change"] is False
     assert "<strong>The current settings are as good as the data can tell.</strong>" in text
+    assert "the tuner chose this ladder's own settings" in unescape(re.sub(r"\s+", " ", text))
     assert 'id="apply-link"' not in text and "Apply these settings" not in text
 
 

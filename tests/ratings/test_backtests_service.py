@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from datetime import timedelta
 
@@ -16,15 +17,17 @@ from ladder.services.matches import SideInput
 from ladder.services.moderation import match_void
 from ratings.backtest.data import Match, split_index
 from ratings.backtest.games import by_type
+from ratings.backtest.games_run import games_tune_report
 from ratings.backtest.metrics import paired_difference
 from ratings.backtest.replay import replay_engine
 from ratings.backtest.run import backtest_report, tune_report
 from ratings.backtests import (
-    MIN_MATCHES,
+    MIN_GAMES,
     TOO_FEW,
     backtest_compute,
     backtest_readiness,
     backtest_request,
+    clustered_difference,
     ladder_games,
     ladder_history,
 )
@@ -114,35 +117,32 @@ def test_the_task_runs_a_requested_backtest_to_done(moderator, celery_eager, dja
 
 def test_a_ladder_with_too_few_games_fails_with_a_reason(moderator, celery_eager, django_capture_on_commit_callbacks):
     ladder = LadderFactory()
-    play(ladder, moderator, games=MIN_MATCHES - 5)
+    play(ladder, moderator, games=MIN_GAMES - 5)
 
     with django_capture_on_commit_callbacks(execute=True):
         backtest = backtest_request(ladder=ladder)
 
     backtest.refresh_from_db()
     assert backtest.status == BacktestStatus.FAILED
-    assert backtest.error == TOO_FEW.format(minimum=MIN_MATCHES, n=MIN_MATCHES - 6, more=6)  # one of them voided
+    assert backtest.error == TOO_FEW.format(minimum=MIN_GAMES, n=MIN_GAMES - 6, more=6)  # one of them voided
     assert backtest.result is None
 
 
 def test_a_ladder_with_too_few_games_is_told_how_many_it_needs_of_which_type(moderator):
     ladder = LadderFactory(allow_teams=True, allow_free_for_all=True, max_players=4)
-    play(ladder, moderator, games=MIN_MATCHES - 5)  # one voided: 14 rated
+    play(ladder, moderator, games=MIN_GAMES - 5)  # one voided: 14 rated
     team_and_free_for_all(ladder, moderator, games=2)
 
     readiness = backtest_readiness(ladder=ladder)
 
     assert readiness.counts == {"one_v_one": 14, "teams": 2, "free_for_all": 2}
-    assert readiness.needed == MIN_MATCHES - 14
+    assert readiness.needed == MIN_GAMES - 18
     assert readiness.message == (
-        f"A backtest needs at least {MIN_MATCHES} rated 1 v 1 games, and this ladder has 14: 6 more to go. "
+        f"A backtest needs at least {MIN_GAMES} rated games, and this ladder has 18: 2 more to go. "
         "It learns from the earlier four fifths of them and scores the last fifth, so both parts must hold enough "
-        f"games. Its 2 team games and 2 free-for-alls are scored with the 1 v 1 games but do not count towards the "
-        f"{MIN_MATCHES}."
+        "games. Its games so far: 14 1 v 1 games, 2 team games and 2 free-for-alls."
     )
-    assert backtest_readiness(ladder=LadderFactory()).message == TOO_FEW.format(
-        minimum=MIN_MATCHES, n=0, more=MIN_MATCHES
-    )
+    assert backtest_readiness(ladder=LadderFactory()).message == TOO_FEW.format(minimum=MIN_GAMES, n=0, more=MIN_GAMES)
 
 
 def test_settings_that_predict_clearly_worse_get_a_recommendation_to_change(moderator):
@@ -165,6 +165,7 @@ def test_settings_that_predict_clearly_worse_get_a_recommendation_to_change(mode
         "se": difference.se,
         "significant": True,
         "n": len(matches) - test_start,
+        "predictions": len(matches) - test_start,
     }
     assert difference.mean < -2 * difference.se
     # The slope offered is the one of the settings recommended, fitted on the latest results.
@@ -230,8 +231,8 @@ def test_every_game_type_is_scored_for_the_current_and_the_recommended_settings(
     assert result["current"]["by_type"] == expected
     assert set(expected) == {"one_v_one", "even_teams", "free_for_all"}  # games.game_kind
     assert set(result["recommended"]["by_type"]) == set(expected)
-    assert all(info["scored"] for info in result["game_types"].values())
-    assert "glicko2_package" in result["current"]["baselines"] and "calibration" in result["recommended"]
+    assert {kind for kind, info in result["game_types"].items() if info["scored"]} == set(expected)
+    assert "trueskill_defaults" in result["current"]["baselines"] and "calibration" in result["recommended"]
 
 
 def test_the_tuner_runs_inside_a_daemonic_worker_process(moderator, monkeypatch):
@@ -246,3 +247,43 @@ def test_the_tuner_runs_inside_a_daemonic_worker_process(moderator, monkeypatch)
     result = backtest_compute(ladder)
 
     assert result["tuning"]["engines"] and process.daemon
+
+
+def test_a_ladder_with_team_games_and_free_for_alls_is_tuned_on_all_its_games(moderator):
+    ladder = LadderFactory(allow_teams=True, allow_free_for_all=True, max_players=4)
+    play(ladder, moderator, games=20)
+    team_and_free_for_all(ladder, moderator, games=6)
+    games = ladder_games(ladder)
+    test_start = split_index(games)
+
+    result = backtest_compute(ladder)
+
+    tuned = games_tune_report(games, test_start)
+    assert result["tuned_on"] == "all"
+    assert result["tuning"]["engine"] == tuned["engine"] and result["tuning"]["metrics"] == tuned["metrics"]
+    assert [row["engine"] for row in result["tuning"]["engines"]] == [row["engine"] for row in tuned["engines"]]
+    assert result["current"]["split"]["matches"] == len(games) == 31  # one 1 v 1 game voided
+    assert set(result["current"]["by_type"]) <= {"one_v_one", "even_teams", "uneven_teams", "free_for_all"}
+    assert set(result["recommended"]["by_type"]) == set(result["current"]["by_type"])
+    assert all(info["tuned"] for info in result["game_types"].values())
+    assert result["recommendation"]["n"] == len(games) - test_start
+    assert result["recommendation"]["predictions"] == sum(
+        len(g.sides) * (len(g.sides) - 1) // 2 for g in games[test_start:]
+    )
+
+
+def test_the_difference_of_free_for_all_pairs_is_counted_by_game():
+    first, second = [0.6, 0.7, 0.8, 0.55], [0.5, 0.5, 0.5, 0.5]
+    outcomes = [1.0, 1.0, 0.0, 1.0]
+
+    single = clustered_difference(first, second, outcomes, [1, 1, 1, 1])
+    grouped = clustered_difference(first, second, outcomes, [3, 1])  # a free-for-all of three, then a 1 v 1
+
+    assert single == pytest.approx(paired_difference(first, second, outcomes), rel=1e-12)
+    d = [math.log(0.5 / 0.6), math.log(0.5 / 0.7), math.log(0.5 / 0.2), math.log(0.5 / 0.55)]
+    mean = sum(d) / 4
+    totals = [(sum(d[:3]), 3), (d[3], 1)]
+    se = math.sqrt(2 / 1 * sum((t - mean * k) ** 2 for t, k in totals)) / 4
+    assert grouped.mean == pytest.approx(mean, rel=1e-12) and grouped.se == pytest.approx(se, rel=1e-12)
+    with pytest.raises(ValueError, match="sizes must add up to the 4 predictions, got 3"):
+        clustered_difference(first, second, outcomes, [1, 2])
