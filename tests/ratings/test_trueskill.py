@@ -5,6 +5,12 @@ with a 1e-7 approximation of erfc, which moves its results by up to about 7e-6 T
 points from the exact ones, so the comparisons use its ``mpmath`` backend (exact Φ, φ and
 Φ⁻¹), which the engine matches to about 1e-13. Everything is compared in TrueSkill units:
 rating = 1500 + 42·(μ − 25), RD = 42·σ (docs/rules.md §20).
+
+The games stay where the package's stopping rule is well conditioned: μ 10–40, σ up to 7.5,
+draw probability 0.1 or 0.25 when a game has ties. With a narrow draw margin (p ≤ 0.05) and
+σ near 15, a tie's ``sqrt|Δπ|`` in that rule is dominated by rounding in ``1 − w`` (about
+1e-5 against the threshold 1e-4), so the package and the engine can stop a sweep apart and
+differ by about 1e-6; run to convergence both reach the same fixed point to 1e-12.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import mpmath
 import pytest
 import trueskill
 
+import ratings.engines.trueskill as trueskill_engine
 from ratings.engines.trueskill import (
     TRUESKILL_ORIGIN,
     TrueSkill,
@@ -140,6 +147,32 @@ def test_free_for_all_with_ties_matches_the_package(count):
             sizes[rng.randrange(count)] += 1
         places = [rng.randint(1, count) for _ in range(count)]  # ties are frequent
         assert_matches_package(sizes, places, rng)
+
+
+def test_wide_games_with_narrow_draws_follow_the_packages_schedule_sweep_for_sweep(monkeypatch):
+    """Where the stopping rule is ill-conditioned (module docstring), a tight rule on both sides."""
+    monkeypatch.setattr(trueskill_engine, "MIN_DELTA", 1e-12 / POINT)
+    rng = random.Random("wide")
+    for _ in range(60):
+        count = rng.randint(3, 8)
+        groups = [[(rng.uniform(0.0, 60.0), rng.uniform(0.1, 15.0))] for _ in range(count)]
+        places = [rng.randint(1, count) for _ in range(count)]
+        draw_probability = rng.choice([0.05, 0.1, 0.3])
+        order = sorted(range(count), key=lambda k: (places[k], groups[k][0][0]))
+        try:
+            rated = package(draw_probability).rate(
+                [[trueskill.Rating(*groups[k][0])] for k in order], ranks=[places[k] for k in order], min_delta=1e-12
+            )
+        except FloatingPointError:
+            continue
+        ts = engine(draw_probability, sc=0.0, rd_max=1e6)
+
+        result = ts.rate([[to_ladder(*group[0])] for group in groups], places, 0.0)
+
+        for position, k in enumerate(order):
+            mu, sigma = to_trueskill(result.sides[k][0].rating, result.sides[k][0].rd)
+            assert mu == pytest.approx(float(rated[position][0].mu), abs=1e-9)
+            assert sigma == pytest.approx(float(rated[position][0].sigma), abs=1e-9)
 
 
 def test_a_free_for_all_in_any_input_order_rates_each_side_the_same():
