@@ -170,7 +170,9 @@ class TrueSkill(GlickoFamily):
     ``rd_written_back``, ``growth_per_second``): σ² grows by ``Params.sc``² per idle day,
     capped at ``rd_max`` (SC 0: no idle growth), and the nightly job's SQL twin grows σ with
     the same float. A game leaves σ no lower than ``rd_min`` (when set). The volatility is
-    carried unchanged. See the module docstring for the maths, the scale and the schedule.
+    carried unchanged; ``luck_p``, ``team_delta`` and the null players do not apply (the
+    factor graph shares a team's result among its members by their variances). See the module
+    docstring for the maths, the scale and the schedule.
 
     ``PlayerResult.expected`` is the mean over the side's pairings of P(this side beats that
     one), ``Φ(ΔΣμ/c)`` with the c² of that pair's update (σ with τ added); ``score`` is the
