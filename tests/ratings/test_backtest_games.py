@@ -308,3 +308,17 @@ def test_cli_bad_input_on_games_exits_2_with_one_line(tmp_path, args, body, mess
 
     assert result.returncode == 2
     assert result.stderr.startswith(message) and result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+def test_an_open_end_grows_at_the_best_team_update_only():
+    from ratings.backtest.games_tune import _extended
+
+    axes = {"team_delta": ["own", "shared", "bayes"], "sc": [5.0, 20.0], "initial_rd": [175.0, 350.0]}
+
+    points = _extended(axes, {"team_delta": "bayes", "sc": 20.0, "initial_rd": 250.0})
+
+    assert points == [
+        {"team_delta": "bayes", "sc": 40.0, "initial_rd": 175.0},
+        {"team_delta": "bayes", "sc": 40.0, "initial_rd": 350.0},
+    ]
+    assert axes["sc"] == [5.0, 20.0, 40.0] and axes["team_delta"] == ["own", "shared", "bayes"]
