@@ -216,6 +216,7 @@ def _report(ladder: Ladder, backtest: Backtest) -> dict[str, Any]:
         "settings_rows": _settings_rows(ladder, settings),
         "recommended_slope": slope,
         "slope": slope is not None and _slope_words(slope, kept),
+        "slope_check": result.get("slope_check") and _verdict(result["slope_check"]),
         "apply_url": apply_url(ladder, settings) if change else "",
     }
 

@@ -22,7 +22,9 @@ standard errors. The page and the prefilled "Change rating settings" link both r
 ``change``: without it the current settings are as good as the data can tell, and nothing
 is offered. ``recommended_slope`` is the win-chance slope of the settings kept (the choice
 when ``change``, else the ladder's own): the last slope tracking fitted, on the latest
-results (the slope only: a ladder's sides have no order). Every game type is scored, under
+results (the slope only: a ladder's sides have no order), and None unless ``slope_check``
+found that reading the test part's chances through the slopes tracking fitted beats the
+chances players see now by more than two standard errors. Every game type is scored, under
 ``by_type`` in ``current`` and ``recommended`` (1 v 1, even teams, uneven teams,
 free-for-all).
 """
@@ -45,6 +47,7 @@ from django.utils import timezone
 from ladder.models import Ladder, Participant
 from ladder.models import Match as LadderMatch
 from ladder.models.ladder import WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN
+from ratings.backtest import tracking
 from ratings.backtest.data import DataError, Game, Match, split_index
 from ratings.backtest.games import (
     EVEN_TEAMS,
@@ -64,7 +67,7 @@ from ratings.backtest.games_run import games_backtest_report, games_tune_report
 from ratings.backtest.metrics import Difference, log_losses
 from ratings.backtest.replay import replay_engine
 from ratings.backtest.run import backtest_report, tune_report
-from ratings.engines import Params
+from ratings.engines import Params, recalibrated
 from ratings.models import Backtest, BacktestStatus
 
 logger = logging.getLogger(__name__)
@@ -262,12 +265,17 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
                 tuning = games_tune_report(games, test_start, symmetric=True, progress=tuning_progress)
             choice = Params(**tuning["params"])
             recommended = games_backtest_report(games, tuning["engine"], choice, test_start, symmetric=True)
-        recommendation = _versus(games, test_start if counts[ONE_V_ONE] < len(games) else None, ours, settings, tuning)
+        all_types = counts[ONE_V_ONE] < len(games)
+        own = _replayed(games, all_types, ours, settings)
+        chosen = _replayed(games, all_types, tuning["engine"], choice)
+        recommendation = _versus(own, chosen)
+        kept = recommended if recommendation["change"] else current
+        checked = slope_check(
+            chosen if recommendation["change"] else own, kept["tracking"]["window"], ladder.win_chance_slope
+        )
     except DataError as error:
         raise BacktestError(str(error)) from None
     progress(1.0)
-    kept = recommended if recommendation["change"] else current
-    all_types = counts[ONE_V_ONE] < len(games)
     return {
         "game_types": {
             kind: {
@@ -284,8 +292,10 @@ def backtest_compute(ladder: Ladder, progress: Progress = lambda _share: None) -
         "recommended": recommended,
         "recommended_settings": ladder_settings_of(recommended["engine"], recommended["params"]),
         "recommendation": recommendation,
-        # The slope of the latest results (``tracking``) of the settings kept: the one chances need from now on.
-        "recommended_slope": _slope(kept["tracking"]["last"]["slope"]),
+        # The slope of the latest results (``tracking``) of the settings kept: the one chances need from now
+        # on, offered only when reading the chances through it beats what players see now.
+        "recommended_slope": _slope(kept["tracking"]["last"]["slope"]) if checked["helps"] else None,
+        "slope_check": checked,
         "current_params": dataclasses.asdict(settings),
     }
 
@@ -307,38 +317,81 @@ def _family_counts(counts: dict[str, int]) -> dict[str, int]:
     }
 
 
-def _versus(
-    games: list[Game], test_start: int | None, engine: str, settings: Params, tuning: dict[str, Any]
-) -> dict[str, Any]:
-    """The tuner's choice against the ladder's own ``engine`` and ``settings`` on the test part, game by game.
+class Replayed(NamedTuple):
+    """One engine's predictions from the validation slice on: ``cut`` of them before the test part,
+    and how many predictions each test game gave (``sizes``)."""
 
-    ``test_start``: where the test part of ``games`` starts, or None for a ladder of 1 v 1
-    games only, whose test part is ``split_index`` of its matches (``tune_report``'s).
+    probabilities: list[float]
+    outcomes: list[float]
+    cut: int
+    sizes: list[int]
+
+
+def _replayed(games: list[Game], all_types: bool, engine: str, params: Params) -> Replayed:
+    """``engine`` under ``params`` replayed through ``Engine.rate`` on the split its tuner used.
+
+    ``all_types``: the split of all ``games`` (``games_tune_report``'s), else of the 1 v 1
+    matches (``tune_report``'s, the ladder then holding no other game).
+    """
+    if not all_types:
+        matches, _counts = one_v_one(games)
+        test_start = split_index(matches)
+        validation_start = split_index(matches[:test_start])
+        played = replay_engine(matches, engine, params, score_from=validation_start)
+        return Replayed(
+            played.probabilities, played.outcomes, test_start - validation_start, [1] * (len(matches) - test_start)
+        )
+    test_start = split_index(games)
+    validation_start = split_index(games[:test_start])
+    scored = replay_games_engine(games, engine, params, score_from=validation_start).predictions
+    cut = sum(pair_count(game) for game in games[validation_start:test_start])
+    return Replayed(scored.probabilities, scored.outcomes, cut, [pair_count(game) for game in games[test_start:]])
+
+
+def _versus(ours: Replayed, theirs: Replayed) -> dict[str, Any]:
+    """The tuner's choice (``theirs``) against the ladder's own settings (``ours``) on the test part, game by game.
+
     Both are replayed through ``Engine.rate`` (the tuner may have scored its choice
     vectorised). A free-for-all's pairs are scored together, as one game: the standard
     error is over games (``clustered_difference``). ``change`` only when the choice's
     log-loss is lower by more than two standard errors: a smaller gain is within what chance
     gives, and changing a ladder's settings re-rates its history for nothing.
     """
-    candidate = (tuning["engine"], Params(**tuning["params"]))
-    if test_start is None:
-        matches, _counts = one_v_one(games)
-        start = split_index(matches)
-        ours = replay_engine(matches, engine, settings, score_from=start)
-        theirs = replay_engine(matches, *candidate, score_from=start)
-        sizes = [1] * len(ours.outcomes)
-    else:
-        ours = replay_games_engine(games, engine, settings, score_from=test_start).predictions
-        theirs = replay_games_engine(games, *candidate, score_from=test_start).predictions
-        sizes = [pair_count(game) for game in games[test_start:]]
-    difference = clustered_difference(theirs.probabilities, ours.probabilities, ours.outcomes, sizes)
+    outcomes = ours.outcomes[ours.cut :]
+    difference = clustered_difference(
+        theirs.probabilities[theirs.cut :], ours.probabilities[ours.cut :], outcomes, ours.sizes
+    )
     return {
         "change": difference.mean < 0.0 and difference.significant,
+        **_difference(difference),
+        "n": len(ours.sizes),
+        "predictions": len(outcomes),
+    }
+
+
+def slope_check(kept: Replayed, window: int, shown: float) -> dict[str, Any]:
+    """Whether reading the kept settings' chances through the slope of the latest results beats what players see.
+
+    The tracked predictions (``tracking.tracked``: the test part, each through the slope
+    fitted on the ``window`` results before it, as the backtest's ``tracked`` row) against
+    the same predictions through the ladder's slope ``shown`` now, game by game. ``helps``
+    only when the tracked ones' log-loss is lower by more than two standard errors: a slope
+    fitted on a few dozen results swings far from 1 by chance alone.
+    """
+    probabilities, outcomes, cut = kept.probabilities, kept.outcomes, kept.cut
+    followed, _last = tracking.tracked(
+        probabilities[:cut], outcomes[:cut], probabilities[cut:], outcomes[cut:], window=window, intercept=False
+    )
+    now = [recalibrated(p, shown) for p in probabilities[cut:]]
+    difference = clustered_difference(followed, now, outcomes[cut:], kept.sizes)
+    return {"helps": difference.mean < 0.0 and difference.significant, "shown": shown, **_difference(difference)}
+
+
+def _difference(difference: Difference) -> dict[str, Any]:
+    return {
         "mean": difference.mean,
         "se": difference.se if math.isfinite(difference.se) else None,  # one game has no spread
         "significant": difference.significant,
-        "n": len(sizes),
-        "predictions": len(ours.outcomes),
     }
 
 

@@ -32,7 +32,7 @@ def test_the_page_draws_its_diagram_under_the_policy_and_fits_a_phone(new_page, 
         expect(diagram).to_be_visible()
         assert diagram.bounding_box()["width"] <= device["viewport"]["width"]
         expect(page.locator("#verdict")).to_be_visible()
-        expect(page.locator("#slope")).to_be_visible()
+        expect(page.locator("#win-chances")).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
         assert page.evaluate("window.__violations") == []
         screenshot(page, f"prediction-quality-{name}")

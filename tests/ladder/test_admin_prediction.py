@@ -73,7 +73,8 @@ def test_the_page_shows_the_metrics_table_and_a_reliability_diagram(request, who
     )
     for row in rows:
         assert row in text
-    assert '<div class="module" id="win-chances">' in text and '<strong id="slope">' in text
+    assert '<div class="module" id="win-chances">' in text
+    assert ('<strong id="slope">' in text) != ('id="slope-verdict"' in text)
     assert '<div class="module" id="by-type">' in text and '<th scope="row">1 v 1</th>' in text
     assert "Log-loss" in text and "Calibration error (ECE)" in text and "Brier" in text
     svg = re.search(r"<svg viewBox.*?</svg>", text, re.S)
@@ -110,17 +111,26 @@ def test_settings_already_right_are_as_good_as_the_data_can_tell(moderator_clien
     assert 'id="apply-link"' not in text and "Apply these settings" not in text
 
 
-def test_the_page_states_one_win_chance_slope(moderator_client, backtested):
-    result = Backtest.objects.get(ladder=backtested).result
+@pytest.mark.parametrize("helps", [True, False])
+def test_the_page_states_one_win_chance_slope(moderator_client, backtested, helps):
+    """One slope, in words, whether the latest results' slope is worth setting or not (the service decides)."""
+    backtest = Backtest.objects.get(ladder=backtested)
+    backtest.result["slope_check"]["helps"] = helps
+    backtest.result["recommended_slope"] = 0.83 if helps else None
+    backtest.save(update_fields=["result"])
 
     text = moderator_client.get(page_url(backtested)).text
 
-    assert "(slope " not in text  # no other slope in the table's labels
-    assert text.count('id="slope"') == 1
-    assert f'slope of <strong id="slope">{result["recommended_slope"]}</strong>' in text
-    assert re.findall(r'name="slope" value="([^"]+)"', text) in ([], [str(result["recommended_slope"])])
-    said = re.sub(r"\s+", " ", text)
-    assert "when they gave a player 80%, that player won about" in said or "came true as often as they said" in said
+    said = re.sub(r"\s+", " ", unescape(text))
+    assert "(slope " not in said  # no other slope in the table's labels
+    if helps:
+        assert said.count('id="slope"') == 1 and 'slope of <strong id="slope">0.83</strong>' in said
+        assert re.findall(r'name="slope" value="([^"]+)"', text) == ["0.83"]
+        assert "when they gave a player 80%, that player won about 76% of the time" in said
+    else:
+        assert 'id="slope"' not in said and 'name="slope"' not in text
+        assert "The chances they see now are as good as the data can tell." in said
+        assert "There is no slope to set" in said
 
 
 def test_each_row_shows_its_own_figures_and_engines_that_predict_alike_share_one(moderator_client, badly_set):

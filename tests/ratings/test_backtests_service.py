@@ -24,12 +24,14 @@ from ratings.backtest.run import backtest_report, tune_report
 from ratings.backtests import (
     MIN_GAMES,
     TOO_FEW,
+    Replayed,
     backtest_compute,
     backtest_readiness,
     backtest_request,
     clustered_difference,
     ladder_games,
     ladder_history,
+    slope_check,
 )
 from ratings.engines import Params
 from ratings.models import Backtest, BacktestStatus
@@ -168,9 +170,10 @@ def test_settings_that_predict_clearly_worse_get_a_recommendation_to_change(mode
         "predictions": len(matches) - test_start,
     }
     assert difference.mean < -2 * difference.se
-    # The slope offered is the one of the settings recommended, fitted on the latest results.
+    # The slope is the one of the settings recommended, fitted on the latest results.
     slope = result["recommended"]["tracking"]["last"]["slope"]
-    assert result["recommended_slope"] == round(min(max(slope, WIN_CHANCE_SLOPE_MIN), WIN_CHANCE_SLOPE_MAX), 2)
+    fitted = round(min(max(slope, WIN_CHANCE_SLOPE_MIN), WIN_CHANCE_SLOPE_MAX), 2)
+    assert result["recommended_slope"] == (fitted if result["slope_check"]["helps"] else None)
 
 
 def test_settings_already_right_are_as_good_as_the_data_can_tell(moderator):
@@ -185,9 +188,14 @@ def test_settings_already_right_are_as_good_as_the_data_can_tell(moderator):
     assert result["tuning"]["engine"] == first["tuning"]["engine"]
     assert result["recommendation"]["change"] is False
     assert result["recommendation"]["mean"] == 0.0 and not result["recommendation"]["significant"]
-    # Nothing changes, so the slope offered is the one of the ladder's own settings.
+    # Nothing changes, so the slope is the one of the ladder's own settings, and it is checked against
+    # the chances shown now (slope 1): the tracked row's log-loss against the engine's own.
     slope = result["current"]["tracking"]["last"]["slope"]
-    assert result["recommended_slope"] == round(min(max(slope, WIN_CHANCE_SLOPE_MIN), WIN_CHANCE_SLOPE_MAX), 2)
+    fitted = round(min(max(slope, WIN_CHANCE_SLOPE_MIN), WIN_CHANCE_SLOPE_MAX), 2)
+    check = result["slope_check"]
+    assert result["recommended_slope"] == (fitted if check["helps"] else None)
+    tracked, own = result["current"]["tracked"]["metrics"]["log_loss"], result["current"]["metrics"]["log_loss"]
+    assert check["mean"] == pytest.approx(tracked - own, abs=1e-12) and check["shown"] == 1.0
 
 
 def team_and_free_for_all(ladder, moderator, *, games: int) -> None:
@@ -287,3 +295,16 @@ def test_the_difference_of_free_for_all_pairs_is_counted_by_game():
     assert grouped.mean == pytest.approx(mean, rel=1e-12) and grouped.se == pytest.approx(se, rel=1e-12)
     with pytest.raises(ValueError, match="sizes must add up to the 4 predictions, got 3"):
         clustered_difference(first, second, outcomes, [1, 2])
+
+
+def test_a_slope_is_offered_only_when_it_reads_the_chances_clearly_better():
+    rng = random.Random(7)
+    favourite = [0.55 + 0.4 * rng.random() for _ in range(1200)]
+    outcomes = [1.0 if rng.random() < 0.5 + (p - 0.5) / 3 else 0.0 for p in favourite]  # a third as sure
+    overconfident = Replayed(favourite, outcomes, 600, [1] * 600)
+    calibrated = [0.5 + (p - 0.5) / 3 for p in favourite]
+    right = Replayed(calibrated, outcomes, 600, [1] * 600)
+
+    assert slope_check(overconfident, 300, 1.0)["helps"] is True
+    check = slope_check(right, 300, 1.0)
+    assert check["helps"] is False and not (check["mean"] < -2 * check["se"])

@@ -81,8 +81,10 @@ def test_a_ladders_backtest_fits_the_slope_alone_and_recommends_it(moderator):
 
     assert result["recommended"]["calibration"]["intercept"] == 0.0  # a ladder's sides have no order
     assert result["recommended"]["tracking"]["last"]["intercept"] == 0.0
-    slope = result["recommended"]["tracking"]["last"]["slope"]  # the latest results' slope
-    assert result["recommended_slope"] == round(min(max(slope, 0.25), 2.0), 2)
+    kept = result["recommended"] if result["recommendation"]["change"] else result["current"]
+    slope = kept["tracking"]["last"]["slope"]  # the latest results' slope, of the settings the page stands behind
+    fitted = round(min(max(slope, 0.25), 2.0), 2)
+    assert result["recommended_slope"] == (fitted if result["slope_check"]["helps"] else None)
 
 
 @pytest.mark.django_db
