@@ -99,6 +99,16 @@ class LadderAdmin(admin.ModelAdmin):
         ),
         ("Elo", {"fields": ("elo_k",), "classes": ("collapse",)}),
         (
+            "TrueSkill",
+            {
+                "fields": ("trueskill_beta", "trueskill_tau", "draw_probability"),
+                "classes": ("collapse",),
+                "description": "Used when the engine is TrueSkill. Ratings are on this ladder's scale: TrueSkill's "
+                "μ 25 is 1500 and one TrueSkill point is 42 rating points, so its σ 8.33 is an RD of 350. SC (above) "
+                "grows σ while a player is idle; 0 switches that off, as in the TrueSkill papers.",
+            },
+        ),
+        (
             "Game formats",
             {
                 "fields": (

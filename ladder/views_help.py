@@ -22,6 +22,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("ranked", "Ranked"),
     ("why-not-ranked", "Why not ranked"),
     ("luck-p", "Luck P"),
+    ("team-update", "Team update"),
+    ("trueskill", "TrueSkill"),
     ("win-probability", "Win probability"),
     ("queue-window", "The queue's window"),
     ("confirmation-window", "Confirmation window"),

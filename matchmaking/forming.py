@@ -46,8 +46,8 @@ from matchmaking import attempts, lifecycle, services, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify, recipients_of
-from ratings.engines import Engine, RatingState, rating_difference_for_probability
-from ratings.engines.balance import best_ffa_group, best_team_group, ffa_expected
+from ratings.engines import Engine, RatingState
+from ratings.engines.balance import best_ffa_group, best_team_group, ffa_expected, rating_gap_for_probability
 
 NEWCOMERS_APART = timedelta(seconds=60)
 CANDIDATES_EACH_WAY = 24
@@ -145,7 +145,7 @@ def try_form(*, entry: QueueEntry, now: datetime) -> Match | None:
 def _seat(ladder: Ladder, engine: Engine, row: services.Candidate, at: float, newcomer_rd: float) -> tuple[Seat, bool]:
     rd = engine.rd_at(RatingState(row.rating, row.rd, row.volatility, row.rd_as_of), at)
     p_min = services.window_min_probability(ladder, timedelta(seconds=max(at - row.joined_at, 0.0)))
-    gap = abs(rating_difference_for_probability(p_min, rd, ladder.rd_max))
+    gap = abs(rating_gap_for_probability(p_min, rd, ladder.rd_max, engine.summed_beta))
     if row.max_rating_gap is not None:
         gap = min(gap, float(row.max_rating_gap))
     seat = Seat(row.pk, row.player_id, row.rating, rd, p_min, gap, row.joined_at, row.party_id)
@@ -296,19 +296,26 @@ def _best_game(ladder: Ladder, kind: formats.Format, anchor: Unit, units: list[U
     """The fairest game of the anchor with some of ``units``, if it is fair enough for all its players."""
     members = [[(seat.rating, seat.rd) for seat in unit.seats] for unit in units]
     mine = [(seat.rating, seat.rd) for seat in anchor.seats]
+    beta = ladder.get_engine().summed_beta  # TrueSkill weighs a game by its own win chance (docs/rules.md §20)
     if kind.is_free_for_all:
-        found = best_ffa_group(mine, members, kind.players)
+        found = best_ffa_group(mine, members, kind.players, beta)
         if found is None:
             return None
         chosen = [units[index] for index in found[0]]
         seats = [seat for unit in (anchor, *chosen) for seat in unit.seats]
-        chances = ffa_expected([(seat.rating, seat.rd) for seat in seats])
+        chances = ffa_expected([(seat.rating, seat.rd) for seat in seats], beta)
         game = Game(found[1], tuple((seat,) for seat in seats), tuple(chances))
     else:
         params = ladder.get_engine().params
         uneven = kind.shape == formats.Shape.SPLIT and ladder.allow_uneven_teams
         team = best_team_group(
-            mine, members, kind.players, uneven=uneven, null_rating=params.null_rating, null_rd=params.null_player_rd
+            mine,
+            members,
+            kind.players,
+            uneven=uneven,
+            null_rating=params.null_rating,
+            null_rd=params.null_player_rd,
+            beta=beta,
         )
         if team is None:
             return None

@@ -35,7 +35,8 @@ from matchmaking import attempts, lifecycle, parties, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, Party, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify, recipients_of
-from ratings.engines import Engine, RatingState, rating_difference_for_probability, win_probability
+from ratings.engines import Engine, RatingState
+from ratings.engines.balance import pair_win_probability, rating_gap_for_probability
 from ratings.models import PlayerRating
 from ratings.services import rating_reset_clock
 
@@ -105,7 +106,7 @@ def _rd_now(engine: Engine, entry: QueueEntry, at: float) -> float:
 
 
 def _window(ladder: Ladder, entry: QueueEntry, rd_now: float, p_min: float) -> tuple[float, float]:
-    gap = abs(rating_difference_for_probability(p_min, rd_now, ladder.rd_max))
+    gap = abs(rating_gap_for_probability(p_min, rd_now, ladder.rd_max, ladder.get_engine().summed_beta))
     if entry.max_rating_gap is not None:
         gap = min(gap, float(entry.max_rating_gap))
     return entry.rating - gap, entry.rating + gap
@@ -658,7 +659,7 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
     choices = []
     for other in candidates(ladder, entry, low, high, now):
         other_rd = engine.rd_at(RatingState(other.rating, other.rd, other.volatility, other.rd_as_of), at)
-        p = win_probability(entry.rating, my_rd, other.rating, other_rd)
+        p = pair_win_probability((entry.rating, my_rd), (other.rating, other_rd), engine.summed_beta)
         p_min = max(my_p_min, window_min_probability(ladder, timedelta(seconds=at - other.joined_at)))
         gap = abs(entry.rating - other.rating)
         if not p_min <= p <= 1.0 - p_min:

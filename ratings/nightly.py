@@ -8,6 +8,7 @@ its name in ``ratings.engines.ENGINES`` (a test fails when one is missing)::
 
     RD(t) = min( sqrt(RD² + growth · (t − rd_as_of)), RD_max )        growth per second:
         TGR, Elo     SC² / 86,400
+        TrueSkill    SC² / 86,400                                     (σ on the ladder's scale)
         Glicko-1     (c² / period_days) / 86,400
         Glicko-2     (173.7178·σ)² / (period_days · 86,400)           (per player)
 
@@ -44,6 +45,7 @@ from ratings.engines import (
     Glicko2,
     GlickoFamily,
     TimedGlicko,
+    TrueSkill,
 )
 from ratings.models import PlayerRating
 
@@ -74,6 +76,7 @@ GROWTH_SQL: dict[str, Callable[[GlickoFamily, str], tuple[str, dict[str, float]]
     Glicko1.name: _same_growth_sql,
     Glicko2.name: _glicko2_growth_sql,
     Elo.name: _same_growth_sql,
+    TrueSkill.name: _same_growth_sql,
 }
 
 

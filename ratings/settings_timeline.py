@@ -70,12 +70,15 @@ RATING_SETTING_FIELDS = (
     "initial_volatility",
     "tau",
     "elo_k",
+    "trueskill_beta",
+    "trueskill_tau",
+    "draw_probability",
     "team_update",
 )
 _PARAM_FIELDS = {field.name for field in dataclasses.fields(Params)}
 # Settings added after changes were first recorded, with the value that rates as ladders did
 # before them: a record without one was made under that value, not the ladder's current one.
-_ADDED_LATER = {"rd_min": None}
+_ADDED_LATER = {"rd_min": None, "trueskill_beta": 175.0, "trueskill_tau": 3.5, "draw_probability": 0.1}
 
 
 def rating_settings(ladder: Ladder) -> dict[str, Any]:

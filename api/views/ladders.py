@@ -46,7 +46,7 @@ from ladder.models import Ladder, LeaderboardSnapshot
 from ladder.selectors.ladders import listed_member_count
 from ladder.selectors.leaderboard import cached, cached_entry, order_key
 from ladder.services import membership
-from ratings.engines import win_probability
+from ratings.engines.balance import pair_win_probability
 from ratings.models import PlayerRating
 
 logger = logging.getLogger(__name__)
@@ -313,7 +313,8 @@ class WinProbabilityView(APIView):
             rating.ladder = ladder
             rows[field] = presenters.standing_of(rating, now)
         a, b = rows["a"], rows["b"]
-        p = ladder.shown_chance(win_probability(a.rating.rating, a.rd_now, b.rating.rating, b.rd_now))
+        beta = ladder.get_engine().summed_beta  # the ladder's engine's own chance (TrueSkill's differs)
+        p = ladder.shown_chance(pair_win_probability((a.rating.rating, a.rd_now), (b.rating.rating, b.rd_now), beta))
         return Response(
             {
                 "ladder": ladder.slug,

@@ -26,6 +26,7 @@ from ratings.engines import (
     Glicko2,
     Params,
     TimedGlicko,
+    TrueSkill,
     get_engine,
     recalibrated,
 )
@@ -59,6 +60,7 @@ class RatingEngine(models.TextChoices):
     GLICKO1 = Glicko1.name, "Glicko-1"
     GLICKO2 = Glicko2.name, "Glicko-2"
     ELO = Elo.name, "Elo"
+    TRUESKILL = TrueSkill.name, "TrueSkill"
 
 
 class LeaderboardScale(models.TextChoices):
@@ -170,6 +172,24 @@ class Ladder(models.Model):
         "Elo K",
         default=32.0,
         help_text="Elo: the most a single game can move a rating.",
+    )
+    trueskill_beta = models.FloatField(
+        "TrueSkill β",
+        default=175.0,
+        help_text="TrueSkill: how much one game's performance varies around a player's skill, in rating points. "
+        "175 is the TrueSkill papers' 25/6 on this ladder's scale (one TrueSkill point is 42 rating points).",
+    )
+    trueskill_tau = models.FloatField(
+        "TrueSkill τ",
+        default=3.5,
+        help_text="TrueSkill: uncertainty added before every game, so a rating keeps following a player who "
+        "improves (the papers' 25/300 on this scale). Idle time grows it further by SC a day.",
+    )
+    draw_probability = models.FloatField(
+        "draw probability",
+        default=0.1,
+        help_text="TrueSkill: the share of games between equal players that end in a draw (0.1 is the papers' "
+        "default; 0 for a game without draws). From 0 to below 1.",
     )
     team_update = models.CharField(
         "team update",
@@ -422,6 +442,11 @@ class Ladder(models.Model):
             models.CheckConstraint(condition=Q(initial_volatility__gt=0), name="ladder_volatility_positive"),
             models.CheckConstraint(condition=Q(tau__gt=0), name="ladder_tau_positive"),
             models.CheckConstraint(condition=Q(elo_k__gt=0), name="ladder_elo_k_positive"),
+            models.CheckConstraint(condition=Q(trueskill_beta__gt=0), name="ladder_trueskill_beta_positive"),
+            models.CheckConstraint(condition=Q(trueskill_tau__gte=0), name="ladder_trueskill_tau_not_negative"),
+            models.CheckConstraint(
+                condition=Q(draw_probability__gte=0, draw_probability__lt=1), name="ladder_draw_probability_range"
+            ),
             models.CheckConstraint(
                 condition=Q(snapshot_size__gte=1, snapshot_size__lte=SNAPSHOT_SIZE_MAX),
                 name="ladder_snapshot_size_range",
@@ -496,6 +521,12 @@ class Ladder(models.Model):
             add("tau", "τ must be above 0 (Glickman suggests 0.3 to 1.2).")
         if self.elo_k is not None and self.elo_k <= 0:
             add("elo_k", "K must be above 0, or no game would change a rating.")
+        if self.trueskill_beta is not None and self.trueskill_beta <= 0:
+            add("trueskill_beta", "β must be above 0: a performance that never varies would make every result certain.")
+        if self.trueskill_tau is not None and self.trueskill_tau < 0:
+            add("trueskill_tau", "τ cannot be negative: it can only make a rating less certain.")
+        if self.draw_probability is not None and not 0 <= self.draw_probability < 1:
+            add("draw_probability", "The draw probability must be from 0 to below 1 (1 would make every game a draw).")
         if self.provisional_rd is not None and self.provisional_rd <= 0:
             add("provisional_rd", "The provisional threshold must be above 0, or every rating would be provisional.")
         p = self.queue_min_win_probability
@@ -575,6 +606,9 @@ class Ladder(models.Model):
             k=self.elo_k,
             initial_rd=self.initial_rd,
             team_delta=TEAM_DELTA[TeamUpdate(self.team_update)],
+            beta=self.trueskill_beta,
+            dynamics=self.trueskill_tau,
+            draw_probability=self.draw_probability,
             period_days=self.rating_period_days,
             rd_min=self.rd_min,
         )

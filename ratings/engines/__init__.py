@@ -25,6 +25,7 @@ from ratings.engines.elo import Elo
 from ratings.engines.glicko import GLICKO2_SCALE, Glicko1, Glicko2, GlickoFamily, TimedGlicko
 from ratings.engines.probability import rating_difference_for_probability, recalibrated, win_probability
 from ratings.engines.teams import composite, pad
+from ratings.engines.trueskill import TrueSkill
 from ratings.engines.values import (
     LUCK_P_MAX,
     LUCK_P_MIN,
@@ -45,11 +46,12 @@ ENGINES: dict[str, type[Engine]] = {
     Glicko1.name: Glicko1,
     Glicko2.name: Glicko2,
     Elo.name: Elo,
+    TrueSkill.name: TrueSkill,
 }
 
 
 def get_engine(name: str, params: Params | None = None) -> Engine:
-    """The engine called ``name`` (``tgr``, ``glicko1``, ``glicko2`` or ``elo``)."""
+    """The engine called ``name`` (``tgr``, ``glicko1``, ``glicko2``, ``elo`` or ``trueskill``)."""
     try:
         engine_class = ENGINES[name]
     except KeyError:
@@ -80,6 +82,7 @@ __all__ = [
     "PlayerResult",
     "RatingState",
     "TimedGlicko",
+    "TrueSkill",
     "composite",
     "conservative",
     "display",

@@ -8,8 +8,10 @@ Karmarkar–Karp; Beyond All Reason's lobbies try every split, as here).
 
 A team game is as fair as ``|P(team a wins) − ½|``, with P exactly as the engines compute it
 for rating (``Engine._rate_general``: pad the smaller team with null players, take each
-team's composite, then ``win_probability``). A free-for-all is as fair as its most
-lopsided pair. Probabilities closer than ``TIE`` count as equally fair, and the
+team's composite, then ``win_probability``). A TrueSkill ladder passes its ``beta``: a team
+is then the sum of its members, ``P = Φ((Σμa − Σμb)/sqrt(n·β² + Σσ²))`` over the n players
+(``TrueSkill.win_probability``, docs/rules.md §20), and no team is padded. A free-for-all is
+as fair as its most lopsided pair. Probabilities closer than ``TIE`` count as equally fair, and the
 tie-breaks then decide, so the answer never hangs on the last bit of a rounding.
 """
 
@@ -17,12 +19,13 @@ from __future__ import annotations
 
 import bisect
 import math
+import statistics
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ratings.engines.probability import logistic10, win_probability
+from ratings.engines.probability import logistic10, rating_difference_for_probability, win_probability
 from ratings.engines.teams import LN_BETA, composite, pad
-from ratings.engines.values import MAX_PLAYERS, check_number
+from ratings.engines.values import MAX_PLAYERS, TRUESKILL_ORIGIN, check_number
 
 Member = tuple[float, float]  # (rating, RD at now)
 
@@ -46,16 +49,68 @@ class Split:
         return abs(self.probability - 0.5)
 
 
+def summed_win_probability(team_a: Sequence[Member], team_b: Sequence[Member], beta: float) -> float:
+    """TrueSkill's P(team a beats team b): ``Φ((Σμa − Σμb)/sqrt((na + nb)·β² + Σσ²))`` (docs/rules.md §20).
+
+    μ counts from TrueSkill's zero (``TRUESKILL_ORIGIN``, rating 450), as the engine's does:
+    on the ladder's scale a sum of ratings is a sum of μ only from there.
+    """
+    level = math.fsum(rating - TRUESKILL_ORIGIN for rating, _ in team_a) - math.fsum(
+        rating - TRUESKILL_ORIGIN for rating, _ in team_b
+    )
+    variance = math.fsum(rd * rd for _, rd in (*team_a, *team_b)) + (len(team_a) + len(team_b)) * beta * beta
+    return _phi(level / math.sqrt(variance))
+
+
+def _phi(x: float) -> float:
+    """The standard normal CDF, ``erfc(−x/√2)/2`` (accurate in both tails)."""
+    return 0.5 * math.erfc(-x / _SQRT2)
+
+
+_SQRT2 = math.sqrt(2.0)
+
+
+def pair_win_probability(a: Member, b: Member, beta: float | None = None) -> float:
+    """P(a beats b) of two players: docs/rules.md §2, or TrueSkill's with its ``beta``."""
+    if beta is None:
+        return win_probability(a[0], a[1], b[0], b[1])
+    return _phi((a[0] - b[0]) / math.sqrt(2.0 * beta * beta + a[1] * a[1] + b[1] * b[1]))
+
+
+def rating_gap_for_probability(probability: float, rd_a: float, rd_b: float, beta: float | None = None) -> float:
+    """The rating difference at which P(a beats b) is ``probability`` (the queue's window, docs/rules.md §13).
+
+    docs/rules.md §2 inverted (``rating_difference_for_probability``), or with TrueSkill's
+    ``beta`` ``Φ⁻¹(p)·sqrt(2β² + RDa² + RDb²)``. Negative below ½.
+    """
+    if beta is None:
+        return rating_difference_for_probability(probability, rd_a, rd_b)
+    if not 0.0 < probability < 1.0:
+        raise ValueError(f"probability must be strictly between 0 and 1, got {probability!r}")
+    return _NORMAL.inv_cdf(probability) * math.sqrt(2.0 * beta * beta + rd_a * rd_a + rd_b * rd_b)
+
+
+_NORMAL = statistics.NormalDist()
+
+
 def team_win_probability(
-    team_a: Sequence[Member], team_b: Sequence[Member], *, null_rating: float, null_rd: float
+    team_a: Sequence[Member],
+    team_b: Sequence[Member],
+    *,
+    null_rating: float,
+    null_rd: float,
+    beta: float | None = None,
 ) -> float:
     """P(team a beats team b) exactly as the engines compute it when rating the game.
 
     The smaller team is padded with null players ``(null_rating, null_rd)`` to the larger
     team's size (``pad``), each team becomes its composite (``composite``, docs/rules.md §8)
-    and the composites meet in ``win_probability`` (docs/rules.md §2).
+    and the composites meet in ``win_probability`` (docs/rules.md §2). With TrueSkill's
+    ``beta``: ``summed_win_probability``, nothing padded.
     """
     teams = (_members("team_a", team_a), _members("team_b", team_b))
+    if beta is not None:
+        return summed_win_probability(teams[0], teams[1], check_number("beta", beta, positive=True))
     null_rating = check_number("null_rating", null_rating)
     null_rd = check_number("null_rd", null_rd, positive=True)
     size = max(len(team_a), len(team_b))
@@ -70,7 +125,14 @@ def team_win_probability(
     return win_probability(rating_a, rd_a, rating_b, rd_b)
 
 
-def best_split(units: Sequence[Sequence[Member]], *, uneven: bool, null_rating: float, null_rd: float) -> Split | None:
+def best_split(
+    units: Sequence[Sequence[Member]],
+    *,
+    uneven: bool,
+    null_rating: float,
+    null_rd: float,
+    beta: float | None = None,
+) -> Split | None:
     """The fairest split of ``units`` into two non-empty teams, tried exhaustively.
 
     Unit 0 stays on team a, which skips every mirror image: at most 2^(k−1) splits of k
@@ -90,14 +152,14 @@ def best_split(units: Sequence[Sequence[Member]], *, uneven: bool, null_rating: 
             raise ValueError(
                 f"units[{index}] must have at most half of the {total} players for even teams, got {len(unit)}"
             )
-    pool = _Pool.build(checked, null_rating, null_rd)
+    pool = _Pool.build(checked, null_rating, null_rd, beta)
     found = pool.split(tuple(range(len(checked))), uneven)
     if found is None:
         return None
-    return _exact_split(checked, found[2], found[3], null_rating, null_rd)
+    return _exact_split(checked, found[2], found[3], null_rating, null_rd, beta)
 
 
-def ffa_unfairness(members: Sequence[Member]) -> float:
+def ffa_unfairness(members: Sequence[Member], beta: float | None = None) -> float:
     """The largest ``|P(i beats j) − ½|`` over every pair of players (docs/rules.md §2, §9).
 
     A free-for-all is rated as every pair's game (docs/rules.md §9), so it is as fair as its
@@ -106,13 +168,13 @@ def ffa_unfairness(members: Sequence[Member]) -> float:
     """
     checked = _players("members", members)
     return max(
-        abs(win_probability(*checked[i], *checked[j]) - 0.5)
+        abs(pair_win_probability(checked[i], checked[j], beta) - 0.5)
         for i in range(len(checked))
         for j in range(i + 1, len(checked))
     )
 
 
-def ffa_expected(members: Sequence[Member]) -> list[float]:
+def ffa_expected(members: Sequence[Member], beta: float | None = None) -> list[float]:
     """Each player's mean ``P(i beats j)`` over the n − 1 others: the free-for-all's prediction.
 
     ``P(i beats j) + P(j beats i) = 1`` for every pair, so the figures sum to n/2.
@@ -120,13 +182,13 @@ def ffa_expected(members: Sequence[Member]) -> list[float]:
     checked = _players("members", members)
     others = len(checked) - 1
     return [
-        math.fsum(win_probability(*player, *other) for j, other in enumerate(checked) if j != i) / others
+        math.fsum(pair_win_probability(player, other, beta) for j, other in enumerate(checked) if j != i) / others
         for i, player in enumerate(checked)
     ]
 
 
 def best_ffa_group(
-    anchor: Sequence[Member], candidates: Sequence[Sequence[Member]], size: int
+    anchor: Sequence[Member], candidates: Sequence[Sequence[Member]], size: int, beta: float | None = None
 ) -> tuple[tuple[int, ...], float] | None:
     """The candidates who, with ``anchor``, make the fairest free-for-all of ``size`` players.
 
@@ -145,7 +207,7 @@ def best_ffa_group(
     worst = [[0.0] * len(units) for _ in units]
     for i in range(len(members)):
         for j in range(i + 1, len(members)):
-            gap = abs(win_probability(*members[i], *members[j]) - 0.5)
+            gap = abs(pair_win_probability(members[i], members[j], beta) - 0.5)
             a, b = owner[i], owner[j]
             worst[a][b] = worst[b][a] = max(worst[a][b], gap)
     found: list[tuple[float, tuple[int, ...]]] = []
@@ -179,6 +241,7 @@ def best_team_group(
     uneven: bool,
     null_rating: float,
     null_rd: float,
+    beta: float | None = None,
 ) -> tuple[tuple[int, ...], Split] | None:
     """The candidates who, with ``anchor``, make the fairest two-team game of ``size`` players.
 
@@ -202,7 +265,7 @@ def best_team_group(
             raise ValueError(f"{name} must have at most {limit} players in a game of {size}, got {len(unit)}")
     if not uneven and size % 2:
         return None
-    pool = _Pool.build(units, null_rating, null_rd)
+    pool = _Pool.build(units, null_rating, null_rd, beta)
     found: list[tuple[float, int, tuple[int, ...], tuple[int, ...]]] = []
     for size_a in range(len(units[0]), size):
         if uneven or 2 * size_a == size:
@@ -219,7 +282,7 @@ def best_team_group(
     _, chosen_indexes, team_a = min(keys)
     team_b = tuple(position for position in range(len(chosen_indexes) + 1) if position not in team_a)
     group = [units[0], *(units[index + 1] for index in chosen_indexes)]
-    return chosen_indexes, _exact_split(group, team_a, team_b, null_rating, null_rd)
+    return chosen_indexes, _exact_split(group, team_a, team_b, null_rating, null_rd, beta)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +295,9 @@ class _Pool:
     (docs/rules.md §8, the same log-sum-exp as ``composite``, to about 1e-13 points). Both
     teams padded to n, the ``ln n`` cancels: ``(Ra − Rb)/400 = log10(power_a/power_b)``, so
     ``P = 1/(1 + 10^(−G·log10(power_a/power_b)))`` (docs/rules.md §2).
+
+    With TrueSkill's ``beta`` a unit's power is ``Σμ`` and its spread ``Σσ²``, a team's level
+    is its power (nobody padded), and ``P = Φ((level_a − level_b)/sqrt(n·β² + spread))``.
     """
 
     top: float
@@ -240,9 +306,23 @@ class _Pool:
     spread: tuple[float, ...]
     null_power: float
     null_spread: float
+    beta: float | None = None
 
     @classmethod
-    def build(cls, units: Sequence[Sequence[Member]], null_rating: float, null_rd: float) -> _Pool:
+    def build(
+        cls, units: Sequence[Sequence[Member]], null_rating: float, null_rd: float, beta: float | None = None
+    ) -> _Pool:
+        if beta is not None:
+            beta = check_number("beta", beta, positive=True)
+            return cls(
+                0.0,
+                tuple(len(unit) for unit in units),
+                tuple(math.fsum(rating - TRUESKILL_ORIGIN for rating, _ in unit) for unit in units),
+                tuple(math.fsum(rd * rd for _, rd in unit) for unit in units),
+                0.0,
+                0.0,
+                beta,
+            )
         ratings = [rating for unit in units for rating, _ in unit] + [null_rating]
         top = max(ratings)
         if top - min(ratings) > RATING_SPREAD_LIMIT:
@@ -273,6 +353,9 @@ class _Pool:
         when the bound proves it more than ``TIE`` worse than one already found.
         """
         padded = max(size_a, size_b)
+        if self.beta is not None:  # TrueSkill: P = Φ(Δ/sqrt(n·β² + spread)), the same search with Φ
+            self._summed_games(size_a, size_b, found)
+            return
         sides = [self._side(units, padded) for units in _combinations(self.players, 1, size_b)]
         sides.sort()
         if not sides:
@@ -294,6 +377,41 @@ class _Pool:
                     unfairness = abs(logistic10(g * (level_a - level_b)) - 0.5)
                     best = min(best, unfairness)
                     found.append((unfairness, abs(size_a - size_b), extra, others))
+
+    def _summed_games(
+        self, size_a: int, size_b: int, found: list[tuple[float, int, tuple[int, ...], tuple[int, ...]]]
+    ) -> None:
+        """``team_games`` for TrueSkill: teams are sums, the bound is ``Φ(|Δ|/sqrt(n·β² + widest)) − ½``."""
+        assert self.beta is not None
+        performance = (size_a + size_b) * self.beta * self.beta
+        sides = sorted(self._summed_side(units) for units in _combinations(self.players, 1, size_b))
+        if not sides:
+            return
+        levels = [side[0] for side in sides]
+        widest = max(side[1] for side in sides)
+        best = min((entry[0] for entry in found), default=math.inf)
+        for extra in _combinations(self.players, 1, size_a - self.players[0]):
+            level_a, variance_a, mask_a, _ = self._summed_side((0, *extra))
+            g_min = 1.0 / math.sqrt(performance + variance_a + widest)
+            start = bisect.bisect_left(levels, level_a)
+            for order in (range(start, len(sides)), range(start - 1, -1, -1)):
+                for level_b, variance_b, mask_b, others in (sides[index] for index in order):
+                    if _phi(g_min * abs(level_a - level_b)) - 0.5 > best + TIE:
+                        break
+                    if mask_a & mask_b:
+                        continue
+                    unfairness = abs(_phi((level_a - level_b) / math.sqrt(performance + variance_a + variance_b)) - 0.5)
+                    best = min(best, unfairness)
+                    found.append((unfairness, abs(size_a - size_b), extra, others))
+
+    def _summed_side(self, units: tuple[int, ...]) -> tuple[float, float, int, tuple[int, ...]]:
+        """``(Σμ, Σσ², unit mask, units)`` of one TrueSkill team."""
+        return (
+            math.fsum(self.power[unit] for unit in units),
+            math.fsum(self.spread[unit] for unit in units),
+            sum(1 << unit for unit in units),
+            units,
+        )
 
     def _side(self, units: tuple[int, ...], padded: int) -> tuple[float, float, int, tuple[int, ...]]:
         """``(log10 of the padded power, composite RD², unit mask, units)`` of one team."""
@@ -322,9 +440,17 @@ class _Pool:
             spread[mask] = spread[rest] + unit_spread[unit]
         found = []
         null_power, null_spread, log10, sqrt = self.null_power, self.null_spread, math.log10, math.sqrt
+        beta2 = None if self.beta is None else self.beta * self.beta
         for mask_a in range(1, full, 2):  # odd masks: unit 0 on team a; team b never empty
             mask_b = full ^ mask_a
             size_a, size_b = players[mask_a], players[mask_b]
+            if beta2 is not None:  # TrueSkill: sums, nobody padded
+                if size_a != size_b and not uneven:
+                    continue
+                performance = (size_a + size_b) * beta2 + spread[mask_a] + spread[mask_b]
+                probability = _phi((power[mask_a] - power[mask_b]) / sqrt(performance))
+                found.append((abs(probability - 0.5), abs(size_a - size_b), mask_a))
+                continue
             if size_a == size_b:
                 total_a, total_b = power[mask_a], power[mask_b]
                 variance = spread[mask_a] / (total_a * total_a) + spread[mask_b] / (total_b * total_b)
@@ -381,11 +507,12 @@ def _exact_split(
     team_b: tuple[int, ...],
     null_rating: float,
     null_rd: float,
+    beta: float | None = None,
 ) -> Split:
     """The chosen split with its probability recomputed exactly as the engines will rate it."""
     members_a = [member for index in team_a for member in units[index]]
     members_b = [member for index in team_b for member in units[index]]
-    probability = team_win_probability(members_a, members_b, null_rating=null_rating, null_rd=null_rd)
+    probability = team_win_probability(members_a, members_b, null_rating=null_rating, null_rd=null_rd, beta=beta)
     return Split(team_a, team_b, probability)
 
 

@@ -114,6 +114,14 @@ class Engine:
             placements = self._validate(sides, placements, at)
         return self._rate_general(sides, placements, at)
 
+    @property
+    def summed_beta(self) -> float | None:
+        """TrueSkill's β when a team is the sum of its members' performances; None for composites.
+
+        The queue's fairness search (``balance``) takes it, so it weighs a game as this engine does.
+        """
+        return None
+
     def win_probability(self, side_a: Sequence[RatingState], side_b: Sequence[RatingState], at: float) -> float:
         """P(side a beats side b) in a game at ``at``, as this engine sees the game it would rate.
 

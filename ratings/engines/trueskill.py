@@ -72,7 +72,7 @@ from statistics import NormalDist
 
 from ratings.engines.glicko import GlickoFamily
 from ratings.engines.values import (
-    TRUESKILL_MU,
+    TRUESKILL_ORIGIN,
     TRUESKILL_POINT,
     GameResult,
     Params,
@@ -80,8 +80,6 @@ from ratings.engines.values import (
     RatingState,
 )
 
-# TrueSkill's μ = 0 on the ladder's scale: 1500 − 25·42 (see the module docstring).
-TRUESKILL_ORIGIN = 1500.0 - TRUESKILL_MU * TRUESKILL_POINT
 # The package's convergence rule (``trueskill.DELTA``), 0.0001 in TrueSkill units: a change of
 # precision-mean or square-rooted precision scales as 1/length, so 0.0001/42 in rating points.
 MIN_DELTA = 0.0001 / TRUESKILL_POINT

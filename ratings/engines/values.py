@@ -24,6 +24,7 @@ TEAM_DELTA_MODES = ("own", "shared", "bayes")
 # TrueSkill point is 42 rating points, so its σ 25/3 is RD 350, β 25/6 is 175 and τ 25/300 is 3.5.
 TRUESKILL_MU = 25.0
 TRUESKILL_POINT = 42.0
+TRUESKILL_ORIGIN = 1500.0 - TRUESKILL_MU * TRUESKILL_POINT  # rating 450 is TrueSkill's μ 0
 
 
 class RatingState(NamedTuple):

@@ -30,7 +30,9 @@ def test_a_ladder_chooses_among_the_registered_engines():
 
 
 def test_an_unknown_engine_has_no_growth():
-    with pytest.raises(ValueError, match="ladder.engine must be one of tgr, glicko1, glicko2, elo; got 'go'"):
+    with pytest.raises(
+        ValueError, match="ladder.engine must be one of tgr, glicko1, glicko2, elo, trueskill; got 'go'"
+    ):
         growth_sql(Ladder(engine="go"))
 
 
