@@ -111,6 +111,9 @@ PARAM_TO_LADDER = {
     "period_days": "rating_period_days",
     "rd_min": "rd_min",
     "team_delta": "team_update",
+    "beta": "trueskill_beta",
+    "dynamics": "trueskill_tau",
+    "draw_probability": "draw_probability",
 }
 # ``Params.team_delta`` -> ``Ladder.team_update``.
 TEAM_UPDATES = {"own": "own_rd", "shared": "shared", "bayes": "bayes"}

@@ -31,6 +31,7 @@ from ratings.backtests import (
     clustered_difference,
     ladder_games,
     ladder_history,
+    ladder_settings_of,
     slope_check,
 )
 from ratings.engines import Params
@@ -308,3 +309,21 @@ def test_a_slope_is_offered_only_when_it_reads_the_chances_clearly_better():
     assert slope_check(overconfident, 300, 1.0)["helps"] is True
     check = slope_check(right, 300, 1.0)
     assert check["helps"] is False and not (check["mean"] < -2 * check["se"])
+
+
+def test_a_tuned_choice_becomes_the_ladder_s_own_rating_fields():
+    trueskill = ladder_settings_of(
+        "trueskill", {"beta": 350.0, "dynamics": 7.0, "draw_probability": 0.05, "sc": 10.0, "initial_rd": 250.0}
+    )
+    bayes = ladder_settings_of("tgr", {"sc": 2.5, "luck_p": 1.0, "rd_min": None, "team_delta": "bayes"})
+
+    assert trueskill == {
+        "engine": "trueskill",
+        "trueskill_beta": 350.0,
+        "trueskill_tau": 7.0,
+        "draw_probability": 0.05,
+        "rd_growth_per_day": 10.0,
+        "initial_rd": 250.0,
+    }
+    assert bayes == {"engine": "tgr", "rd_growth_per_day": 2.5, "luck_p": 1.0, "rd_min": None, "team_update": "bayes"}
+    assert ladder_settings_of("elo", {"k": 48.0, "team_delta": "own"})["team_update"] == "own_rd"
