@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from ratings.engines.base import Engine
 from ratings.engines.probability import Q
-from ratings.engines.teams import composite, power_shares
+from ratings.engines.teams import composite, composite_shares
 from ratings.engines.values import SECONDS_PER_DAY, GameResult, Params, PlayerResult, RatingState
 
 GLICKO2_SCALE = 400.0 / math.log(10.0)  # 173.7178…, Glickman 2012 step 2
@@ -304,11 +304,16 @@ class GlickoFamily(Engine):
         null_rd = params.null_player_rd
         missing = size - len(side_a)
         ratings_a = [member[0] for member in side_a] + [null_rating] * missing
-        rating_a, team_rd_a = composite(ratings_a, rds_a + [null_rd] * missing)
-        missing = size - len(side_b)
-        ratings_b = [member[0] for member in side_b] + [null_rating] * missing
-        rating_b, team_rd_b = composite(ratings_b, rds_b + [null_rd] * missing)
-        bayes = self._bayes
+        missing_b = size - len(side_b)
+        ratings_b = [member[0] for member in side_b] + [null_rating] * missing_b
+        shares_a: list[float] | None = None
+        shares_b: list[float] | None = None
+        if self._bayes and size > 1:
+            rating_a, team_rd_a, shares_a = composite_shares(ratings_a, rds_a + [null_rd] * missing)
+            rating_b, team_rd_b, shares_b = composite_shares(ratings_b, rds_b + [null_rd] * missing_b)
+        else:
+            rating_a, team_rd_a = composite(ratings_a, rds_a + [null_rd] * missing)
+            rating_b, team_rd_b = composite(ratings_b, rds_b + [null_rd] * missing_b)
         diff = rating_a - rating_b
         rd_a2 = team_rd_a * team_rd_a
         rd_b2 = team_rd_b * team_rd_b
@@ -331,7 +336,7 @@ class GlickoFamily(Engine):
                     e_a,
                     score,
                     at,
-                    power_shares(ratings_a) if bayes and size > 1 else None,
+                    shares_a,
                 ),
                 self._members(
                     side_b,
@@ -343,7 +348,7 @@ class GlickoFamily(Engine):
                     e_b,
                     1.0 - score,
                     at,
-                    power_shares(ratings_b) if bayes and size > 1 else None,
+                    shares_b,
                 ),
             ),
             ((rating_a, team_rd_a), (rating_b, team_rd_b)),

@@ -34,6 +34,23 @@ def composite(ratings: Sequence[float], rds: Sequence[float]) -> tuple[float, fl
     return rating, math.sqrt(variance)
 
 
+def composite_shares(ratings: Sequence[float], rds: Sequence[float]) -> tuple[float, float, list[float]]:
+    """``composite`` and ``power_shares`` at once, each power computed once (the team update's hot path).
+
+    Gives the same bits as the two functions: the same weights, sums and order of operations.
+    """
+    n = len(ratings)
+    if n == 1:
+        return ratings[0], rds[0], [1.0]
+    top = max(ratings)
+    weights = [math.exp((r - top) * LN_BETA) for r in ratings]
+    total = math.fsum(weights)
+    rating = top + (math.log(total) - math.log(n)) / LN_BETA
+    shares = [w / total for w in weights]
+    variance = math.fsum((w / total) ** 2 * rd * rd for w, rd in zip(weights, rds, strict=True))
+    return rating, math.sqrt(variance), shares
+
+
 def power_shares(ratings: Sequence[float]) -> list[float]:
     """Each member's share ``u_i = β^Ri / Σβ^Rj`` of the team's power (docs/rules.md §8).
 
