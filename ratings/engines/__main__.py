@@ -29,6 +29,9 @@ PARAM_NAMES = (
     "team_delta",
     "period_days",
     "rd_min",
+    "beta",
+    "dynamics",
+    "draw_probability",
 )
 PLAYER_FIELDS = ("rating", "rd", "volatility", "days_idle")
 

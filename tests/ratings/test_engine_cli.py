@@ -112,3 +112,27 @@ def test_bad_input_exits_2_with_one_line_naming_the_field(command, payload, mess
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert message in result.stderr
+
+
+def test_rate_with_trueskill_reproduces_the_seed_table():
+    """docs/rules.md §20: eight newcomers placed 1 to 8; Alice ends at μ 36.771, σ 5.749 (×42 + 450)."""
+    result = run(
+        "rate",
+        {
+            "engine": "trueskill",
+            "params": {"sc": 0, "beta": 175, "dynamics": 3.5, "draw_probability": 0.1},
+            "sides": [[{"rating": 1500, "rd": 350}] for _ in range(8)],
+        },
+    )
+
+    assert result.returncode == 0, result.stderr
+    alice, *_, hillary = json.loads(result.stdout)["sides"]
+    assert (round((alice[0]["rating"] - 450) / 42, 3), round(alice[0]["rd"] / 42, 3)) == (36.771, 5.749)
+    assert round((hillary[0]["rating"] - 450) / 42, 3) == 13.229
+
+
+def test_a_bad_trueskill_setting_is_named():
+    result = run("rate", {"engine": "trueskill", "params": {"draw_probability": 1}, "sides": [[{"rating": 1500}]]})
+
+    assert result.returncode == 2
+    assert "draw_probability must be below 1" in result.stderr
