@@ -14,6 +14,7 @@ from ladder.models import Match
 from ladder.services import matches as svc
 from ladder.services import moderation
 from ladder.services.matches import SideInput
+from ratings.engines import ENGINES
 from ratings.models import PlayerRating, RatingChange, RatingEvent, SupersededChange
 from ratings.services import ladder_replay, rating_adjust
 from tests.factories import LadderFactory, member
@@ -50,7 +51,7 @@ def random_sides(rng: random.Random, players: list, allow_draws: bool) -> list[S
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("engine", ["tgr", "glicko1", "glicko2", "elo"])
+@pytest.mark.parametrize("engine", list(ENGINES))
 def test_full_replay_gives_exactly_the_live_ratings(engine, moderator, report_path):
     ladder = LadderFactory(
         engine=engine, allow_teams=True, allow_uneven_teams=True, allow_free_for_all=True, allow_draws=True

@@ -23,6 +23,7 @@ from ladder.services import matches as svc
 from ladder.services.matches import SideInput
 from ladder.services.nightly import ladder_nightly, local_midnight, local_midnights
 from ratings import nightly
+from ratings.engines import ENGINES
 from ratings.models import PlayerRating
 from ratings.services import ladder_replay, rating_adjust, rating_reset_clock
 from tests.factories import LadderFactory, bulk_users
@@ -92,7 +93,7 @@ def busy_month(ladder, moderator, seed: str) -> dict[str, int]:
     return done
 
 
-@pytest.mark.parametrize("engine", ["tgr", "glicko1", "glicko2", "elo"])
+@pytest.mark.parametrize("engine", list(ENGINES))
 def test_full_replay_reproduces_live_ratings_with_nightly_runs_between_events(engine, moderator):
     ladder = LadderFactory(engine=engine)
     done = busy_month(ladder, moderator, seed="month-tgr")

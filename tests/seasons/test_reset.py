@@ -15,6 +15,7 @@ from ladder.services import ladder_join
 from ladder.services import matches as svc
 from ladder.services.matches import SideInput
 from ladder.services.nightly import ladder_nightly, local_midnight, local_midnights
+from ratings.engines import ENGINES
 from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange
 from ratings.resets import rating_reset_apply
 from ratings.services import ladder_replay, rating_adjust
@@ -83,7 +84,7 @@ def two_seasons(ladder, moderator, seed: str):
     return users, late
 
 
-@pytest.mark.parametrize("engine", ["tgr", "glicko1", "glicko2", "elo"])
+@pytest.mark.parametrize("engine", list(ENGINES))
 def test_a_full_replay_after_season_resets_gives_the_live_ratings(engine, moderator, sql_or_orm):
     ladder = LadderFactory(engine=engine)
     two_seasons(ladder, moderator, seed=f"reset-{engine}")
