@@ -46,7 +46,7 @@ from django.utils import timezone
 
 from ladder.models import Ladder, Participant
 from ladder.models import Match as LadderMatch
-from ladder.models.ladder import WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN
+from ladder.models.ladder import TEAM_DELTA, WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN
 from ratings.backtest import tracking
 from ratings.backtest.data import DataError, Game, Match, split_index
 from ratings.backtest.games import (
@@ -115,8 +115,8 @@ PARAM_TO_LADDER = {
     "dynamics": "trueskill_tau",
     "draw_probability": "draw_probability",
 }
-# ``Params.team_delta`` -> ``Ladder.team_update``.
-TEAM_UPDATES = {"own": "own_rd", "shared": "shared", "bayes": "bayes"}
+# ``Params.team_delta`` -> ``Ladder.team_update`` (the inverse of the ladder's ``TEAM_DELTA``).
+TEAM_UPDATES = {delta: str(update) for update, delta in TEAM_DELTA.items()}
 
 Progress = Callable[[float], None]
 Clock = Callable[[], datetime]
