@@ -72,6 +72,18 @@ def test_ladder_page_shows_settings_and_friendly_empty_leaderboard(client, ladde
     assert "Log in to join" in response.text
 
 
+@pytest.mark.django_db
+def test_a_trueskill_ladder_page_names_its_engine_and_settings(client):
+    ladder = LadderFactory(engine="trueskill", trueskill_beta=150.0, trueskill_tau=5.0, rd_growth_per_day=2.5)
+
+    response = client.get(ladder.get_absolute_url())
+
+    assert response.status_code == 200
+    assert "<dd>TrueSkill</dd>" in response.text
+    assert 'href="/help/#trueskill"' in response.text
+    assert "150 / 5, idle growth 2.5 a day" in response.text
+
+
 def test_ladder_page_separates_ranked_from_provisional(player_client, player, opponent, ladder):
     settle(PlayerRating.objects.get(ladder=ladder, player=opponent), rating=1600, rd=60)
 
