@@ -310,15 +310,19 @@ def test_cli_bad_input_on_games_exits_2_with_one_line(tmp_path, args, body, mess
     assert result.stderr.startswith(message) and result.stderr.count("\n") == 1 and result.stdout == ""
 
 
-def test_an_open_end_grows_at_the_best_team_update_only():
+def test_an_open_end_grows_one_step_from_the_best_set_only():
+    """A line search: one new point per open end the best set sits at, the other values held."""
     from ratings.backtest.games_tune import _extended
 
     axes = {"team_delta": ["own", "shared", "bayes"], "sc": [5.0, 20.0], "initial_rd": [175.0, 350.0]}
 
-    points = _extended(axes, {"team_delta": "bayes", "sc": 20.0, "initial_rd": 250.0})
+    points = _extended(axes, {"team_delta": "bayes", "sc": 20.0, "initial_rd": 175.0})
 
     assert points == [
         {"team_delta": "bayes", "sc": 40.0, "initial_rd": 175.0},
-        {"team_delta": "bayes", "sc": 40.0, "initial_rd": 350.0},
+        {"team_delta": "bayes", "sc": 20.0, "initial_rd": 125.0},
     ]
-    assert axes["sc"] == [5.0, 20.0, 40.0] and axes["team_delta"] == ["own", "shared", "bayes"]
+    assert axes["sc"] == [5.0, 20.0, 40.0] and axes["initial_rd"] == [175.0, 350.0, 125.0]
+    assert axes["team_delta"] == ["own", "shared", "bayes"]
+    # A best set inside every axis grows nothing.
+    assert _extended(axes, {"team_delta": "own", "sc": 20.0, "initial_rd": 175.0}) == []
