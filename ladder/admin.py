@@ -26,7 +26,7 @@ from ladder.admin_fields import MatchFieldValueInline
 from ladder.admin_queue_formats import QueueFormatsField
 from ladder.forms_moderation import CorrectionForm, ReasonForm
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
-from ladder.models.ladder import NEW_LADDER_SETTINGS
+from ladder.models.ladder import NEW_LADDER_SETTINGS, NEW_TEAM_LADDER_SETTINGS
 from ladder.selectors.matches import match_summaries, matches_with_details, side_outcome
 from ladder.services.moderation import match_correct, match_moderate_confirm, match_void
 from ladder.services.nightly import ladder_nightly, local_midnight
@@ -88,9 +88,10 @@ class LadderAdmin(admin.ModelAdmin):
             {
                 "fields": ("rd_growth_per_day", "luck_p"),
                 "description": "Used when the engine is Timed Glicko. A new ladder starts from SC 2.5, P 1 and an "
-                "RD floor of 50, the values that predicted real tennis and football results best; the rules' "
-                "SC 20 and P 0.9 were chosen for a daily, luck-heavy Pokémon ladder. A ladder's Prediction quality "
-                "page tunes them on its own games.",
+                "RD floor of 50, the values that predicted real tennis and football results best (a ladder made with "
+                "team formats starts at SC 5, which predicted real 2 v 2 results best); the rules' SC 20 and P 0.9 "
+                "were chosen for a daily, luck-heavy Pokémon ladder. A ladder's Prediction quality page tunes them on "
+                "its own games.",
             },
         ),
         (
@@ -176,6 +177,21 @@ class LadderAdmin(admin.ModelAdmin):
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
         """A new ladder starts from the settings backtests of real results support (``NEW_LADDER_SETTINGS``)."""
         return {**NEW_LADDER_SETTINGS, **super().get_changeform_initial_data(request)}
+
+    def save_model(self, request: HttpRequest, obj: Ladder, form: Any, change: bool) -> None:
+        """A new ladder with team formats whose SC was left as offered starts from the team value, and is told so."""
+        # The add form's POST does not carry the offered values as its initial ones, so "left as
+        # offered" is the offered value itself.
+        if not change and obj.has_team_formats and obj.rd_growth_per_day == NEW_LADDER_SETTINGS["rd_growth_per_day"]:
+            obj.rd_growth_per_day = NEW_TEAM_LADDER_SETTINGS["rd_growth_per_day"]
+            self.message_user(
+                request,
+                f"{obj.name} offers team games, so its SC starts at {obj.rd_growth_per_day:g}: the value that "
+                "predicted real 2 v 2 results best (1 v 1 results wanted 2.5). Its Prediction quality page tunes it "
+                "on the ladder's own games.",
+                messages.INFO,
+            )
+        super().save_model(request, obj, form, change)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Ladder | None = None) -> tuple[str, ...]:
         """Rating settings are read-only once games are rated: "Change rating settings" changes them, on record."""

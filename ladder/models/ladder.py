@@ -42,6 +42,9 @@ SNAPSHOT_SIZE_MAX = 100_000
 # The win-chance slope's range (``Ladder.win_chance_slope``): the backtests fitted 0.87–1.02.
 WIN_CHANCE_SLOPE_MIN, WIN_CHANCE_SLOPE_MAX = 0.25, 2.0
 NEW_LADDER_SETTINGS = {"rd_growth_per_day": 2.5, "luck_p": 1.0, "rd_min": 50.0, "team_update": "bayes"}
+# A new ladder made with team formats, its SC left as offered: real 2 v 2 results wanted RD
+# to grow twice as fast as the 1 v 1 files did (docs/backtests.md, "Defaults for new ladders").
+NEW_TEAM_LADDER_SETTINGS = {"rd_growth_per_day": 5.0}
 
 
 def validate_time_zone(value: str) -> None:

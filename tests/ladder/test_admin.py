@@ -44,6 +44,34 @@ def test_moderator_creates_a_ladder_in_the_admin(moderator_client):
     assert Ladder._meta.get_field("team_update").default == "own_rd"  # existing ladders keep theirs
 
 
+def test_a_new_team_ladder_starts_from_the_team_value_of_sc(moderator_client):
+    page = moderator_client.get(reverse("admin:ladder_ladder_add"))
+    form = page.context["adminform"].form
+    data = {name: field.initial for name, field in form.fields.items() if field.initial is not None}
+    data.update({name: form.initial[name] for name in form.initial})
+    data = {k: v for k, v in data.items() if v is not False}
+    base = {"game": "Widelands", "description": "", "allow_one_vs_one": "on"}
+
+    teams = moderator_client.post(
+        reverse("admin:ladder_ladder_add"),
+        {**data, **base, "name": "Teams", "slug": "teams", "allow_teams": "on"},
+        follow=True,
+    )
+    chosen = moderator_client.post(
+        reverse("admin:ladder_ladder_add"),
+        {**data, **base, "name": "Chosen", "slug": "chosen", "allow_teams": "on", "rd_growth_per_day": "7"},
+    )
+    duels = moderator_client.post(
+        reverse("admin:ladder_ladder_add"), {**data, **base, "name": "Duels", "slug": "duels"}
+    )
+
+    assert chosen.status_code == duels.status_code == 302
+    assert Ladder.objects.get(slug="teams").rd_growth_per_day == 5.0
+    assert "offers team games, so its SC starts at 5" in teams.text
+    assert Ladder.objects.get(slug="chosen").rd_growth_per_day == 7.0  # the moderator's own value stays
+    assert Ladder.objects.get(slug="duels").rd_growth_per_day == 2.5
+
+
 def test_admin_shows_the_reason_for_impossible_settings(moderator_client, ladder):
     url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
     form = moderator_client.get(url).context["adminform"].form
