@@ -109,9 +109,13 @@ def test_free_for_all_results_follow_their_players_when_sides_are_reordered(name
     straight = engine.rate([[p] for p in players], placements, 0.0)
     shuffled = engine.rate([[players[i]] for i in order], [placements[i] for i in order], 0.0)
 
+    # TrueSkill's free-for-all sweeps until no difference moves by the package's tolerance, and
+    # the order of its sums can move that stop by one sweep: its results agree to a millionth
+    # of a point, not to the bit (a replay lists the sides as the game did, so it is exact).
+    close = {"abs": 1e-4} if name == "trueskill" else {"rel": 1e-12}
     for position, index in enumerate(order):
-        assert shuffled.sides[position][0].rating == pytest.approx(straight.sides[index][0].rating, rel=1e-12)
-        assert shuffled.sides[position][0].rd == pytest.approx(straight.sides[index][0].rd, rel=1e-12)
+        assert shuffled.sides[position][0].rating == pytest.approx(straight.sides[index][0].rating, **close)
+        assert shuffled.sides[position][0].rd == pytest.approx(straight.sides[index][0].rd, **close)
 
 
 @given(name=st.sampled_from(ENGINE_NAMES), players=st.lists(states(), min_size=2, max_size=8))
