@@ -146,7 +146,9 @@ def test_make_runs_server_runs_every_periodic_task_and_mails_links_to_its_own_po
         wait_for(lambda: type(gone).objects.get(pk=gone.pk).status == EntryStatus.LEFT, "the sweep", log)
         time.sleep(3 * EVERY)  # a second run of every task, with room for a busy machine
         os.killpg(server.pid, signal.SIGINT)  # Ctrl-C
-        assert server.wait(timeout=20) == 0, log.read_text(errors="replace")[-6000:]
+        # A task under way finishes first; on a machine busy with the rest of the suite that
+        # took over 20 s once.
+        assert server.wait(timeout=60) == 0, log.read_text(errors="replace")[-6000:]
     ran_for = time.monotonic() - started
 
     # Every task ran, again and again, and no more often than its interval allows.
