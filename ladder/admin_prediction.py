@@ -263,12 +263,26 @@ def _settings_rows(ladder: Ladder, settings: dict[str, Any]) -> list[dict[str, A
     ordered = sorted(settings.items(), key=lambda item: _ORDER.get(item[0], len(_ORDER)))
     for name, value in ordered:
         try:
-            label = str(Ladder._meta.get_field(name).verbose_name)  # type: ignore[union-attr]
+            field = Ladder._meta.get_field(name)
         except FieldDoesNotExist:
             continue
+        label = str(field.verbose_name)  # type: ignore[union-attr]
         now = getattr(ladder, name)
-        rows.append({"label": label[:1].upper() + label[1:], "now": now, "new": value, "changed": now != value})
+        rows.append(
+            {
+                "label": label[:1].upper() + label[1:],
+                "now": _shown(field, now),
+                "new": _shown(field, value),
+                "changed": now != value,
+            }
+        )
     return rows
+
+
+def _shown(field: Any, value: Any) -> Any:
+    """A choice as its label ("Timed Glicko (TGR)", not "tgr"); any other value as it is."""
+    choices = dict(getattr(field, "choices", None) or ())
+    return choices.get(value, value)
 
 
 def apply_url(ladder: Ladder, settings: dict[str, Any]) -> str:

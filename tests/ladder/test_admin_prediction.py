@@ -109,6 +109,10 @@ def test_settings_already_right_are_as_good_as_the_data_can_tell(moderator_clien
     assert "<strong>The current settings are as good as the data can tell.</strong>" in text
     assert "the tuner chose this ladder's own settings" in unescape(re.sub(r"\s+", " ", text))
     assert 'id="apply-link"' not in text and "Apply these settings" not in text
+    # Choices by their names, as the admin's forms show them.
+    engine = Ladder._meta.get_field("engine")
+    assert f"<td>{dict(engine.choices)[backtested.engine]}</td>" in text
+    assert f"<td>{backtested.engine}</td>" not in text
 
 
 @pytest.mark.parametrize("helps", [True, False])
