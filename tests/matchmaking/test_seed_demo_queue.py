@@ -56,12 +56,12 @@ def test_a_second_run_starts_nothing_new_but_brings_the_times_up_to_date(ladder,
 def test_a_demo_player_banned_for_missed_ready_checks_searches_again(ladder, searchers):
     now = timezone.now()
     QueuePenalty.objects.create(
-        ladder=ladder, player=searchers["hau"], strikes=3, last_strike_at=now, banned_until=now + timedelta(hours=1)
+        ladder=ladder, player=searchers["arven"], strikes=3, last_strike_at=now, banned_until=now + timedelta(hours=1)
     )
 
     call_command("seed_demo_queue", force=True)
 
-    assert QueueEntry.objects.filter(player=searchers["hau"], status=EntryStatus.WAITING).exists()
+    assert QueueEntry.objects.filter(player=searchers["arven"], status=EntryStatus.WAITING).exists()
     assert not QueuePenalty.objects.exists()
 
 

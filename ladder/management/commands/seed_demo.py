@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder import services
-from ladder.models import Ladder, Match, TeamUpdate
+from ladder.models import Ladder, Match
+from ladder.models.ladder import NEW_LADDER_SETTINGS, NEW_TEAM_LADDER_SETTINGS
 from ladder.services.conversation import comment_add, evidence_add
 from ladder.services.matches import SideInput, match_dispute, match_remind_unanswered, match_report
 from ladder.services.moderation import match_void
@@ -116,7 +117,9 @@ LADDERS = [
         "allow_uneven_teams": True,
         "allow_free_for_all": True,
         "queue_formats": "2v2,ffa4,teams4",  # matchmaking's seed_demo_queue starts a few searches in them
-        "team_update": TeamUpdate.OWN_RD,
+        # What a ladder made in the admin with team formats starts from (docs/backtests.md).
+        **NEW_LADDER_SETTINGS,
+        **NEW_TEAM_LADDER_SETTINGS,
         "time_zone": "Europe/Berlin",
     },
 ]
