@@ -34,7 +34,7 @@ from ratings.backtest.games_tune import game_engines, tune_games
 from ratings.backtest.metrics import by_band, metrics, reliability
 from ratings.backtest.peers import tune_peers
 from ratings.backtest.replay import Predictions, half_baseline
-from ratings.backtest.run import HALF_NAME, _calibrated, _predictor
+from ratings.backtest.run import HALF_NAME, _calibrated, _predictor, headline, tuned_row
 from ratings.backtest.tune import Progress, _quiet
 from ratings.engines import ENGINES, Params
 
@@ -160,33 +160,16 @@ def games_tune_report(
     if packages:
         _add_peers(games, test_start, baselines, baseline_rows, types, progress)
     _start, _cut, validation_outcomes = _validation(games, test_start)
-    rows = []
-    for result in tuned:
-        predictions = Predictions(result.probabilities, outcomes, [])
-        rows.append(
-            {
-                "engine": result.engine,
-                "params": dataclasses.asdict(Params(**result.params)),
-                "tuned": result.params,
-                "edge": 0.0,
-                "validation": result.validation.as_dict(),
-                **_predictor(predictions, baselines),
-                **_calibrated(result.validation_probabilities, validation_outcomes, predictions, baselines, symmetric),
-                "by_type": metrics_by_type(result.probabilities, outcomes, result.types),
-            }
-        )
-    best = rows[0]
+    rows = [
+        {
+            **tuned_row(result, 0.0, outcomes, baselines, validation_outcomes, symmetric),
+            "by_type": metrics_by_type(result.probabilities, outcomes, result.types),
+        }
+        for result in tuned
+    ]
     return {
-        "engine": best["engine"],
-        "params": best["params"],
-        "edge": 0.0,
-        "metrics": best["metrics"],
-        "log_loss_minus": best["log_loss_minus"],
-        "calibration": best["calibration"],
-        "calibrated": best["calibrated"],
-        "tracking": best["tracking"],
-        "tracked": best["tracked"],
-        "by_type": best["by_type"],
+        **headline(rows[0]),
+        "by_type": rows[0]["by_type"],
         "engines": rows,
         "baselines": baseline_rows,
         "split": games_split_summary(games, test_start),

@@ -139,6 +139,40 @@ def backtest_report(
     }
 
 
+# The keys of a tune report's headline, taken from its best engine's row.
+HEADLINE = ("engine", "params", "edge", "metrics", "log_loss_minus", "calibration", "calibrated", "tracking", "tracked")
+
+
+def headline(best: dict[str, Any]) -> dict[str, Any]:
+    """The report's headline: the best row's engine, settings and figures (``HEADLINE``)."""
+    return {name: best[name] for name in HEADLINE}
+
+
+def tuned_row(
+    result: Any,
+    edge: float,
+    outcomes: Sequence[float],
+    baselines: dict[str, Predictions],
+    validation_outcomes: Sequence[float],
+    symmetric: bool,
+) -> dict[str, Any]:
+    """One tuned engine's row: its settings, validation figures, and test figures against each baseline.
+
+    ``result`` is a ``tune.Tuned`` or a ``games_tune.GamesTuned`` (engine, params, validation,
+    probabilities and validation probabilities).
+    """
+    predictions = Predictions(result.probabilities, list(outcomes), [])
+    return {
+        "engine": result.engine,
+        "params": dataclasses.asdict(Params(**result.params)),
+        "tuned": result.params,
+        "edge": edge,
+        "validation": result.validation.as_dict(),
+        **_predictor(predictions, baselines),
+        **_calibrated(result.validation_probabilities, validation_outcomes, predictions, baselines, symmetric),
+    }
+
+
 def tune_report(
     matches: Sequence[Match],
     test_start: int,
@@ -156,31 +190,9 @@ def tune_report(
     baselines = _baselines(matches, test_start)
     outcomes = baselines[ELO_NAME].outcomes
     _start, validation_outcomes = _validation_outcomes(matches, test_start)
-    rows = []
-    for result in tuned:
-        predictions = Predictions(result.probabilities, outcomes, [])
-        rows.append(
-            {
-                "engine": result.engine,
-                "params": dataclasses.asdict(Params(**result.params)),
-                "tuned": result.params,
-                "edge": result.edge,
-                "validation": result.validation.as_dict(),
-                **_predictor(predictions, baselines),
-                **_calibrated(result.validation_probabilities, validation_outcomes, predictions, baselines, symmetric),
-            }
-        )
-    best = rows[0]
+    rows = [tuned_row(result, result.edge, outcomes, baselines, validation_outcomes, symmetric) for result in tuned]
     return {
-        "engine": best["engine"],
-        "params": best["params"],
-        "edge": best["edge"],
-        "metrics": best["metrics"],
-        "log_loss_minus": best["log_loss_minus"],
-        "calibration": best["calibration"],
-        "calibrated": best["calibrated"],
-        "tracking": best["tracking"],
-        "tracked": best["tracked"],
+        **headline(rows[0]),
         "engines": rows,
         "baselines": _baseline_rows(baselines),
         "split": split_summary(matches, test_start),

@@ -301,25 +301,11 @@ class TrueSkill(GlickoFamily):
             side_rds = game_rds[index]
             squares = 0.0
             for position, member in enumerate(side):
-                delta = side_deltas[position]
-                new_rd = _sqrt(side_variances[position])
-                if rd_min is not None and new_rd < rd_min:
-                    new_rd = rd_min
                 rd = side_rds[position]
                 squares += rd * rd
                 members.append(
-                    _new(
-                        PlayerResult,
-                        (
-                            member[0] + delta,
-                            new_rd,
-                            member[2],
-                            member[3] if member[3] > at else at,
-                            delta,
-                            expected,
-                            scores,
-                            rd,
-                        ),
+                    _member_result(
+                        member, side_deltas[position], _sqrt(side_variances[position]), rd_min, expected, scores, rd, at
                     )
                 )
             results.append(tuple(members))
@@ -382,25 +368,8 @@ class TrueSkill(GlickoFamily):
                 rd = rds[index]
                 index += 1
                 var = rd * rd + tau2
-                delta = sign * var * v_c
                 new_rd = _sqrt(var * (1.0 - var * w_c2))
-                if rd_min is not None and new_rd < rd_min:
-                    new_rd = rd_min
-                members.append(
-                    _new(
-                        PlayerResult,
-                        (
-                            member[0] + delta,
-                            new_rd,
-                            member[2],
-                            member[3] if member[3] > at else at,
-                            delta,
-                            expected,
-                            side_score,
-                            rd,
-                        ),
-                    )
-                )
+                members.append(_member_result(member, sign * var * v_c, new_rd, rd_min, expected, side_score, rd, at))
             results.append(tuple(members))
         squares_a = 0.0
         for rd in rds[:size_a]:
@@ -604,23 +573,16 @@ class TrueSkill(GlickoFamily):
         results = []
         for index, (member, var) in enumerate(zip(members, variances, strict=True)):
             pi = 1.0 / var + gained_pi[index]
-            delta = gained_tau[index] / pi
-            new_rd = _sqrt(1.0 / pi)
-            if rd_min is not None and new_rd < rd_min:
-                new_rd = rd_min
             results.append(
-                _new(
-                    PlayerResult,
-                    (
-                        member[0] + delta,
-                        new_rd,
-                        member[2],
-                        member[3] if member[3] > at else at,
-                        delta,
-                        expected / count,
-                        scores / count,
-                        member_rds[index],
-                    ),
+                _member_result(
+                    member,
+                    gained_tau[index] / pi,
+                    _sqrt(1.0 / pi),
+                    rd_min,
+                    expected / count,
+                    scores / count,
+                    member_rds[index],
+                    at,
                 )
             )
         return tuple(results)
@@ -715,6 +677,25 @@ class TrueSkill(GlickoFamily):
         _, log_det_ata = _cholesky_solve(ata, differences)
         exponent = -0.5 * sum(d * s for d, s in zip(differences, solved, strict=True))
         return math.exp(exponent + 0.5 * (log_det_ata - log_det_middle))
+
+
+def _member_result(
+    member: RatingState,
+    delta: float,
+    new_rd: float,
+    rd_min: float | None,
+    expected: float,
+    score: float,
+    rd_at_game: float,
+    at: float,
+) -> PlayerResult:
+    """One member's result: the RD floor applied (docs/rules.md §1), a clock never moved back."""
+    if rd_min is not None and new_rd < rd_min:
+        new_rd = rd_min
+    return _new(
+        PlayerResult,
+        (member[0] + delta, new_rd, member[2], member[3] if member[3] > at else at, delta, expected, score, rd_at_game),
+    )
 
 
 def conservative(state: RatingState, k: float = CONSERVATIVE_K) -> float:
