@@ -23,6 +23,13 @@ from accounts.signals import PasswordSetBy, password_set
 if TYPE_CHECKING:
     from django.contrib.admin.options import _FieldsetSpec
 
+    # django-stubs types these by the user model; Django's own classes take no type argument.
+    _AdminPasswordChangeForm = AdminPasswordChangeForm[User]
+    _DjangoUserAdmin = DjangoUserAdmin[User]
+else:
+    _AdminPasswordChangeForm = AdminPasswordChangeForm
+    _DjangoUserAdmin = DjangoUserAdmin
+
 MODERATORS_GROUP = "moderators"
 BAN_PERMISSION = "accounts.ban_user"
 # What a non-superuser may edit, and only on a player's account: moderators mark bots and
@@ -81,7 +88,7 @@ def users_by_name_prefix(*, queryset: QuerySet[User], prefix: str) -> QuerySet[U
     return named.order_by(Lower("username"))
 
 
-class AdminPasswordSetForm(AdminPasswordChangeForm):
+class AdminPasswordSetForm(_AdminPasswordChangeForm):
     """A superuser setting an account's password: for its owner a reset, so it ends what acts
     for the account as one does (``password_set``: the API tokens are revoked)."""
 
@@ -94,7 +101,7 @@ class AdminPasswordSetForm(AdminPasswordChangeForm):
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(_DjangoUserAdmin):
     """Superusers manage accounts; moderators (``ban_user``) ban players and mark bots.
 
     A non-superuser never changes a staff account, a superuser, their own account, a

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django import forms
@@ -51,7 +51,16 @@ class LoginForm(AuthenticationForm):
         return user is not None and user.check_password(password)
 
 
-class SignUpForm(UserCreationForm):
+# django-stubs types a form by its model; Django's own classes take no type argument.
+if TYPE_CHECKING:
+    _UserCreationForm = UserCreationForm[User]
+    _UserModelForm = forms.ModelForm[User]
+else:
+    _UserCreationForm = UserCreationForm
+    _UserModelForm = forms.ModelForm
+
+
+class SignUpForm(_UserCreationForm):
     email = forms.EmailField(
         required=False,
         help_text="Optional. We send it a link to check it is yours; then it can get a new password if you forget "
@@ -64,7 +73,7 @@ class SignUpForm(UserCreationForm):
         error_messages = {"username": {"max_length": USERNAME_TOO_LONG}}
 
     def clean_username(self) -> str:
-        username = self.cleaned_data["username"].strip()
+        username: str = self.cleaned_data["username"].strip()
         if User.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError(USERNAME_TAKEN, code="unique", params={"value": username})
         return username
@@ -73,7 +82,7 @@ class SignUpForm(UserCreationForm):
         return _address_not_verified_elsewhere(self.cleaned_data["email"], account=None)
 
 
-class AccountSettingsForm(forms.ModelForm):
+class AccountSettingsForm(_UserModelForm):
     class Meta:
         model = User
         fields = ("email", "about")

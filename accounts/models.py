@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
@@ -21,8 +21,14 @@ from accounts.validators import (
 )
 from core import db
 
+# django-stubs types a lookup by the value it compares with; Django's own class takes no type argument.
+if TYPE_CHECKING:
+    _StrLookup = Lookup[str | None]
+else:
+    _StrLookup = Lookup
 
-class UsernameIExact(Lookup):
+
+class UsernameIExact(_StrLookup):
     """``username__iexact`` as ``lower(username) = lower(%s)``: the unique index on
     ``lower(username)`` answers it. Django's own ``iexact`` compares ``upper()`` on PostgreSQL,
     which no index covers, so every login and profile look-up read the whole table (2 s

@@ -56,7 +56,7 @@ class _Breaker:
 breaker = _Breaker()
 
 
-class BoundedPublishTask(Task):
+class BoundedPublishTask(Task[Any, Any]):
     """The project's task class (``config.celery``): ``apply_async`` fails fast while the broker is away."""
 
     def apply_async(self, *args: Any, **kwargs: Any) -> Any:

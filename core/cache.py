@@ -28,7 +28,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from django.core.cache import BaseCache
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
@@ -38,6 +38,9 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
+
+Result = TypeVar("Result")
+Fallback = TypeVar("Fallback")
 
 LOG_EVERY_SECONDS = 60.0  # an outage is logged at most this often per process
 DROPPED_KEYS_LIMIT = 10_000  # dropped writes remembered per process; past it, all sessions go on recovery
@@ -69,7 +72,9 @@ class RedisCacheClient(DjangoRedisCacheClient):
         """Whether Redis is tried at all (``False`` for a few seconds after a failure)."""
         return time.monotonic() >= self._down_until
 
-    def _run(self, operation: str, call: Callable[[], Any], fallback: Any, dropped: list[str] | None = None) -> Any:
+    def _run(
+        self, operation: str, call: Callable[[], Result], fallback: Fallback, dropped: list[str] | None = None
+    ) -> Result | Fallback:
         """``call()``, or ``fallback`` when Redis fails or is being left alone; ``dropped``
         names the keys a failed write leaves stale."""
         if not self.available():
@@ -160,7 +165,7 @@ class RedisCacheClient(DjangoRedisCacheClient):
         result = self._run("incr", lambda: super(RedisCacheClient, self).incr(key, delta), missing, [key])
         if result is missing:
             raise ValueError(f"Key '{key}' not found (Redis is unavailable).")
-        return result
+        return cast(int, result)
 
     def set_many(self, data: Mapping[Any, Any], timeout: Any) -> None:
         self._run("set_many", lambda: super(RedisCacheClient, self).set_many(data, timeout), None, list(data))
@@ -214,7 +219,7 @@ def count_in_window(cache: BaseCache, key: str, seconds: int) -> tuple[int, int]
     in-memory cache of the embedded default, one process) use ``add`` and ``incr``.
     """
     if hasattr(cache, "count_in_window"):  # through django.core.cache.cache, a proxy, too
-        return cache.count_in_window(key, seconds)
+        return cast("tuple[int, int] | None", cache.count_in_window(key, seconds))
     now = time.time()
     for _ in range(3):
         cache.add(f"{key}:opened", now, seconds)

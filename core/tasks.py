@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import smtplib
-from typing import Any
+from typing import TypedDict
 
 from celery import shared_task
 from django.core.mail import EmailMultiAlternatives
@@ -19,7 +19,19 @@ logger = logging.getLogger(__name__)
 
 RETRY_BACKOFF_MAX = 600
 
-RETRY: dict[str, Any] = {
+
+class RetryPolicy(TypedDict, total=False):
+    """The keyword arguments of ``shared_task`` that make up a retry policy, typed so tasks stay typed."""
+
+    acks_late: bool
+    autoretry_for: tuple[type[BaseException], ...]
+    retry_backoff: bool
+    retry_backoff_max: int
+    retry_jitter: bool
+    max_retries: int
+
+
+RETRY: RetryPolicy = {
     "acks_late": True,
     "autoretry_for": (DatabaseError,),
     "retry_backoff": True,
@@ -31,7 +43,7 @@ RETRY: dict[str, Any] = {
 # Mail servers go away for minutes at a time (a restart, greylisting answering 4xx): ten
 # tries over about 17 minutes, each wait doubling up to RETRY_BACKOFF_MAX. smtplib's
 # errors, refused connections and timeouts are all OSErrors.
-MAIL_RETRY: dict[str, Any] = {**RETRY, "autoretry_for": (DatabaseError, OSError), "max_retries": 10}
+MAIL_RETRY: RetryPolicy = {**RETRY, "autoretry_for": (DatabaseError, OSError), "max_retries": 10}
 
 
 @shared_task(**MAIL_RETRY)
