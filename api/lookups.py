@@ -15,8 +15,8 @@ from django.db.models.functions import Lower
 from accounts.models import User
 from api import sql
 from core import db
+from ladder.fields.answers import without_fields
 from ladder.models import Ladder, MatchField
-from ladder.services.fields import without_fields
 
 
 def ladder_by_slug(slug: str) -> Ladder | None:

@@ -14,13 +14,13 @@ from django.urls import reverse
 
 from api.serializers import LadderSettingsOut
 from ladder import formats
+from ladder.fields.reads import ladder_field_dicts
+from ladder.matches.reads import MatchSummary, match_summaries, matches_with_details
+from ladder.matches.reporting import match_format
+from ladder.matches.series import series_of
 from ladder.models import Ladder, Match, MatchStatus
-from ladder.ranking import scale_value, unranked_code, unranked_reasons
-from ladder.selectors import LeaderboardRow, MatchSummary, match_summaries, matches_with_details
-from ladder.selectors.fields import ladder_field_dicts
-from ladder.selectors.leaderboard import player_row
-from ladder.services.matches import match_format
-from ladder.services.series import series_of
+from ladder.standings.leaderboard import LeaderboardRow, player_row
+from ladder.standings.ranking import scale_value, unranked_code, unranked_reasons
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.selectors import held_back
 from matchmaking.services import rating_window

@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from ladder.formats import FORMATS
 from ladder.models import MAX_PLAYERS_PER_MATCH, CancelReason, FieldKind, FieldScope, MatchStatus, SideAnswer
-from ladder.ranking import UnrankedCode
+from ladder.standings.ranking import UnrankedCode
 from notifications.models import Kind as NotificationKind
 
 UNKNOWN_FIELD = "Unknown field."
@@ -41,7 +41,7 @@ FIELD_VALUE_SCHEMA = {
 
 @extend_schema_field(FIELD_VALUE_SCHEMA)
 class FieldValueIn(serializers.Field):
-    """One value of a match field as sent: the ladder's fields decide what it may be (``ladder.services.fields``)."""
+    """One value of a match field as sent: the ladder's fields decide what it may be (``ladder.fields.answers``)."""
 
     default_error_messages = {"invalid": "A field's value is text, a whole number or true/false."}
 

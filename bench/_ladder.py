@@ -27,8 +27,8 @@ def make_ladder(players: int, seed: int, *, name: str = "Report bench", prefix: 
     from django.db import transaction
 
     from accounts.models import User
+    from ladder.membership import ladder_join
     from ladder.models import Ladder
-    from ladder.services.membership import ladder_join
 
     tag = f"{int(time.time()) % 100_000:05d}{random.Random(seed).randrange(1000):03d}"
     with transaction.atomic():

@@ -70,7 +70,7 @@ def build(players: int, seed: int) -> str:
 
     from accounts.models import User
     from ladder.models import Ladder
-    from ladder.services.nightly import leaderboard_snapshot, local_midnight
+    from ladder.standings.nightly import leaderboard_snapshot, local_midnight
     from ratings.models import PlayerRating
 
     started = time.perf_counter()

@@ -24,7 +24,7 @@ Run: ``.venv/bin/python bench/lifecycle.py [--players 200] [--matches 1000] [--w
 Target: ≥ 300 matches per second through ready → ready → report → confirm on the machine
 where pgbench does 5,100 tps, so ≥ 0.059× the reference printed here. On PostgreSQL a press
 of Ready is one statement, the report and the confirmation two each
-(``ladder.services.answers``); ``--show-sql`` prints them.
+(``ladder.matches.answers``); ``--show-sql`` prints them.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class Runner:
         return entry.match, first, second
 
     def __call__(self, count: int) -> int:
-        from ladder.services.matches import match_confirm, match_report_result
+        from ladder.matches.reporting import match_confirm, match_report_result
         from matchmaking.lifecycle import ready
 
         for _ in range(count):
@@ -132,7 +132,7 @@ def service_targets() -> list[tuple[object, str]]:
     from django.db import connections
     from django.db.models import Model, QuerySet
 
-    import ladder.services.matches as matches
+    import ladder.matches.reporting as matches
     import matchmaking.lifecycle as lifecycle
     import matchmaking.services as queue
     from ratings.services import rating_apply_match

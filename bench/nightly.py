@@ -4,7 +4,7 @@ The ladder is built with COPY (``--ratings`` users and their ``PlayerRating`` ro
 around 1500, RDs from 40 to the cap, half the clocks under a week old, a third under 60
 days, the rest up to 400; 0 to 200 games; 95% still members), then the nightly job runs
 for ``--nights`` consecutive midnights, each as
-``ladder.services.nightly.ladder_nightly``, what the hourly Celery task and ``manage.py
+``ladder.standings.nightly.ladder_nightly``, what the hourly Celery task and ``manage.py
 run_nightly`` call. Every night rewrites every RD (each clock is behind the midnight), so
 each run is the worst case. Each run prints its two timed parts: the materialisation (the
 one UPDATE, with its row locks) and the snapshot (ranking the whole ladder in PostgreSQL,
@@ -61,7 +61,7 @@ def build(args: argparse.Namespace):
 
     from accounts.models import User
     from ladder.models import Ladder
-    from ladder.services.nightly import local_midnight
+    from ladder.standings.nightly import local_midnight
     from ratings.models import PlayerRating
 
     started = time.perf_counter()
@@ -153,7 +153,7 @@ def vacuum() -> None:
 
 
 def night(ladder, midnight, number: int) -> tuple[float, float, int, int]:
-    from ladder.services.nightly import ladder_nightly
+    from ladder.standings.nightly import ladder_nightly
 
     started = time.perf_counter()
     result = ladder_nightly(ladder=ladder, midnight=midnight, progress=lambda text: _pg.log(f"night {number}: {text}"))

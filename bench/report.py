@@ -22,7 +22,7 @@ Target: ≥ 300 trusted reports per second.
 
 Notifications: ``--rounds`` pairs of rounds of trusted reports, alternately with the
 notifications (the players' "match rated" rows, inserted by the report's own statement,
-and the webhook check) and without them (``ladder.services.notices`` patched to tell
+and the webhook check) and without them (``ladder.matches.notices`` patched to tell
 nobody), so both run on the same machine in the same minutes. Target: with ≥ 90% of without.
 """
 
@@ -64,8 +64,8 @@ class Clock:
 
 
 def trusted_runner(ladder, users, reporter, rng: random.Random, clock: Clock) -> Callable[[int], int]:
-    import ladder.services.matches as matches
-    from ladder.services.matches import SideInput
+    import ladder.matches.reporting as matches
+    from ladder.matches.reporting import SideInput
 
     def run(count: int) -> int:
         for _ in range(count):
@@ -84,8 +84,8 @@ def trusted_runner(ladder, users, reporter, rng: random.Random, clock: Clock) ->
 
 def two_step_runner(ladder, users, rng: random.Random, clock: Clock, split: dict[str, float]) -> Callable[[int], int]:
     """Participant reports, opponent confirms; ``split`` collects the seconds of each step."""
-    import ladder.services.matches as matches
-    from ladder.services.matches import SideInput
+    import ladder.matches.reporting as matches
+    from ladder.matches.reporting import SideInput
 
     def run(count: int) -> int:
         for _ in range(count):
@@ -151,7 +151,7 @@ def service_targets() -> list[tuple[object, str]]:
     from django.db import connections
     from django.db.models import Model, QuerySet
 
-    import ladder.services.matches as matches
+    import ladder.matches.reporting as matches
     from ratings.services import rating_apply_match
 
     targets = project_functions(matches, home_of(rating_apply_match))
@@ -205,7 +205,7 @@ def main() -> None:
 @contextlib.contextmanager
 def notifications_off() -> Iterator[None]:
     """The report path as before notifications: nobody in the batch, no webhook check."""
-    from ladder.services import notices
+    from ladder.matches import notices
 
     rated_batch, emit_rated = notices.rated_batch, notices.emit_rated
     notices.rated_batch = lambda **kwargs: notices.Batch(notices.Kind.RATED, {})  # type: ignore[assignment]

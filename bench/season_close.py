@@ -56,7 +56,7 @@ def build(players: int, engine: str, seed: int):
 
     from accounts.models import User
     from ladder.models import Ladder
-    from ladder.services.nightly import local_midnight
+    from ladder.standings.nightly import local_midnight
 
     started = time.perf_counter()
     now = timezone.now()
@@ -150,7 +150,7 @@ def add_history(ladder, first, per_player: int, seed: int) -> int:
 
 def prepare(ladder, first):
     """The season, its settings and tiers, and two daily snapshots within it."""
-    from ladder.services.nightly import leaderboard_snapshot, local_midnight
+    from ladder.standings.nightly import leaderboard_snapshot, local_midnight
     from seasons.models import BadgeTier, ResetMode, Season, SeasonSettings
 
     ladder.provisional_rd = 350.0

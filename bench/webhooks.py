@@ -142,7 +142,11 @@ def broker() -> Iterator[str]:
 
 @contextmanager
 def celery_worker(database: str, broker_url: str, queue: str, logs: Path) -> Iterator[subprocess.Popen]:
-    """One ``celery worker --pool solo`` on ``queue``, allowed to post to loopback; stopped on the way out."""
+    """One ``celery worker --pool solo`` for the site whose default queue is ``queue``, reading its
+    webhook queue (where ``CELERY_TASK_ROUTES`` sends the deliveries), allowed to post to loopback;
+    stopped on the way out."""
+    from django.conf import settings
+
     (logs / "webhooks_bench_settings.py").write_text(SETTINGS)
     env = {
         **os.environ,
@@ -154,7 +158,9 @@ def celery_worker(database: str, broker_url: str, queue: str, logs: Path) -> Ite
         "CELERY_QUEUE": queue,
         "DEBUG": "0",
     }
-    args = ["worker", "--pool", "solo", "--queues", queue, "--hostname", f"{queue}@%h", "--loglevel", "INFO"]
+    # This process has the worker's CELERY_QUEUE, so its settings name the same webhook queue.
+    webhook_queue = settings.CELERY_WEBHOOK_QUEUE
+    args = ["worker", "--pool", "solo", "--queues", webhook_queue, "--hostname", f"{queue}@%h", "--loglevel", "INFO"]
     args += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
     with (logs / "worker.log").open("wb") as out:
         process = subprocess.Popen(

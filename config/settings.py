@@ -73,7 +73,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Content-Security-Policy, Permissions-Policy and the API's Vary/private (ladder/headers.py).
+    # Content-Security-Policy, Permissions-Policy and the API's Vary/private (core/headers.py).
     "core.headers.SiteCSPMiddleware",
     "core.headers.SiteHeadersMiddleware",
     # A NUL character in the address, a query or a form field is a 400 (ladder/bad_input.py).
@@ -105,7 +105,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "core.context_processors.site",
-                "ladder.header.counts_context",
+                "ladder.pages.header.counts_context",
             ],
         },
     },
@@ -322,7 +322,7 @@ SPECTACULAR_SETTINGS = {
         "QueueFormatEnum": "api.serializers.FORMAT_CODES",
         "SeasonStatusEnum": "seasons.models.SeasonStatus",
         "SideAnswerEnum": "ladder.models.match.SideAnswer",
-        "UnrankedCodeEnum": "ladder.ranking.UnrankedCode",
+        "UnrankedCodeEnum": "ladder.standings.ranking.UnrankedCode",
     },
     # drf-spectacular's enum components, then forms a strict OpenAPI 3.0.3 reader takes as meant (api.schema).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "api.schema.strict_openapi_30"],
@@ -433,7 +433,7 @@ if _proxy_header := env_str("SECURE_PROXY_SSL_HEADER_NAME"):
 
 # Content-Security-Policy (django-csp) and Permissions-Policy on every answer: pages run
 # only the scripts and styles the site serves, nothing inline, and may use no camera,
-# microphone, location or the like. The API docs and error pages loosen it (ladder/headers.py).
+# microphone, location or the like. The API docs and error pages loosen it (core/headers.py).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'none'"],

@@ -7,10 +7,10 @@ from api import docs as api_docs
 from api import web as api_web
 from api.errors import site_not_found, site_server_error
 from core.views import robots_txt
-from ladder import header as ladder_header
-from ladder import views as ladder_views
-from ladder import views_help as ladder_views_help
-from ladder import views_moderation as ladder_views_moderation
+from ladder.pages import header as ladder_header
+from ladder.pages import help as ladder_views_help
+from ladder.pages import moderation as ladder_views_moderation
+from ladder.pages import views as ladder_views
 
 urlpatterns = [
     path("", ladder_views.home, name="home"),

@@ -15,9 +15,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from core.tasks import RETRY
+from ladder.matches.reporting import match_confirm_overdue, match_remind_unanswered
 from ladder.models import Ladder
-from ladder.services.matches import match_confirm_overdue, match_remind_unanswered
-from ladder.services.nightly import ladder_nightly, nightly_due
+from ladder.standings.nightly import ladder_nightly, nightly_due
 
 logger = logging.getLogger(__name__)
 

@@ -2,15 +2,13 @@
 
 from django.urls import path
 
-from ladder import (
-    views,
-    views_conversation,
-    views_fields_edit,
-    views_ladders,
-    views_matches,
-    views_moderation,
-    views_series,
-)
+from ladder.pages import conversation as views_conversation
+from ladder.pages import fields_edit as views_fields_edit
+from ladder.pages import ladders as views_ladders
+from ladder.pages import matches as views_matches
+from ladder.pages import moderation as views_moderation
+from ladder.pages import series as views_series
+from ladder.pages import views
 
 app_name = "ladder"
 

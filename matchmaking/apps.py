@@ -6,7 +6,7 @@ class MatchmakingConfig(AppConfig):
     verbose_name = "Matchmaking"
 
     def ready(self) -> None:
-        from ladder.settling import register_settler
+        from ladder.matches.settling import register_settler
         from matchmaking.lifecycle import settle
 
         register_settler(settle)  # a queue match's deadlines are settled before its page is drawn

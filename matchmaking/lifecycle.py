@@ -27,8 +27,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import db
+from ladder.matches.reporting import match_contest_claim, match_forfeit
 from ladder.models import CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant, SeriesGame
-from ladder.services.matches import match_contest_claim, match_forfeit
 from matchmaking import sql_ready
 from matchmaking.models import EntryStatus, QueueEntry, QueuePenalty
 from notifications.models import Kind

@@ -15,9 +15,9 @@ from django.db.models import Count
 from accounts.models import User
 from core import db
 from ladder import formats
+from ladder.matches.series import series_of
 from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, MatchStatus, Participant
 from ladder.permissions import is_moderator
-from ladder.services.series import series_of
 from matchmaking import forming, lifecycle, parties, services, sql
 from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 

@@ -30,7 +30,7 @@ from accounts.models import User
 from core import db
 from ladder import formats
 from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant
-from ladder.services.suspensions import active_suspension, refuse_if_suspended
+from ladder.moderation.suspensions import active_suspension, refuse_if_suspended
 from matchmaking import attempts, lifecycle, parties, sql, sql_formed
 from matchmaking.models import Block, EntryStatus, Party, QueueEntry
 from notifications.models import Kind

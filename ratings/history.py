@@ -3,7 +3,7 @@
 Both go through ``apply_match`` and ``apply_adjustment`` with the same inputs in the same
 order (``RatingEvent`` ids), which is what makes a replay reproduce the live ratings.
 Every writer of history rows (the ORM path in ``ratings.services``, the report statement
-in ``ladder.sql``, the replay's ``COPY``) takes their values from ``match_changes`` and
+in ``ladder.matches.sql``, the replay's ``COPY``) takes their values from ``match_changes`` and
 ``adjustment_change``, so the three cannot drift apart.
 """
 

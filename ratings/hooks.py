@@ -8,11 +8,11 @@ rates a match calls ``matches_rated`` once its rating event and history rows are
 and ``ladder_replay`` calls ``ladder_replayed`` before its transaction ends.
 
 Those paths are ``rating_apply_locked`` (the ORM's report, confirmation and correction of
-an unrated match), the report statement of ``ladder.sql`` and the answer statement of
-``ladder.sql_answers`` on PostgreSQL (their services call ``matches_rated`` after the
+an unrated match), the report statement of ``ladder.matches.sql`` and the answer statement of
+``ladder.matches.answers_sql`` on PostgreSQL (their services call ``matches_rated`` after the
 statement and after the report's match-field values are written), and the replay.
 
-A moderator's correction of a rated match's game details (``ladder.services.fields_edit``)
+A moderator's correction of a rated match's game details (``ladder.matches.field_corrections``)
 calls ``matches_unrated`` before it changes them and ``matches_rated`` after, in its
 transaction: an app that counts something in ``on_rated`` takes it back in ``on_unrated``.
 """

@@ -416,7 +416,7 @@ class RatingSettingsChange(models.Model):
     """A moderator's change of a ladder's rating settings, with the reason; append-only.
 
     Once a ladder has rated games its rating settings change only through
-    ``ladder.services.rating_settings``, which writes one of these. ``from_now_on`` keeps
+    ``ladder.standings.rating_settings``, which writes one of these. ``from_now_on`` keeps
     the history: events after ``after_event_id`` use the new values, and every RD was
     written back at ``created_at`` under the old ones, so idle time before the change grows
     the old way and idle time after it the new way; replays read that write-back from here.

@@ -105,7 +105,7 @@ def ladder_replay(
     after the ladder's settings changed still reproduces the live ratings. With
     ``settings`` (every rating setting, as ``RatingSettingsChange.new_values``) the whole
     history is re-rated under those instead, from every member's initial values:
-    ``ladder.services.rating_settings`` does that for a moderator, under a record.
+    ``ladder.standings.rating_settings`` does that for a moderator, under a record.
     """
     if settings is not None and from_event_id is not None:
         raise ValueError("a re-rate under new settings replays the whole history; from_event_id must be None")

@@ -1,7 +1,7 @@
 """Which rating settings each part of a ladder's rating log was computed with, for replays.
 
 A ladder's rating settings (engine, constants, initial values) can change after games
-are rated: through ``ladder.services.rating_settings``, which records a
+are rated: through ``ladder.standings.rating_settings``, which records a
 ``RatingSettingsChange``, or, before that existed, by editing the ladder directly. A
 replay must rate every event with the settings it was rated with live, or replaying
 after such a change would silently move every rating. The sources, in order of trust:

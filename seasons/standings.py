@@ -1,6 +1,6 @@
 """A season's final standings: who is ranked at its end, their play within it, their peaks.
 
-**Ranked** and **order** are the ladder's own rule (``ladder.ranking``) at the season's end:
+**Ranked** and **order** are the ladder's own rule (``ladder.standings.ranking``) at the season's end:
 RDs taken at ``ends_at``, ratings as they are when the season closes (before its reset).
 PostgreSQL ranks the whole ladder in one statement with the rule's SQL twins; other
 databases (and PostgreSQL under ``core.db.orm_twins()``) use the live leaderboard's Python
@@ -26,7 +26,7 @@ from django.db.models import Count, Max, Min, Q
 
 from core import db
 from ladder.models import Ladder, SnapshotEntry
-from ladder.ranking import listed_sql, rank_order_sql, ranked_sql, scale_value, sort_value_sql
+from ladder.standings.ranking import listed_sql, rank_order_sql, ranked_sql, scale_value, sort_value_sql
 from ratings.engines import display
 from ratings.models import EventKind, PlayerRating, RatingChange
 from ratings.nightly import rd_at_sql
@@ -67,7 +67,7 @@ class Play:
 def ranked_at(ladder: Ladder, at: datetime) -> list[tuple[int, float, float]]:
     """Every player ranked at ``at``, best first: ``(player, rating, RD at at)``."""
     if not db.on_postgresql():
-        from ladder.selectors import ladder_standings
+        from ladder.standings.leaderboard import ladder_standings
 
         rows, _ = ladder_standings(ladder=ladder, now=at)
         return [(row.rating.player_id, row.rating.rating, row.rd_now) for row in rows]

@@ -4,7 +4,7 @@
 so both run inside the transaction that rated the matches or replayed the history. On
 PostgreSQL each is three set-based statements (``stats.sql``); elsewhere the ORM twins
 below compute the same sums in Python. A void or a correction of a rated match reaches
-the statistics through the replay it queues (``ladder.services.moderation``): until that
+the statistics through the replay it queues (``ladder.matches.decisions``): until that
 replay commits, the statistics, like the ratings, still count the match as it was.
 
 A moderator's correction of a rated match's game details keeps its ratings: the

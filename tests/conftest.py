@@ -6,8 +6,11 @@ The cast, used by every test module: `ladder`, `player` and `opponent` (members 
 an anonymous API client and `client_for(user)` one with a token. Each fixture's docstring
 says who they are.
 
-The suite refuses to run on anything else: a silent fall-back to SQLite or an in-memory
-cache would hide exactly the bugs (locking, constraints, shared throttles) it is for.
+The suite refuses to run a test that uses the database on anything else: a silent fall-back
+to SQLite or an in-memory cache would hide exactly the bugs (locking, constraints, shared
+throttles) it is for. A run whose tests need no database (the rating engines') needs
+neither server. Under pytest-xdist each worker has a database of its own (pytest-django
+names it ``test_<name>_gw<n>``) and Redis databases of its own (``_worker_redis``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 from collections.abc import Callable, Iterator
 from email.message import EmailMessage
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
@@ -35,10 +39,70 @@ hypothesis_settings.register_profile("thorough", deadline=None, max_examples=300
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+# A test uses the database when it is marked ``django_db`` or asks for one of these fixtures,
+# itself or through another (the cast's fixtures ask for ``db``).
+DATABASE_FIXTURES = frozenset(
+    {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"}
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "ladder(**fields): the cast's `ladder` with these fields instead of the defaults"
     )
+    # Django's advice for a test run: a fast hasher. The site's (PBKDF2, a million rounds) made
+    # each login attempt of the lockout tests cost a third of a second of CPU; what the tests
+    # check (who may sign in, what counts towards a lockout) is the same with any hasher.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        _require_services()  # pytest-xdist's controller: the workers' tests are not known here
+    _worker_redis()
+
+
+def _worker_redis() -> None:
+    """Gives a pytest-xdist worker Redis databases of its own, before anything has connected.
+
+    Worker ``gw<n>`` uses the broker's and the cache's database numbers plus ``n`` times
+    their span (broker 0 and cache 1: ``gw0`` 0 and 1, ``gw1`` 2 and 3), so no worker's
+    ``cache.clear()`` or queue reaches another's. Subprocesses started by a test inherit
+    them through the environment.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw") or worker == "gw0":
+        return
+    index = int(worker.removeprefix("gw"))
+    urls = {"CELERY_BROKER_URL": settings.CELERY_BROKER_URL}
+    if settings.CACHES["default"].get("LOCATION", "").startswith("redis://"):
+        urls["CACHE_URL"] = settings.CACHES["default"]["LOCATION"]
+    urls = {name: url for name, url in urls.items() if url.startswith("redis://")}
+    numbers = {name: int(urlsplit(url).path.strip("/") or 0) for name, url in urls.items()}
+    if not numbers:
+        return
+    span = max(numbers.values()) - min(numbers.values()) + 1
+    for name, url in urls.items():
+        moved = urlunsplit(urlsplit(url)._replace(path=f"/{numbers[name] + index * span}"))
+        os.environ[name] = moved
+        if name == "CELERY_BROKER_URL":
+            settings.CELERY_BROKER_URL = moved
+        else:
+            settings.CACHES["default"]["LOCATION"] = moved
+
+
+def _uses_database(item: pytest.Item) -> bool:
+    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(
+        getattr(item, "fixturenames", ())
+    )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Refuses a run with a test that uses the database unless PostgreSQL and Redis are set up."""
+    if hasattr(session.config, "workerinput"):
+        return  # a pytest-xdist worker: its controller has checked
+    if any(_uses_database(item) for item in session.items):
+        _require_services()
+
+
+def _require_services() -> None:
     engine = settings.DATABASES["default"]["ENGINE"]
     if engine != "django.db.backends.postgresql":
         pytest.exit(
@@ -216,7 +280,7 @@ def sql_or_orm(request: pytest.FixtureRequest) -> Iterator[str]:
 def report_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Runs a test through both ways ``match_report`` writes on PostgreSQL.
 
-    The two-statement path (``ladder.sql``) is what PostgreSQL uses; the ORM path is what
+    The two-statement path (``ladder.matches.sql``) is what PostgreSQL uses; the ORM path is what
     other databases use, so it is checked here too (``core.db``'s switch off: every ORM
     twin runs, the rating store's and the replay's included).
     """

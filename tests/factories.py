@@ -54,7 +54,7 @@ def member(ladder: Ladder, username: str, **fields) -> User:
 
     from django.utils import timezone
 
-    from ladder.services import ladder_join
+    from ladder.membership import ladder_join
 
     joined = timezone.now() - timedelta(days=1000)
     user = UserFactory(username=username, **{"date_joined": joined, **fields})

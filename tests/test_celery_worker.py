@@ -28,7 +28,7 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from ladder.models import LeaderboardSnapshot, NightlyRun
-from ladder.services.nightly import local_midnight
+from ladder.standings.nightly import local_midnight
 from ladder.tasks import run_ladder_nightly_task
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, bulk_users

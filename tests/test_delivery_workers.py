@@ -25,7 +25,7 @@ from django.utils import timezone
 from config.celery import app
 from core.tasks import send_mail_task
 from ladder.models import NightlyRun
-from ladder.services.nightly import local_midnight
+from ladder.standings.nightly import local_midnight
 from ladder.tasks import run_ladder_nightly_task
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, bulk_users

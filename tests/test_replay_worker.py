@@ -11,9 +11,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from ladder.services import matches as svc
-from ladder.services import moderation
-from ladder.services.matches import SideInput
+from ladder.matches import decisions as moderation
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ratings import replay_jobs
 from ratings.models import PlayerRating, ReplayJob
 from ratings.services import ladder_replay

@@ -17,10 +17,10 @@ from rest_framework.views import APIView
 from api.pagination import ApiPagination
 from api.serializers import PageIn, PlayerRefOut, StrictSerializer
 from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
+from ladder.matches import conversation
+from ladder.matches.conversation_reads import match_comments, match_evidence
 from ladder.models import COMMENT_MAX_LENGTH, Evidence, Match, MatchComment
 from ladder.models.conversation import EVIDENCE_URL_MAX_LENGTH
-from ladder.selectors.conversation import match_comments, match_evidence
-from ladder.services import conversation
 
 HTTP_ONLY = "^[Hh][Tt][Tt][Pp][Ss]?://"
 

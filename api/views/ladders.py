@@ -41,11 +41,19 @@ from api.serializers import (
 from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
 from core import db
 from core.throttling import search_allow
-from ladder import selectors
+from ladder import membership
 from ladder.models import Ladder, LeaderboardSnapshot
-from ladder.selectors.ladders import listed_member_count
-from ladder.selectors.leaderboard import cached, cached_entry, order_key
-from ladder.services import membership
+from ladder.standings.ladders import listed_member_count
+from ladder.standings.leaderboard import (
+    Leaderboard,
+    LeaderboardRow,
+    cached,
+    cached_entry,
+    ladder_leaderboard,
+    ladder_leaderboard_in_order,
+    ladder_order_cached,
+    order_key,
+)
 from ratings.engines.balance import pair_win_probability
 from ratings.models import PlayerRating
 
@@ -133,14 +141,14 @@ def _leaderboard_in_order(request: Request, slug: str, params: dict[str, Any], s
     """A plain page (no search, no bot filter) cut from the ladder's cached ranking; fresh as long as it.
 
     The whole ladder is ranked once per ``seconds`` for all its pages, the ladder page's
-    too (``selectors.ladder_order_cached``: one statement, 2.4 MB for 100,000 members),
+    too (``ladder_order_cached``: one statement, 2.4 MB for 100,000 members),
     so a page costs one query for its rows, and every page expires with the ranking it
     was cut from. While one request ranks the ladder again, its expired pages are served
     as they were (see ``cached_entry``).
     """
     ladder = _ladder(slug)
-    expires, order = selectors.ladder_order_cached(ladder=ladder, now=timezone.now(), seconds=seconds)
-    board = selectors.ladder_leaderboard_in_order(
+    expires, order = ladder_order_cached(ladder=ladder, now=timezone.now(), seconds=seconds)
+    board = ladder_leaderboard_in_order(
         ladder=ladder,
         order=order,
         page=params.get("page", 1),
@@ -149,9 +157,9 @@ def _leaderboard_in_order(request: Request, slug: str, params: dict[str, Any], s
     return expires, _leaderboard_json(request, board)
 
 
-def _leaderboard(ladder: Ladder, params: dict[str, Any]) -> selectors.Leaderboard:
-    """One page of the whole ladder's standings, ranked by RD now (see ``selectors.ladder_leaderboard``)."""
-    return selectors.ladder_leaderboard(
+def _leaderboard(ladder: Ladder, params: dict[str, Any]) -> Leaderboard:
+    """One page of the whole ladder's standings, ranked by RD now (see ``ladder_leaderboard``)."""
+    return ladder_leaderboard(
         ladder=ladder,
         now=timezone.now(),
         page=params.get("page", 1),
@@ -161,7 +169,7 @@ def _leaderboard(ladder: Ladder, params: dict[str, Any]) -> selectors.Leaderboar
     )
 
 
-def _leaderboard_json(request: Request, board: selectors.Leaderboard) -> bytes:
+def _leaderboard_json(request: Request, board: Leaderboard) -> bytes:
     """``board``'s page as the response body, rendered as DRF renders a ``Response``."""
     page = board.page
 
@@ -180,7 +188,7 @@ def _leaderboard_json(request: Request, board: selectors.Leaderboard) -> bytes:
     return JSONRenderer().render(data)
 
 
-def _places(row: selectors.LeaderboardRow) -> int | None:
+def _places(row: LeaderboardRow) -> int | None:
     change = row.change
     return change.places if change is not None and change.previous is not None else None
 

@@ -36,13 +36,13 @@ from api.serializers import (
 )
 from api.views.base import AuthenticatedRequest, errors, paginated, parse
 from api.views.jobs import job_dict, job_url
+from ladder.fields.answers import Answer, clean_answers, ladder_fields
+from ladder.fields.reads import FieldShown, field_filters, filter_by_fields
+from ladder.matches import decisions as moderation
+from ladder.matches import reporting as match_services
+from ladder.matches.reads import matches_with_details, written_match_summary
+from ladder.matches.reporting import SideInput
 from ladder.models import Ladder, Match
-from ladder.selectors import matches_with_details, written_match_summary
-from ladder.selectors.fields import FieldShown, field_filters, filter_by_fields
-from ladder.services import matches as match_services
-from ladder.services import moderation
-from ladder.services.fields import Answer, clean_answers, ladder_fields
-from ladder.services.matches import SideInput
 from matchmaking import lifecycle
 from ratings.models import ReplayJob
 

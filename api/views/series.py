@@ -1,6 +1,6 @@
 """The games of a best-of-N series (docs/rules.md §13, "Series"), reported one by one.
 
-The operation calls ``ladder.services.series.series_report_game`` and answers with the
+The operation calls ``ladder.matches.series.series_report_game`` and answers with the
 series match as it now stands, its ``series`` object included. A game takes the ladder's
 match fields as a result does (``fields``, ``player_fields``; a bad value is a 400 naming it).
 """
@@ -16,8 +16,8 @@ from rest_framework.views import APIView
 from api import presenters
 from api.serializers import MatchOut, StrictSerializer, fields_in, player_fields_in
 from api.views.base import AuthenticatedRequest, errors, parse
+from ladder.matches.series import series_answers, series_report_game
 from ladder.models import Match
-from ladder.services.series import series_answers, series_report_game
 
 
 class SeriesGameIn(StrictSerializer):

@@ -1,7 +1,7 @@
 """``{% details_edit_form as details_form %}``: the Moderator box's "Edit game details" form.
 
 Built here for the box (``templates/ladder/_details_edit.html``, shown to moderators only),
-unless a refused post (``ladder.views_fields_edit``) put the bound form with its errors in
+unless a refused post (``ladder.pages.fields_edit``) put the bound form with its errors in
 the context. A cancelled match, or a ladder with no match fields, has none.
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from django import template
 
-from ladder.forms_fields import DetailsEditForm
 from ladder.models import MatchStatus
+from ladder.pages.field_forms import DetailsEditForm
 
 register = template.Library()
 

@@ -1,7 +1,7 @@
 """``{% match_field_inputs match %}``: the ladder's match fields in a queue match's result form.
 
 The result form belongs to the queue's box (``templates/matchmaking/match_result_form.html``);
-the fields are the ladder's, built here, or, after a refused result (``ladder.views.match_result``),
+the fields are the ladder's, built here, or, after a refused result (``ladder.pages.views.match_result``),
 the bound form with its errors next to the fields.
 """
 
@@ -12,8 +12,8 @@ from django.template.context import Context
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
-from ladder.forms_fields import MatchFieldsForm, result_fields_form
 from ladder.models import Match
+from ladder.pages.field_forms import MatchFieldsForm, result_fields_form
 
 register = template.Library()
 

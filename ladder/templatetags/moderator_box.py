@@ -1,7 +1,7 @@
 """``{% moderator_box as box %}``: what the match page's Moderator box offers, for moderators only.
 
 The match page's view knows nothing of moderation; the box builds its own forms here,
-unless a refused post (``ladder.views_moderation``) put bound ones with errors in the context.
+unless a refused post (``ladder.pages.moderation``) put bound ones with errors in the context.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 from django import template
 
-from ladder.forms_moderation import CorrectionForm, ReasonForm
 from ladder.models import MatchStatus
+from ladder.pages.moderation_forms import CorrectionForm, ReasonForm
 from ladder.permissions import is_moderator
 
 register = template.Library()

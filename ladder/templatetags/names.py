@@ -8,7 +8,7 @@ from typing import Any
 
 from django import template
 
-from ladder.selectors.matches import names_of
+from ladder.matches.reads import names_of
 
 register = template.Library()
 

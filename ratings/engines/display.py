@@ -1,7 +1,7 @@
 """Display scales (docs/rules.md §10): GLIXARE, TR and the conservative rating.
 
 The constants of the GLIXARE curve are stated here once: the ranking's SQL twin
-(``ladder.ranking``) binds these very floats, so PostgreSQL sorts by the same ``x``.
+(``ladder.standings.ranking``) binds these very floats, so PostgreSQL sorts by the same ``x``.
 """
 
 from __future__ import annotations

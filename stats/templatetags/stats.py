@@ -34,7 +34,7 @@ def difference(record: Record) -> str:
 @register.inclusion_tag("stats/_head_to_head.html")
 def head_to_head(summary: Any) -> dict[str, Any]:
     """The record against each other of a one-against-one match's two players (nothing for teams and
-    free-for-alls). ``summary`` is the match page's ``ladder.selectors.MatchSummary``: its sides hold the
+    free-for-alls). ``summary`` is the match page's ``ladder.matches.reads.MatchSummary``: its sides hold the
     players already, so the tag reads only the record's row."""
     sides = [[line.player for line in side.players] for side in summary.sides]
     if len(sides) != 2 or any(len(players) != 1 for players in sides):

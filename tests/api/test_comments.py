@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ladder.matches import conversation as svc
 from ladder.models import Evidence, MatchComment
-from ladder.services import conversation as svc
 from notifications.models import Kind, Notification
 from tests.api.conftest import error_of
 from tests.ladder.test_conversation import pending_match

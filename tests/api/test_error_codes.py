@@ -24,7 +24,19 @@ from api.views.base import STATUS_CODES
 pytestmark = pytest.mark.django_db
 
 # The modules whose refusals reach the API: its own, and the services it calls.
-API_SOURCES = ("api", "ladder/services", "matchmaking", "ratings", "seasons", "stats", "notifications/services.py")
+API_SOURCES = (
+    "api",
+    "ladder/matches",
+    "ladder/fields",
+    "ladder/moderation",
+    "ladder/standings",
+    "ladder/membership.py",
+    "matchmaking",
+    "ratings",
+    "seasons",
+    "stats",
+    "notifications/services.py",
+)
 SERVICE_CODE = re.compile(r"""code=["']([a-z_]+)["']""")
 REFUSAL = re.compile(r"""permission_denied\([^)]*code=["']([a-z_]+)["']""")
 # Found in those modules but never in an API answer: the token page's limit (api.services, a site

@@ -7,9 +7,9 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from ladder.ranking import unranked_code
-from ladder.services import membership
-from ladder.services.matches import SideInput, match_report
+from ladder import membership
+from ladder.matches.reporting import SideInput, match_report
+from ladder.standings.ranking import unranked_code
 from matchmaking.models import EntryStatus
 from tests.api.conftest import error_of
 from tests.factories import LadderFactory, UserFactory, member
@@ -85,7 +85,7 @@ def test_leaderboard_rank_change_since_the_latest_snapshot(api, ladder, player, 
 def test_leaderboard_cache_serves_the_stale_page_while_one_request_recomputes(monkeypatch):
     from django.core.cache import cache
 
-    from ladder.selectors import leaderboard as ladders
+    from ladder.standings import leaderboard as ladders
 
     calls = []
     monkeypatch.setattr(ladders.time, "sleep", lambda seconds: None)
@@ -104,7 +104,7 @@ def test_leaderboard_cache_serves_the_stale_page_while_one_request_recomputes(mo
 def test_leaderboard_cache_on_a_cold_key_waits_for_the_one_computing_it(monkeypatch):
     from django.core.cache import cache
 
-    from ladder.selectors import leaderboard as ladders
+    from ladder.standings import leaderboard as ladders
 
     assert cache.add("cold:lock", 1)
     monkeypatch.setattr(ladders.time, "sleep", lambda seconds: cache.set("cold", (time.time() + 5, "theirs")))
@@ -120,7 +120,7 @@ def test_leaderboard_cache_on_a_cold_key_waits_for_the_one_computing_it(monkeypa
 def test_leaderboard_cache_lets_a_waiter_compute_when_the_one_computing_fails(monkeypatch):
     from django.core.cache import cache
 
-    from ladder.selectors import leaderboard as ladders
+    from ladder.standings import leaderboard as ladders
 
     assert cache.add("failed:lock", 1)
     monkeypatch.setattr(ladders.time, "sleep", lambda seconds: cache.delete("failed:lock"))  # it raised: a 404
@@ -134,7 +134,7 @@ def test_leaderboard_cache_lets_a_waiter_compute_when_the_one_computing_fails(mo
 def test_leaderboard_cache_serves_a_stale_value_while_its_source_is_recomputed():
     from django.core.cache import cache
 
-    from ladder.selectors import leaderboard as ladders
+    from ladder.standings import leaderboard as ladders
 
     cache.set("page", (time.time() - 1, "old page"))
     assert cache.add("order:lock", 1)  # another request is ranking the ladder again
@@ -161,10 +161,10 @@ def crowded(db):
 
 
 def test_leaderboard_pages_cut_from_the_cached_ranking_are_the_uncached_pages(api, crowded, settings):
-    from ladder import selectors
+    from ladder.standings.leaderboard import ladder_leaderboard
 
     with time_machine.travel(timezone.now(), tick=False):
-        board = selectors.ladder_leaderboard(ladder=crowded, now=timezone.now(), per_page=1000)
+        board = ladder_leaderboard(ladder=crowded, now=timezone.now(), per_page=1000)
         boundary = board.ranked_count // 20 + 1  # the page where the unranked rows start
         cases = [{}, {"page": 2}, {"page": boundary, "page_size": 20}, {"page": 99}, {"q": "ann"}, {"bots": "hide"}]
         cases += [{"page_size": 200}]
@@ -251,7 +251,7 @@ def test_a_cached_ranking_written_by_other_code_is_recomputed_not_a_500(api, cro
 
     from django.core.cache import cache
 
-    from ladder.selectors.leaderboard import order_key as _order_key
+    from ladder.standings.leaderboard import order_key as _order_key
 
     cache.set(_order_key(crowded.slug), (time.time() + 60, Gone()), timeout=60)
     monkeypatch.delattr(sys.modules[__name__], "Gone")  # unpickling it now fails, as after a deploy
@@ -268,7 +268,7 @@ def test_leaderboard_is_pretty_printed_when_asked(api, crowded):
 
 
 def test_snapshots_list_dates_and_show_the_ranked_rows(api, ladder, player, opponent, root):
-    from ladder.services.nightly import leaderboard_snapshot, local_midnight
+    from ladder.standings.nightly import leaderboard_snapshot, local_midnight
 
     base = f"/api/v1/ladders/{ladder.slug}/snapshots/"
     assert api.get(base).json()["results"] == []

@@ -12,8 +12,8 @@ from api.lookups import ladder_by_slug, users_by_username
 from api.models import IdempotencyKey
 from api.services import token_create, token_hash, token_revoke
 from core import db
+from ladder.fields.answers import ladder_fields
 from ladder.models import MatchField
-from ladder.services.fields import ladder_fields
 from tests.api.conftest import report_body
 from tests.factories import UserFactory
 

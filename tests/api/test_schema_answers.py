@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from ladder.services.nightly import leaderboard_snapshot, local_midnight
+from ladder.standings.nightly import leaderboard_snapshot, local_midnight
 from seasons.models import Season, SeasonStatus
 from tests.api.openapi import Recorded, Recorder
 from tests.factories import LadderFactory, member

@@ -15,9 +15,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from ladder.services import ladder_join
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput, match_report_result
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput, match_report_result
+from ladder.membership import ladder_join
 from matchmaking import lifecycle
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.services import queue_join

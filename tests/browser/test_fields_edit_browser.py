@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import MatchFieldValue
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.test_matches import log_in, no_horizontal_scroll
 from tests.stats.test_aggregates import fields_of

@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from ladder.services import ladder_join
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join
 from ratings.models import PlayerRating
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.factories import PASSWORD, LadderFactory, UserFactory

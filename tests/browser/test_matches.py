@@ -8,10 +8,10 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join
 from ladder.models import Match
-from ladder.services import ladder_join
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
 from ratings.models import PlayerRating, RatingChange
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.factories import PASSWORD, LadderFactory, UserFactory

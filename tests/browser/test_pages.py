@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from ladder import services
+from ladder.membership import ladder_join
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.factories import PASSWORD, LadderFactory, UserFactory
 
@@ -20,7 +20,7 @@ def no_horizontal_scroll(page) -> bool:
 def test_home_and_ladder_page_fit_the_screen(new_page, screenshot, device, name):
     ladder = LadderFactory(name="Pokémon Singles", game="Pokémon Showdown")
     for n in range(3):
-        services.ladder_join(ladder=ladder, player=UserFactory(username=f"trainer{n}"))
+        ladder_join(ladder=ladder, player=UserFactory(username=f"trainer{n}"))
     page = new_page(device)
 
     page.goto("/")

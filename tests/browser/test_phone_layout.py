@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from ladder import services
+from ladder.membership import ladder_join
 from ratings.models import PlayerRating
 from tests.browser.conftest import DESKTOP, PHONE, ROOT
 from tests.factories import LadderFactory, UserFactory
@@ -47,7 +47,7 @@ def test_a_long_name_in_two_ladders_fits_a_phone(new_page, screenshot):
     player = UserFactory(username=LONG_NAME)
     for name in ("Pokémon Singles", "Widelands Team Championship"):
         ladder = LadderFactory(name=name)
-        services.ladder_join(ladder=ladder, player=player)
+        ladder_join(ladder=ladder, player=player)
     now = timezone.now()
     PlayerRating.objects.filter(player=player, ladder__name="Pokémon Singles").update(
         rd=60.0, games=5, wins=5, last_played_at=now, rd_as_of=now
@@ -74,7 +74,7 @@ def test_a_wide_table_shows_it_scrolls(new_page):
     """The leaderboard's Last game column is hidden on phones, so use the desktop header
     squeezed into a narrow box: any table wider than its box gets the edge shadow."""
     ladder = LadderFactory(name="Chess")
-    services.ladder_join(ladder=ladder, player=UserFactory(username=LONG_NAME))
+    ladder_join(ladder=ladder, player=UserFactory(username=LONG_NAME))
     page = new_page(PHONE)
     page.goto(ladder.get_absolute_url())
 
@@ -89,7 +89,7 @@ def test_a_wide_table_shows_it_scrolls(new_page):
 def test_home_page_cards_line_up(new_page, screenshot, device, name):
     for ladder_name in ("Chess Club", "Widelands Team Championship", "Go"):
         ladder = LadderFactory(name=ladder_name, description="")
-        services.ladder_join(ladder=ladder, player=UserFactory())
+        ladder_join(ladder=ladder, player=UserFactory())
     page = new_page(device)
 
     page.goto("/")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from ladder.services.matches import match_report_result
+from ladder.matches.reporting import match_report_result
 from matchmaking.models import EntryStatus, QueueEntry
 from tests.browser.conftest import DESKTOP, PHONE, axe_check
 from tests.factories import PASSWORD

@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
-from ladder.admin_prediction import ALREADY_RUNNING, ENGINE_NAMES, reliability_svg
+from ladder.admin.prediction import ALREADY_RUNNING, ENGINE_NAMES, reliability_svg
 from ladder.models import Ladder
 from ratings.backtests import backtest_run
 from ratings.models import Backtest, BacktestStatus

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ladder.admin_queue_formats import QueueFormatsField
+from ladder.admin.queue_formats import QueueFormatsField
 
 pytestmark = [pytest.mark.django_db]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ladder.services.matches import SideInput, match_report
+from ladder.matches.reporting import SideInput, match_report
 from notifications.models import Kind, Notification
 from tests.factories import member
 

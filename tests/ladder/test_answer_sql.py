@@ -1,5 +1,5 @@
-"""A queue match's result on PostgreSQL (``ladder.services.answers``, two statements a step)
-against its ORM twin (``ladder.services.matches``), and Ready in one statement against its twin.
+"""A queue match's result on PostgreSQL (``ladder.matches.answers``, two statements a step)
+against its ORM twin (``ladder.matches.reporting``), and Ready in one statement against its twin.
 
 Each test plays the same story on two ladders with the same members, one through the
 hand-written statements and one under ``core.db.orm_twins()``, and compares what was
@@ -20,9 +20,10 @@ from django.db import connection
 from django.utils import timezone
 
 from core import db
+from ladder.matches import answers
+from ladder.matches.reporting import match_confirm, match_report_result
+from ladder.membership import ladder_join
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant, Suspension
-from ladder.services import answers, ladder_join
-from ladder.services.matches import match_confirm, match_report_result
 from matchmaking import lifecycle
 from notifications.models import Notification
 from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from ladder import charts
+from ladder.standings import charts
 
 
 def ranks(*values: int) -> list[charts.RankPoint]:

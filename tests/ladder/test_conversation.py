@@ -9,9 +9,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches import conversation as svc
+from ladder.matches import reporting as match_services
 from ladder.models import Evidence, Match, MatchComment, MatchSide, MatchStatus, Participant, SideAnswer
-from ladder.services import conversation as svc
-from ladder.services import matches as match_services
 from notifications.models import Kind, Notification
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import Ladder, Match, MatchStatus
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
 from tests.factories import member
 
 DEFAULTS = {f.name: f.default for f in Ladder._meta.get_fields() if hasattr(f, "default")}
@@ -122,7 +122,7 @@ def test_the_same_two_players_get_a_limited_number_of_results_a_day(report_path,
 @pytest.mark.django_db
 @fair_play(pair_limit_per_day=1, review_unanswered_reports=0, review_one_sided_results=0)
 def test_a_void_result_does_not_count_against_the_pair(ladder, player, opponent, moderator):
-    from ladder.services.moderation import match_void
+    from ladder.matches.decisions import match_void
 
     wrong = win(ladder, player, opponent)
     match_void(match=wrong, moderator=moderator, reason="Reported by mistake.")

@@ -21,8 +21,8 @@ call_command("migrate", verbosity=0)
 assert connection.vendor == "sqlite"
 from accounts.models import User
 from ladder.models import Ladder
-from ladder.services import ladder_join
-from ladder.services.matches import SideInput, match_report
+from ladder.membership import ladder_join
+from ladder.matches.reporting import SideInput, match_report
 ladder = Ladder.objects.create(name="Chess", slug="chess", game="Chess", pair_limit_per_day=3,
                                review_unanswered_reports=2)
 now = timezone.now()

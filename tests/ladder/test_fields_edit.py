@@ -15,10 +15,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches import reporting as svc
+from ladder.matches.field_corrections import match_fields_correct
+from ladder.matches.reporting import SideInput
 from ladder.models import FieldKind, MatchField, MatchFieldValue, MatchStatus
-from ladder.services import matches as svc
-from ladder.services.fields_edit import match_fields_correct
-from ladder.services.matches import SideInput
 from ratings.models import RatingChange
 from stats.models import FieldValueStat, HeadToHead, PlayerFieldStat
 from stats.services import stats_remove_matches

@@ -8,11 +8,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches import reporting as svc
+from ladder.matches.decisions import match_correct, match_void
+from ladder.matches.notes import readable_note, result_sentence
+from ladder.matches.reporting import SideInput
 from ladder.models import Match
-from ladder.notes import readable_note, result_sentence
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
-from ladder.services.moderation import match_correct, match_void
 from ratings.services import adjustment_withdraw, rating_adjust
 from tests.factories import LadderFactory, member
 

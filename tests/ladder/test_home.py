@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder import services
-from ladder.services import matches as match_services
-from ladder.services.matches import SideInput
+from ladder.matches import reporting as match_services
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, UserFactory
 
@@ -42,7 +42,7 @@ def test_home_shows_the_players_ladders_with_rank_and_rating(player_client, play
     settle(player, ladder)
     settle(opponent, ladder)
     PlayerRating.objects.filter(player=player, ladder=ladder).update(rating=1700.0)
-    services.ladder_join(ladder=LadderFactory(name="Go", slug="go"), player=player)
+    ladder_join(ladder=LadderFactory(name="Go", slug="go"), player=player)
 
     html = player_client.get(reverse("home")).text
 
@@ -89,9 +89,9 @@ def test_home_queries_do_not_grow_with_ladders_or_matches(client, django_assert_
     rivals = [UserFactory(username=f"rival{n}") for n in range(3)]
     for n in range(10):
         ladder = LadderFactory(name=f"Ladder {n}", slug=f"ladder-{n}")
-        services.ladder_join(ladder=ladder, player=alice)
+        ladder_join(ladder=ladder, player=alice)
         for rival in rivals:
-            services.ladder_join(ladder=ladder, player=rival)
+            ladder_join(ladder=ladder, player=rival)
             play(ladder, alice, alice, rival)
     client.force_login(alice)
 

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ladder.views import SEARCH_LIMITED
+from ladder.pages.views import SEARCH_LIMITED
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory
 from tests.ladder.test_leaderboard_sql import varied
@@ -224,7 +224,7 @@ def test_a_member_deleted_since_the_ranking_drops_out_of_the_next_page(client, c
 @pytest.fixture
 def panel_renders(monkeypatch):
     """How many times the leaderboard panel was rendered for the shared cache."""
-    from ladder import views_leaderboard
+    from ladder.pages import leaderboard as views_leaderboard
 
     calls = []
     real = views_leaderboard.render_to_string

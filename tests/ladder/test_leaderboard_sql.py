@@ -18,8 +18,10 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import db
-from ladder import selectors
 from ladder.models import LeaderboardScale, LeaderboardSnapshot, SnapshotEntry
+from ladder.pages.players import player_standing
+from ladder.standings.leaderboard import Leaderboard, ladder_leaderboard, ladder_leaderboard_in_order
+from ladder.standings.leaderboard_sql import ORDER_ROW, LeaderboardOrder, ladder_order
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory
 
@@ -70,14 +72,14 @@ def varied(ladder, rng: random.Random, count: int = 160) -> None:
     PlayerRating.objects.bulk_create(rows)
 
 
-def rows(board: selectors.Leaderboard) -> list[tuple]:
+def rows(board: Leaderboard) -> list[tuple]:
     return [
         (row.rank, row.rating.pk, row.rd_now, row.shown, row.score, row.reasons, row.change)
         for row in (*board.ranked, *board.provisional)
     ]
 
 
-def summary(board: selectors.Leaderboard) -> tuple:
+def summary(board: Leaderboard) -> tuple:
     page = board.page
     return (
         board.member_count,
@@ -90,11 +92,11 @@ def summary(board: selectors.Leaderboard) -> tuple:
     )
 
 
-def both(monkeypatch, **kwargs) -> tuple[selectors.Leaderboard, selectors.Leaderboard]:
-    in_sql = selectors.ladder_leaderboard(**kwargs)
+def both(monkeypatch, **kwargs) -> tuple[Leaderboard, Leaderboard]:
+    in_sql = ladder_leaderboard(**kwargs)
     with monkeypatch.context() as patch:
         patch.setattr(db, "_orm_forced", True)
-        in_python = selectors.ladder_leaderboard(**kwargs)
+        in_python = ladder_leaderboard(**kwargs)
     return in_sql, in_python
 
 
@@ -141,10 +143,10 @@ def test_player_standing_row_matches_the_python_ranking(monkeypatch, settings):
     varied(ladder, random.Random(7), count=60)
     now = timezone.now()
     for rating in PlayerRating.objects.filter(ladder=ladder).select_related("player")[:40]:
-        in_sql = selectors.player_standing(ladder=ladder, player=rating.player, now=now)
+        in_sql = player_standing(ladder=ladder, player=rating.player, now=now)
         with monkeypatch.context() as patch:
             patch.setattr(db, "_orm_forced", True)
-            in_python = selectors.player_standing(ladder=ladder, player=rating.player, now=now)
+            in_python = player_standing(ladder=ladder, player=rating.player, now=now)
         expected = in_python.row
         assert (in_sql.row.rank, in_sql.row.rd_now, in_sql.row.shown, in_sql.row.reasons) == (
             expected.rank,
@@ -154,8 +156,8 @@ def test_player_standing_row_matches_the_python_ranking(monkeypatch, settings):
         )
 
 
-def in_order(order: selectors.LeaderboardOrder, **kwargs) -> selectors.Leaderboard:
-    return selectors.ladder_leaderboard_in_order(order=order, **kwargs)
+def in_order(order: LeaderboardOrder, **kwargs) -> Leaderboard:
+    return ladder_leaderboard_in_order(order=order, **kwargs)
 
 
 @pytest.mark.parametrize("settings", LADDERS, ids=lambda s: f"{s['engine']}-{s['leaderboard_scale']}")
@@ -173,14 +175,14 @@ def test_pages_of_the_cached_ranking_match_the_sql_and_python_rankings(monkeypat
         for rank, row in enumerate(reversed(board.ranked[1:21]), start=1)
     )
     ladder = type(ladder).objects.get(pk=ladder.pk)
-    order = selectors.ladder_order(ladder=ladder, now=now)
+    order = ladder_order(ladder=ladder, now=now)
     assert (order.ladder_id, order.at, order.members, order.ranked) == (
         ladder.pk,
         now,
         board.member_count,
         board.ranked_count,
     )
-    assert len(order.rows) == order.shown * selectors.ORDER_ROW.size
+    assert len(order.rows) == order.shown * ORDER_ROW.size
     boundary = board.ranked_count  # the first unranked row's index, when the ladder shows them
     cases = [{"page": page} for page in (1, 2, 3, 4, 99, 0, -1, "x", None)]
     cases += [{"per_page": 7, "page": boundary // 7 + 1}, {"per_page": 7, "page": boundary // 7}]
@@ -201,7 +203,7 @@ def test_pages_of_the_cached_ranking_match_the_sql_and_python_rankings(monkeypat
 
 def test_cached_ranking_of_an_empty_ladder():
     ladder = LadderFactory()
-    order = selectors.ladder_order(ladder=ladder, now=timezone.now())
+    order = ladder_order(ladder=ladder, now=timezone.now())
     assert (order.members, order.ranked, order.shown, order.rows) == (0, 0, 0, b"")
     paged = in_order(order, ladder=ladder, page=3)
     assert summary(paged) == (0, 0, 0, 1, 0, 1, None) and rows(paged) == []
@@ -211,7 +213,7 @@ def test_cached_ranking_shows_the_values_it_ranked():
     ladder = LadderFactory(engine="tgr", ranked_max_idle_days=0, ranked_min_games=0)
     varied(ladder, random.Random(3), count=40)
     now = timezone.now()
-    order = selectors.ladder_order(ladder=ladder, now=now)
+    order = ladder_order(ladder=ladder, now=now)
     before = in_order(order, ladder=ladder, per_page=10)
     top = before.ranked[0].rating
     PlayerRating.objects.filter(pk=top.pk).update(rating=100.0, rd=30.0, games=99)  # rated since

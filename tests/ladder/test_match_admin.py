@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from accounts.models import User
+from ladder.matches.reporting import SideInput, match_report
 from ladder.models import MatchStatus
-from ladder.services.matches import SideInput, match_report
 from ratings.models import PlayerRating, RatingAdjustment, RatingChange, ReplayJob
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("moderator_client")]
@@ -157,7 +157,7 @@ def test_history_is_read_only_in_the_admin(client, ladder, player, opponent, mod
 
 def test_a_moderator_deciding_a_dispute_sees_the_sides_players_and_reason(client, ladder, player, opponent):
     """The moderators group could not view sides and participants, so the admin hid both from them."""
-    from ladder.services.matches import match_dispute
+    from ladder.matches.reporting import match_dispute
 
     match = report(ladder, player, opponent)
     match_dispute(match=match, user=opponent, reason="I won that one")

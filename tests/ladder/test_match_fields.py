@@ -7,10 +7,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from ladder.fields.answers import clean_answers, clean_value, format_duration, parse_duration
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import FieldKind, MatchField, MatchFieldValue, MatchStatus
-from ladder.services import matches as svc
-from ladder.services.fields import clean_answers, clean_value, format_duration, parse_duration
-from ladder.services.matches import SideInput
 from ratings.models import RatingChange
 from tests.ladder.match_fields_cast import add_fields
 
@@ -191,7 +191,7 @@ def test_values_are_written_with_a_report(ladder, fields, player, opponent):
 @pytest.mark.usefixtures("report_path")
 def test_values_are_written_before_a_trusted_report_is_rated(ladder, fields, player, opponent, trusted, monkeypatch):
     seen = []
-    from ladder.services import fields as field_services
+    from ladder.fields import answers as field_services
 
     real = field_services.write_answers
 

@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import MAX_PLAYERS_PER_MATCH, FieldKind, FieldScope, Match, MatchField, MatchFieldValue, MatchStatus
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.services import queue_join
 from tests.factories import LadderFactory, member

@@ -9,13 +9,13 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder import charts
-from ladder.forms import NOT_YOURSELF, REASON_TOO_LONG
+from ladder.matches import reporting as svc
+from ladder.matches.reads import match_summary
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join, ladder_leave
 from ladder.models import Match, MatchStatus
-from ladder.selectors import match_summary
-from ladder.services import ladder_join, ladder_leave
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
+from ladder.pages.forms import NOT_YOURSELF, REASON_TOO_LONG
+from ladder.standings import charts
 from ratings.models import RatingChange
 from tests.factories import LadderFactory, member
 

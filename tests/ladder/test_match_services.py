@@ -9,10 +9,10 @@ from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from ladder.matches import decisions as moderation
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import Match, MatchStatus
-from ladder.services import matches as svc
-from ladder.services import moderation
-from ladder.services.matches import SideInput
 from ratings.models import PlayerRating, RatingChange, RatingEvent, SupersededChange
 from tests.factories import LadderFactory, UserFactory, member
 
@@ -213,7 +213,7 @@ def test_void_of_a_rated_match_replays_the_ladder_without_it(
     svc.match_report(ladder=ladder, reporter=moderator, sides=one_v_one(player, carol))
     alone = LadderFactory(name="Reference", slug="reference")
     for user in (player, carol):
-        from ladder.services import ladder_join
+        from ladder.membership import ladder_join
 
         ladder_join(ladder=alone, player=user, now=timezone.now() - timedelta(days=1000))
     reference = svc.match_report(
@@ -247,7 +247,7 @@ def test_void_needs_a_reason(ladder, player, opponent, moderator):
 
 
 def test_a_game_before_a_player_joined_is_refused(ladder, player):
-    from ladder.services import ladder_join
+    from ladder.membership import ladder_join
 
     newcomer = UserFactory(username="newcomer")
     ladder_join(ladder=ladder, player=newcomer)

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.urls import reverse
 
-from ladder import services
+from ladder.membership import ladder_join, ladder_leave
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory
 
@@ -19,7 +19,7 @@ def test_join_creates_rating_with_the_ladders_initial_values(player):
     ladder = LadderFactory(initial_rating=1200, initial_rd=300, rd_max=320, initial_volatility=0.07)
 
     with time_machine.travel("2026-05-01 12:00:00Z", tick=False):
-        rating = services.ladder_join(ladder=ladder, player=player)
+        rating = ladder_join(ladder=ladder, player=player)
 
     assert (rating.rating, rating.rd, rating.volatility) == (1200, 300, 0.07)
     assert rating.rd_as_of.isoformat() == "2026-05-01T12:00:00+00:00"
@@ -62,11 +62,11 @@ def test_leave_keeps_the_rating_and_rejoin_restores_it(player, ladder):
     rating = PlayerRating.objects.get(ladder=ladder, player=player)
     PlayerRating.objects.filter(pk=rating.pk).update(rating=1720.5, rd=80, games=12, wins=12)
 
-    services.ladder_leave(ladder=ladder, player=player)
+    ladder_leave(ladder=ladder, player=player)
     left = PlayerRating.objects.get(pk=rating.pk)
     assert not left.is_active and left.left_at is not None
 
-    back = services.ladder_join(ladder=ladder, player=player)
+    back = ladder_join(ladder=ladder, player=player)
     assert back.pk == rating.pk
     assert (back.rating, back.rd, back.games) == (1720.5, 80, 12)
     assert PlayerRating.objects.filter(ladder=ladder).count() == 1
@@ -122,7 +122,7 @@ def test_deactivated_account_cannot_join(outsider, ladder):
     outsider.save()
 
     with pytest.raises(ValidationError, match="deactivated"):
-        services.ladder_join(ladder=ladder, player=outsider)
+        ladder_join(ladder=ladder, player=outsider)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -133,7 +133,7 @@ def test_concurrent_joins_create_exactly_one_row(outsider, ladder):
     def join() -> None:
         barrier.wait()
         try:
-            services.ladder_join(ladder=ladder, player=outsider)
+            ladder_join(ladder=ladder, player=outsider)
             outcomes.append("joined")
         except ValidationError:
             outcomes.append("refused")

@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder.models import CancelReason, Match, MatchSide, MatchStatus, Participant, SideAnswer
-from ladder.selectors.moderation import DESK_LIST_SIZE
-from ladder.views_moderation import CONFIRMED, CORRECTED, NOT_A_MODERATOR, VOIDED
+from ladder.moderation.desk import DESK_LIST_SIZE
+from ladder.pages.moderation import CONFIRMED, CORRECTED, NOT_A_MODERATOR, VOIDED
 from notifications.models import Kind, Notification
 from notifications.texts import describe
 

@@ -10,11 +10,11 @@ import time_machine
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from ladder import selectors
+from ladder.matches.reporting import SideInput, match_report
+from ladder.membership import ladder_join
 from ladder.models import LeaderboardScale, LeaderboardSnapshot, NightlyRun, SnapshotEntry
-from ladder.services import ladder_join
-from ladder.services.matches import SideInput, match_report
-from ladder.services.nightly import (
+from ladder.standings.leaderboard import ladder_leaderboard
+from ladder.standings.nightly import (
     NIGHTLY_BEFORE_LAST,
     NIGHTLY_IN_FUTURE,
     NIGHTLY_NOT_MIDNIGHT,
@@ -210,9 +210,9 @@ def test_a_player_at_rd_50_turns_provisional_after_18_75_idle_days():
     def rd_after(days: float) -> float:
         return engine.rd_at(idle, (start + timedelta(days=days)).timestamp())
 
-    page = selectors.ladder_leaderboard(ladder=ladder, now=start + timedelta(days=18.74))
+    page = ladder_leaderboard(ladder=ladder, now=start + timedelta(days=18.74))
     assert [row.rank for row in page.ranked] == [1]
-    page = selectors.ladder_leaderboard(ladder=ladder, now=start + timedelta(days=18.76))
+    page = ladder_leaderboard(ladder=ladder, now=start + timedelta(days=18.76))
     assert page.ranked == [] and page.provisional[0].reasons == ("RD 100.0 > 100",)
 
     counts = {}
@@ -291,7 +291,7 @@ def test_snapshot_ranks_are_the_live_leaderboards_at_the_same_instant(scale, mod
     midnight = start + 10 * DAY
 
     ladder_nightly(ladder=ladder, midnight=midnight)
-    board = selectors.ladder_leaderboard(ladder=ladder, now=midnight, per_page=1000)
+    board = ladder_leaderboard(ladder=ladder, now=midnight, per_page=1000)
 
     snapshot = LeaderboardSnapshot.objects.get(ladder=ladder)
     assert snapshot.ranked_count == board.ranked_count > 3

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from ladder.models import LeaderboardSnapshot, NightlyRun
-from ladder.services.nightly import local_midnight
+from ladder.standings.nightly import local_midnight
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, bulk_users
 

@@ -20,8 +20,8 @@ call_command("migrate", verbosity=0)
 assert connection.vendor == "sqlite"
 from accounts.models import User
 from ladder.models import Ladder, LeaderboardSnapshot
-from ladder.selectors import ladder_standings
-from ladder.services.nightly import ladder_nightly, local_midnight
+from ladder.standings.leaderboard import ladder_standings
+from ladder.standings.nightly import ladder_nightly, local_midnight
 from ratings.models import PlayerRating
 ladder = Ladder.objects.create(name="Chess", slug="chess", game="Chess", time_zone="Europe/Berlin", snapshot_size=2)
 now = timezone.now()

@@ -15,7 +15,7 @@ from django_celery_beat.models import PeriodicTask
 from api.tasks import expire_idempotency_keys_task
 from ladder import tasks
 from ladder.models import NightlyRun
-from ladder.services.nightly import ladder_nightly, local_midnight
+from ladder.standings.nightly import ladder_nightly, local_midnight
 from ladder.tasks import run_ladder_nightly_task, run_nightly_task
 from matchmaking.tasks import sweep_queue_task
 from ratings.models import PlayerRating

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from ladder import services
+from ladder.membership import ladder_join
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, UserFactory
 
@@ -43,7 +43,7 @@ def test_home_lists_ladders_with_player_counts(client, django_assert_max_num_que
     chess = LadderFactory(name="Chess Club")
     LadderFactory(name="Hidden", is_listed=False)
     for n in range(3):
-        services.ladder_join(ladder=chess, player=UserFactory(username=f"member{n}"))
+        ladder_join(ladder=chess, player=UserFactory(username=f"member{n}"))
 
     with django_assert_max_num_queries(4):
         response = client.get(reverse("home"))
@@ -106,8 +106,8 @@ def test_unknown_ladder_is_a_404_page(client):
 
 def test_leaderboard_sorts_by_the_ladders_display_scale(client):
     ladder = LadderFactory(leaderboard_scale="conservative")
-    bold = services.ladder_join(ladder=ladder, player=UserFactory(username="bold"))
-    steady = services.ladder_join(ladder=ladder, player=UserFactory(username="steady"))
+    bold = ladder_join(ladder=ladder, player=UserFactory(username="bold"))
+    steady = ladder_join(ladder=ladder, player=UserFactory(username="steady"))
     settle(bold, rating=1600, rd=95)
     settle(steady, rating=1590, rd=40)
 
@@ -131,9 +131,7 @@ def test_leaderboard_says_why_each_player_is_not_ranked(client):
         "fresh": {"games": 3, "wins": 3},
         "away": {"last_played_at": now - timedelta(days=41), "rd": 50, "rd_as_of": now},
     }.items():
-        settle(
-            services.ladder_join(ladder=ladder, player=UserFactory(username=name)), rd=fields.pop("rd", 60), **fields
-        )
+        settle(ladder_join(ladder=ladder, player=UserFactory(username=name)), rd=fields.pop("rd", 60), **fields)
 
     response = client.get(ladder.get_absolute_url())
 
@@ -148,7 +146,7 @@ def test_leaderboard_says_why_each_player_is_not_ranked(client):
 
 def test_idle_rule_can_be_switched_off(client):
     ladder = LadderFactory(ranked_max_idle_days=0, rd_growth_per_day=0)
-    away = services.ladder_join(ladder=ladder, player=UserFactory(username="away"))
+    away = ladder_join(ladder=ladder, player=UserFactory(username="away"))
     settle(away, rd=60, last_played_at=timezone.now() - timedelta(days=400))
 
     board = client.get(ladder.get_absolute_url()).context["leaderboard"]

@@ -1,4 +1,4 @@
-"""The ranking rule (``ladder.ranking``): its Python and SQL sides agree on every scale, ties included.
+"""The ranking rule (``ladder.standings.ranking``): its Python and SQL sides agree on every scale, ties included.
 
 PostgreSQL ranks with the SQL twins and every other database (or PostgreSQL under
 ``core.db.orm_twins()``) in Python. Here both rank ladders full of ties: equal sort values
@@ -14,10 +14,11 @@ import pytest
 from django.db import connection
 
 from core import db
-from ladder import selectors
 from ladder.models import Ladder, LeaderboardScale, LeaderboardSnapshot
-from ladder.ranking import rank_key, rank_order_sql, ranked_sql, scale_value, sort_value, sort_value_sql
-from ladder.services.nightly import leaderboard_snapshot
+from ladder.standings.leaderboard import ladder_leaderboard, ladder_leaderboard_cached, ladder_leaderboard_in_order
+from ladder.standings.leaderboard_sql import ladder_order
+from ladder.standings.nightly import leaderboard_snapshot
+from ladder.standings.ranking import rank_key, rank_order_sql, ranked_sql, scale_value, sort_value, sort_value_sql
 from ratings.engines import display
 from ratings.models import PlayerRating
 from ratings.nightly import rd_at_sql
@@ -112,11 +113,11 @@ def test_python_and_sql_rank_in_the_same_order_with_the_same_values(scale):
 def test_the_leaderboard_ranks_ties_alike_in_sql_and_in_python(scale):
     ladder = tied_ladder(scale)
 
-    in_sql = selectors.ladder_leaderboard(ladder=ladder, now=NOW, per_page=100)
-    order = selectors.ladder_order(ladder=ladder, now=NOW)
-    cut = selectors.ladder_leaderboard_in_order(ladder=ladder, order=order, per_page=100)
+    in_sql = ladder_leaderboard(ladder=ladder, now=NOW, per_page=100)
+    order = ladder_order(ladder=ladder, now=NOW)
+    cut = ladder_leaderboard_in_order(ladder=ladder, order=order, per_page=100)
     with db.orm_twins():
-        in_python = selectors.ladder_leaderboard(ladder=ladder, now=NOW, per_page=100)
+        in_python = ladder_leaderboard(ladder=ladder, now=NOW, per_page=100)
 
     def ranks(board):
         return [(row.rank, row.rating.pk, row.rd_now, row.score) for row in (*board.ranked, *board.provisional)]
@@ -170,7 +171,7 @@ def test_the_cached_leaderboard_pages_are_alike_in_sql_and_in_python(scale):
 
     def pages() -> list[tuple]:
         cache.clear()
-        boards = [selectors.ladder_leaderboard_cached(ladder=ladder, now=NOW, seconds=5, page=n)[1] for n in (1, 2)]
+        boards = [ladder_leaderboard_cached(ladder=ladder, now=NOW, seconds=5, page=n)[1] for n in (1, 2)]
         return [
             (
                 (board.member_count, board.ranked_count, board.page.number, board.page.paginator.count),

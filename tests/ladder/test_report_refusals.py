@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder.models import Match
-from ladder.services.suspensions import suspend
+from ladder.moderation.suspensions import suspend
 from tests.factories import member
 
 pytestmark = pytest.mark.django_db

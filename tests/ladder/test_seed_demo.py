@@ -7,9 +7,9 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from accounts.models import User
+from ladder.matches.decisions import match_void
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchStatus, NightlyRun, Participant, SnapshotEntry
-from ladder.selectors.leaderboard import ladder_standings
-from ladder.services.moderation import match_void
+from ladder.standings.leaderboard import ladder_standings
 from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 from matchmaking.services import queue_join
 from notifications.models import EmailStatus, Kind, Notification

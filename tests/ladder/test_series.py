@@ -10,9 +10,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches.reporting import match_confirm
+from ladder.matches.series import series_report_game, series_score
 from ladder.models import CancelReason, Match, MatchStatus, SeriesGame
-from ladder.services.matches import match_confirm
-from ladder.services.series import series_report_game, series_score
 from matchmaking import lifecycle
 from matchmaking import services as q
 from matchmaking.models import EntryStatus
@@ -196,7 +196,7 @@ def test_a_closed_series_takes_no_more_games(ladder, player, opponent):
 @pytest.mark.ladder(best_of=3)
 def test_a_series_takes_no_single_result(ladder, player, opponent):
     """A result for the whole match would skip its games (and, game by game, rate the play twice)."""
-    from ladder.services.matches import match_report_result
+    from ladder.matches.reporting import match_report_result
 
     match = both_ready(ladder, player, opponent, timezone.now())
     with pytest.raises(ValidationError) as refusal:

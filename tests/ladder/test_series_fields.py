@@ -10,9 +10,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches.reporting import match_confirm
+from ladder.matches.series import series_answers, series_report_game
 from ladder.models import MatchFieldValue, MatchStatus, SeriesGame
-from ladder.services.matches import match_confirm
-from ladder.services.series import series_answers, series_report_game
 from stats.models import FieldValueStat
 from tests.ladder.match_fields_cast import add_fields
 from tests.ladder.test_series import both_ready, side_of

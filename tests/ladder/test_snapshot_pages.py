@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder.models import LeaderboardSnapshot, SnapshotEntry
-from ladder.services.nightly import leaderboard_snapshot, local_midnight
-from ladder.snapshots import RankChange, ladder_movers
+from ladder.standings.nightly import leaderboard_snapshot, local_midnight
+from ladder.standings.snapshots import RankChange, ladder_movers
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, bulk_users
 

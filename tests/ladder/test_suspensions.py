@@ -9,11 +9,11 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder import selectors
+from ladder.matches.reporting import SideInput, match_report
 from ladder.models import Ladder, Suspension
-from ladder.selectors.ladders import ladder_list_with_activity
-from ladder.services import suspensions
-from ladder.services.matches import SideInput, match_report
+from ladder.moderation import suspensions
+from ladder.standings.ladders import ladder_list_with_activity
+from ladder.standings.leaderboard import ladder_leaderboard
 from matchmaking.models import QueueEntry
 from notifications.models import Kind, Notification
 from notifications.texts import describe
@@ -161,7 +161,7 @@ def test_a_lifted_suspension_lets_the_player_report_again(report_path, ladder, p
 
 
 def listed_names(ladder: Ladder) -> tuple[int, list[str]]:
-    board = selectors.ladder_leaderboard(ladder=ladder, now=timezone.now())
+    board = ladder_leaderboard(ladder=ladder, now=timezone.now())
     return board.member_count, sorted(row.rating.player.username for row in (*board.ranked, *board.provisional))
 
 

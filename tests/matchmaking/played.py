@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ladder.matches.reporting import match_report_result
 from ladder.models import Match, MatchSide, MatchStatus, Participant
-from ladder.services.matches import match_report_result
 from matchmaking import lifecycle
 
 

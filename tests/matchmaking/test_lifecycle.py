@@ -11,8 +11,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
+from ladder.matches.reporting import match_report_result
 from ladder.models import CancelReason, Confirmation, Match, MatchStatus
-from ladder.services.matches import match_report_result
 from matchmaking import lifecycle
 from matchmaking import services as q
 from matchmaking.models import EntryStatus, QueueEntry, QueuePenalty

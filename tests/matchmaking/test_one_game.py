@@ -18,8 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core import db
+from ladder.matches.reporting import match_report_result
 from ladder.models import Match, MatchStatus
-from ladder.services.matches import match_report_result
 from matchmaking import lifecycle, parties
 from matchmaking import services as q
 from matchmaking.models import EntryStatus, QueueEntry
@@ -82,7 +82,7 @@ def test_a_game_in_another_ladder_does_not_hold_the_player(sql_or_orm, ladder, p
     pair(ladder, player, opponent, now)
     other = LadderFactory(name="Other")
     member_of_other = member(other, "olga")
-    from ladder.services import ladder_join
+    from ladder.membership import ladder_join
 
     ladder_join(ladder=other, player=player, now=now - timedelta(days=1))
 
@@ -117,7 +117,7 @@ def test_pairing_never_places_a_search_whose_player_has_an_open_game(sql_or_orm,
     raced it): the claim, under the pairing's lock, leaves it out."""
     now = timezone.now()
     match = pair(ladder, player, opponent, now)
-    from ladder.services import ladder_join
+    from ladder.membership import ladder_join
 
     ladder_join(ladder=ladder, player=outsider, now=now - timedelta(days=1))
     slipped = QueueEntry.objects.create(

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from ladder import formats
 from ladder.models import MatchSide, MatchStatus, Participant
-from ladder.services.suspensions import suspend
+from ladder.moderation.suspensions import suspend
 from matchmaking import lifecycle, parties
 from matchmaking import services as q
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, PartyStatus, QueueEntry, QueuePenalty

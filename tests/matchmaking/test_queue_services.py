@@ -15,8 +15,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
+from ladder.matches.reporting import SideInput, match_report
 from ladder.models import Match, MatchStatus
-from ladder.services.matches import SideInput, match_report
 from matchmaking import services as q
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import win_probability

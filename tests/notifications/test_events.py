@@ -11,10 +11,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core import db
+from ladder.matches import decisions as moderation
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import Match, MatchStatus
-from ladder.services import matches as svc
-from ladder.services import moderation
-from ladder.services.matches import SideInput
 from matchmaking import services as q
 from matchmaking.models import EntryStatus
 from notifications.models import EmailStatus, Kind, Notification

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches.reporting import SideInput, match_confirm, match_report
 from ladder.models import Match
-from ladder.services.matches import SideInput, match_confirm, match_report
 from notifications.models import Kind, Notification
 from notifications.services import notify
 from notifications.views import PAGE_SIZE
@@ -240,7 +240,7 @@ def test_the_bell_stops_polling_for_a_signed_out_client(client, player):
 
 
 def test_a_moderators_decision_shows_the_reason_once(player_client, player, opponent, ladder, moderator):
-    from ladder.services.moderation import match_void
+    from ladder.matches.decisions import match_void
 
     match = reported_against(opponent, player, ladder)
     match_void(match=match, moderator=moderator, reason="The game never finished.")

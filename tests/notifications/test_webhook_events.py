@@ -10,9 +10,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
-from ladder.services.notices import _milestone
+from ladder.matches import reporting as svc
+from ladder.matches.notices import _milestone
+from ladder.matches.reporting import SideInput
 from tests.factories import member
 from webhooks.models import Webhook, WebhookDelivery
 

@@ -248,7 +248,7 @@ def test_a_withdrawal_needs_a_reason(ladder, player, moderator):
 def test_nobody_adjusts_their_own_rating(ladder, moderator, form):
     from django.core.exceptions import ValidationError
 
-    from ladder.services import ladder_join
+    from ladder.membership import ladder_join
     from ratings.services import ADJUSTMENT_OWN_RATING
 
     ladder_join(ladder=ladder, player=moderator)

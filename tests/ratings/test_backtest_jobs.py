@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from ladder.services import moderation
+from ladder.matches import decisions as moderation
 from ratings import sql
 from ratings.backtests import (
     ALREADY_RUNNING,

@@ -9,12 +9,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ladder.matches import reporting as svc
+from ladder.matches.decisions import match_void
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join
 from ladder.models import Ladder
 from ladder.models.ladder import WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN
-from ladder.services import ladder_join
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
-from ladder.services.moderation import match_void
 from ratings.backtest.data import Match, split_index
 from ratings.backtest.games import by_type
 from ratings.backtest.games_run import games_tune_report

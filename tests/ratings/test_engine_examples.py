@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from ratings.engines import Params, RatingState, composite, display, get_engine, win_probability
+from ratings.engines import Params, RatingState, composite, display, get_engine, is_provisional, win_probability
 from ratings.engines.glicko import GLICKO2_SCALE, glicko2_rating_period
 from ratings.engines.probability import g, rating_difference_for_probability
 from ratings.engines.values import SECONDS_PER_DAY
@@ -194,6 +194,16 @@ def test_display_scales():
     assert shown.conservative == 1440
     assert shown.provisional is False
     assert display(1600, 100.01).provisional is True
+
+
+def test_provisional_means_an_rd_above_100_unless_a_ladder_says_otherwise():
+    """docs/rules.md §12: provisional while RD > 100 (the pseudocode's "greater than", not "at least")."""
+    assert not is_provisional(100.0)
+    assert is_provisional(math.nextafter(100.0, math.inf))
+    assert not display(1500, 100.0).provisional
+    assert display(1500, math.nextafter(100.0, math.inf)).provisional
+    assert not is_provisional(150.0, 150.0) and is_provisional(150.5, 150.0)
+    assert not display(1500, 150.0, provisional_rd=150.0).provisional
 
 
 def test_provisional_after_18_75_idle_days():

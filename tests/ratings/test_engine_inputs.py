@@ -76,3 +76,56 @@ def test_a_placement_that_is_not_a_whole_number_of_at_least_1_is_refused(name, b
     placements = [bad, *range(2, len(sizes) + 1)]
     with pytest.raises(ValueError, match=r"placements\[0\] must be a whole number of at least 1, got "):
         get_engine(name).rate(sides, placements, DAY)
+
+
+BAD_PLAYERS = {
+    "negative RD": (RatingState(1500.0, -80.0), r"\.rd must be above 0, got -80\.0"),
+    "zero RD": (RatingState(1500.0, 0.0), r"\.rd must be above 0, got 0\.0"),
+    "zero volatility": (RatingState(1500.0, 80.0, 0.0), r"\.volatility must be above 0, got 0\.0"),
+    "NaN rating": (RatingState(math.nan, 80.0), r"\.rating must be a finite number, got nan"),
+    "infinite clock": (RatingState(1500.0, 80.0, 0.06, math.inf), r"\.rd_as_of must be a finite number, got inf"),
+    "plain tuple": ((1500.0, 80.0, 0.06, 0.0), r" must be a RatingState, got tuple"),
+}
+
+
+def every_seat(sizes: list[int]) -> list[tuple[int, int]]:
+    return [(side, position) for side, size in enumerate(sizes) for position in range(size)]
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("bad", list(BAD_PLAYERS))
+def test_a_bad_player_is_refused_wherever_they_sit(name, layout, bad):
+    """``Engine.rate``'s contract: a non-finite or non-positive value is refused, naming the field.
+
+    Every seat of every layout, the second player of a 1 v 1 game as much as the first.
+    """
+    engine = get_engine(name)
+    value, message = BAD_PLAYERS[bad]
+    for side, position in every_seat(LAYOUTS[layout]):
+        sides = players(LAYOUTS[layout], 0.0)
+        sides[side][position] = value
+        placements = list(range(1, len(sides) + 1))
+        with pytest.raises(ValueError, match=rf"^sides\[{side}\]\[{position}\]{message}$"):
+            engine.rate(sides, placements, DAY)
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+@pytest.mark.parametrize("bad", [1.5, True, math.nan, 0, -1], ids=repr)
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_a_bad_placement_is_refused_wherever_it_stands(name, bad, layout):
+    count = len(LAYOUTS[layout])
+    for index in range(count):
+        placements: list[object] = list(range(1, count + 1))
+        placements[index] = bad
+        with pytest.raises(ValueError, match=rf"^placements\[{index}\] must be a whole number of at least 1, got "):
+            get_engine(name).rate(players(LAYOUTS[layout], 0.0), placements, DAY)
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("at", [math.nan, math.inf, -math.inf], ids=repr)
+def test_a_game_at_no_finite_instant_is_refused(name, layout, at):
+    sides = players(LAYOUTS[layout], 0.0)
+    with pytest.raises(ValueError, match=r"^at must be a finite number, got "):
+        get_engine(name).rate(sides, list(range(1, len(sides) + 1)), at)

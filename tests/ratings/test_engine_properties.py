@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ratings.engines import ENGINES, Params, RatingState, composite, get_engine, win_probability
 from ratings.engines.base import Engine
 from ratings.engines.teams import LN_BETA, null_influence_bound, pad
-from ratings.engines.values import SECONDS_PER_DAY, TEAM_DELTA_MODES
+from ratings.engines.values import SECONDS_PER_DAY, TEAM_DELTA_MODES, TRUESKILL_ORIGIN
 
 ENGINE_NAMES = sorted(ENGINES)
 ratings = st.floats(min_value=-1_000, max_value=5_000)
@@ -103,7 +103,13 @@ def test_free_for_all_results_follow_their_players_when_sides_are_reordered(name
     order = data.draw(st.permutations(range(len(players))))
     engine = get_engine(name)
     if name == "trueskill":  # tied sides stand in its chain by strength; two equal ones by position
-        tied = [(p.rating, engine.rd_at(p, 0.0), place) for p, place in zip(players, placements, strict=True)]
+        # Strength as the chain sees it: μ counted from rating 450 and σ² + τ² + β², in which
+        # ratings a hair apart (0 and 2e-45) are equal.
+        params = engine.params
+        tied = [
+            (p.rating - TRUESKILL_ORIGIN, engine.rd_at(p, 0.0) ** 2 + params.dynamics**2 + params.beta**2, place)
+            for p, place in zip(players, placements, strict=True)
+        ]
         assume(len(set(tied)) == len(tied))
 
     straight = engine.rate([[p] for p in players], placements, 0.0)

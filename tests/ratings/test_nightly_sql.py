@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from ladder.services.nightly import local_midnight, local_midnights
+from ladder.standings.nightly import local_midnight, local_midnights
 from ratings.engines import RatingState
 from ratings.history import Standing
 from ratings.models import PlayerRating

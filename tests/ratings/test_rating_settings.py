@@ -11,12 +11,12 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join
 from ladder.models import Ladder
-from ladder.services import ladder_join
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
-from ladder.services.nightly import ladder_nightly, local_midnight, local_midnights
-from ladder.services.rating_settings import (
+from ladder.standings.nightly import ladder_nightly, local_midnight, local_midnights
+from ladder.standings.rating_settings import (
     SETTINGS_REASON_REQUIRED,
     SETTINGS_UNCHANGED,
     rating_settings_change,

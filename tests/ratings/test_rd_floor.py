@@ -15,11 +15,11 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from ladder.admin import LadderAdmin
+from ladder.admin.ladders import LadderAdmin
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import Ladder
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
-from ladder.services.rating_settings import rating_settings_change
+from ladder.standings.rating_settings import rating_settings_change
 from ratings.engines import Params, RatingState, get_engine
 from ratings.models import PlayerRating, RatingChange, RatingSettingsChange, SettingsChangeMode
 from ratings.services import ladder_replay

@@ -10,10 +10,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from ladder.matches import decisions as moderation
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import Match
-from ladder.services import matches as svc
-from ladder.services import moderation
-from ladder.services.matches import SideInput
 from ratings.engines import ENGINES
 from ratings.models import PlayerRating, RatingChange, RatingEvent, SupersededChange
 from ratings.services import ladder_replay, rating_adjust

@@ -18,10 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
+from ladder.matches import decisions as moderation
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import Match, MatchStatus
-from ladder.services import matches as svc
-from ladder.services import moderation
-from ladder.services.matches import SideInput
 from ratings import replay_jobs
 from ratings.models import PlayerRating, RatingEvent, ReplayJob, SupersededChange
 from ratings.services import ladder_replay, replay_job_for_match, replay_job_run

@@ -18,10 +18,11 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from ladder.services import ladder_join, moderation
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
-from ladder.services.nightly import ladder_nightly, local_midnight, local_midnights
+from ladder.matches import decisions as moderation
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join
+from ladder.standings.nightly import ladder_nightly, local_midnight, local_midnights
 from ratings import nightly
 from ratings.engines import ENGINES
 from ratings.models import PlayerRating

@@ -1,6 +1,6 @@
 """Both sides of every hand-written statement of the ratings app write the same rows.
 
-PostgreSQL runs the statements of ``ratings.sql`` and ``ladder.sql``; other databases
+PostgreSQL runs the statements of ``ratings.sql`` and ``ladder.matches.sql``; other databases
 run their ORM twins, and ``core.db.orm_twins()`` makes PostgreSQL take those too. Each
 test runs a pair both ways and compares the rows: floats to the bit, as a replay must
 reproduce the live ratings exactly.
@@ -15,10 +15,10 @@ import pytest
 from django.utils import timezone
 
 from core import db
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join
 from ladder.models import Ladder
-from ladder.services import ladder_join
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
 from ratings import settings_timeline
 from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS
 from ratings.models import PlayerRating, RatingChange, RatingEvent, ReplayJob, ReplayJobKind, ReplayJobStatus
@@ -102,7 +102,7 @@ def play(ladder: Ladder, moderator, users: list, *, seed: str, games: int = 40) 
 
 
 def test_live_updates_write_the_same_rows_through_the_statements_and_their_twins(moderator):
-    """The report statement and the rating store (``ladder.sql``, ``ratings.sql.store_ratings``)."""
+    """The report statement and the rating store (``ladder.matches.sql``, ``ratings.sql.store_ratings``)."""
     by_statements, by_twins, users = twin_ladders()
     play(by_statements, moderator, users, seed="live")
     with db.orm_twins():

@@ -10,7 +10,7 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder.admin_prediction import SLOPE_STALE
+from ladder.admin.prediction import SLOPE_STALE
 from ladder.models import Ladder
 from ratings.backtests import backtest_compute
 from ratings.engines import recalibrated, win_probability

@@ -10,9 +10,9 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import LeaderboardSnapshot, SnapshotEntry
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
 from notifications.models import Kind, Notification
 from ratings.models import EventKind, PlayerRating, RatingChange, RatingEvent
 from seasons.models import Badge, BadgeTier, ResetMode, Season, SeasonSettings, SeasonStanding, SeasonStatus

@@ -11,10 +11,10 @@ import pytest
 from django.utils import timezone
 
 from core import db
-from ladder.services import ladder_join
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
-from ladder.services.nightly import ladder_nightly, local_midnight, local_midnights
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
+from ladder.membership import ladder_join
+from ladder.standings.nightly import ladder_nightly, local_midnight, local_midnights
 from ratings.engines import ENGINES
 from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange
 from ratings.resets import rating_reset_apply

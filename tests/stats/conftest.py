@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import MatchField, MatchFieldValue
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
 
 
 @pytest.fixture

@@ -16,10 +16,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ladder.matches import decisions as moderation
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from ladder.models import MatchField, MatchFieldValue, MatchStatus, Participant
-from ladder.services import matches as svc
-from ladder.services import moderation
-from ladder.services.matches import SideInput
 from ratings.engines import win_probability
 from ratings.models import RatingChange, RatingEvent, ReplayJob
 from ratings.services import ladder_replay
@@ -238,7 +238,7 @@ def test_rebuild_stats_counts_details_added_after_the_rating(player, opponent, l
 
 @pytest.mark.django_db
 def test_a_trusted_report_counts_the_details_it_carries(player, opponent, moderator, ladder, details, report_path):
-    from ladder.services.fields import Answer
+    from ladder.fields.answers import Answer
 
     map_field, tribe_field = details
     svc.match_report(

@@ -13,8 +13,8 @@ import pytest
 from django.utils import timezone
 
 from accounts.roles import moderator_ids
-from ladder.services import matches as svc
-from ladder.services.matches import SideInput
+from ladder.matches import reporting as svc
+from ladder.matches.reporting import SideInput
 from notifications.models import Notification
 from tests.factories import member
 from webhooks import delivery

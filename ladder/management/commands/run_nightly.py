@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from ladder.models import Ladder
-from ladder.services.nightly import ladder_nightly, local_date, local_midnight
+from ladder.standings.nightly import ladder_nightly, local_date, local_midnight
 
 
 def parse_instant(value: str | None) -> datetime:

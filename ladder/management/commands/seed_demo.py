@@ -16,13 +16,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
-from ladder import services
+from ladder.matches.conversation import comment_add, evidence_add
+from ladder.matches.decisions import match_void
+from ladder.matches.reporting import SideInput, match_dispute, match_remind_unanswered, match_report
+from ladder.membership import ladder_join
 from ladder.models import Ladder, Match
 from ladder.models.ladder import NEW_LADDER_SETTINGS, NEW_TEAM_LADDER_SETTINGS
-from ladder.services.conversation import comment_add, evidence_add
-from ladder.services.matches import SideInput, match_dispute, match_remind_unanswered, match_report
-from ladder.services.moderation import match_void
-from ladder.services.nightly import ladder_nightly, local_midnights
+from ladder.standings.nightly import ladder_nightly, local_midnights
 from notifications.models import Kind, Notification
 from notifications.services import mark_read
 from ratings.models import PlayerRating
@@ -179,7 +179,7 @@ class Command(BaseCommand):
                 already = set(PlayerRating.objects.filter(ladder=ladder).values_list("player_id", flat=True))
                 for player in members:
                     if player.pk not in already:
-                        services.ladder_join(ladder=ladder, player=player, now=start)
+                        ladder_join(ladder=ladder, player=player, now=start)
                         created["memberships"] += 1
             created["matches"] = 0
             if not Match.objects.filter(ladder=ladders[0]).exists():

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ladder.management.commands.run_nightly import ladders_from, parse_instant
-from ladder.services.nightly import leaderboard_snapshot, local_midnight
+from ladder.standings.nightly import leaderboard_snapshot, local_midnight
 
 
 class Command(BaseCommand):

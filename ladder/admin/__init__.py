@@ -1,0 +1,16 @@
+"""The ladder's admin, one module per admin page: ladders and matches (``ladders``), match
+fields, comments and evidence, periodic tasks, suspensions, queue formats, rating settings
+and prediction quality. Django's autodiscovery imports this package; importing the modules
+registers them.
+"""
+
+from ladder.admin import (  # noqa: F401 (each module registers its admin)
+    conversation,
+    fields,
+    ladders,
+    periodic,
+    prediction,
+    queue_formats,
+    rating_settings,
+    suspensions,
+)

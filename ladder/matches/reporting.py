@@ -1,0 +1,801 @@
+"""Reporting, confirming and disputing matches (a moderator's decisions are in ``moderation``).
+
+Every function here validates first and raises ``ValidationError`` with one of the
+messages below (so nothing changes on refusal), then writes in one transaction. Rating a
+confirmed match is ``ratings.services.rating_apply_match``, called in the same
+transaction as the confirmation.
+
+On PostgreSQL a report, a queue match's result and its confirmation run as hand-written
+statements (``_report_in_two_statements``, ``ladder.matches.answers``); the ORM code here
+is their twin, which other databases run and the tests run on PostgreSQL too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from accounts.models import User
+from core import db
+from ladder import permissions
+from ladder.fields.answers import Answer, write_answers
+from ladder.matches import notices, sql
+from ladder.matches.sql import LockedMember
+from ladder.models import (
+    MAX_PLAYERS_PER_MATCH,
+    CancelReason,
+    Confirmation,
+    Ladder,
+    Match,
+    MatchFormat,
+    MatchSide,
+    MatchStatus,
+    Participant,
+    SideAnswer,
+)
+from ladder.moderation import fair_play
+from ladder.moderation.suspensions import refuse_suspended_players
+from ladder.permissions import is_moderator, is_trusted_everywhere, is_trusted_reporter
+from notifications.models import Kind, Notification
+from notifications.services import forget_counts, mail_soon
+from ratings import hooks
+from ratings.history import change_values
+from ratings.models import ChangeKind, PlayerRating, RatingChange
+from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
+from webhooks.services import subscribed_events
+
+FUTURE_TOLERANCE = timedelta(minutes=1)
+# A report after play is a duplicate of a live match with the same players and result played in the same minute.
+DUPLICATE_WINDOW = timedelta(minutes=1)
+
+TOO_FEW_SIDES = "A match needs at least two sides."
+EMPTY_SIDE = "Side %(side)d has no players."
+TOO_MANY_PLAYERS = "A game in %(ladder)s has at most %(most)d players; this one has %(count)d."
+PLAYER_TWICE = "%(player)s is on more than one side."
+NOT_A_MEMBER = "%(player)s is not a member of %(ladder)s."
+ACCOUNT_INACTIVE = "%(player)s's account is deactivated."
+REPORTER_NOT_IN_MATCH = "You can only report matches you played in."
+BAD_PLACEMENT = "Side %(side)d needs a placement of 1 or more."
+PLACEMENTS_PER_SIDE = "Give one placement per side (%(sides)d)."
+DRAWS_NOT_ALLOWED = "%(ladder)s does not allow draws: two sides cannot share a placement."
+FORMAT_NOT_ALLOWED = "%(ladder)s does not allow %(format)s games."
+PLAYED_IN_FUTURE = "The played-at time is in the future."
+PLAYED_BEFORE_JOINING = "%(player)s joined %(ladder)s after the played-at time."
+DUPLICATE_REPORT = (
+    "This result was already reported (match %(match)d): the same players, the same result, played in the same "
+    "minute. If this was another game, give the time it was played."
+)
+ALREADY_REPORTED = "This match already has a result, or was cancelled."
+NOT_READY_YET = "Both players must press Ready before the result can be reported."
+SERIES_GAMES = "This match is a best-of-%(games)d series: report each game as it ends."
+NOT_PENDING = "This match is %(status)s, not awaiting confirmation."
+NOT_A_PARTICIPANT = "Only players of this match can answer it."
+OWN_REPORT = "You reported this result; the other side confirms it."
+ALREADY_ANSWERED = "Your side has already answered."
+REASON_REQUIRED = "Give a reason; it is kept with the match."
+ALREADY_VOID = "This match is already void."
+CANNOT_CONFIRM = "Only a match awaiting confirmation or disputed can be confirmed, and this one is %(status)s."
+
+
+@dataclass(frozen=True, slots=True)
+class SideInput:
+    """One side of a reported match: its players and its placement (1 is best)."""
+
+    players: Sequence[User]
+    placement: int
+
+
+def match_format(sizes: Sequence[int]) -> MatchFormat:
+    if len(sizes) > 2:
+        return MatchFormat.FREE_FOR_ALL
+    if sizes[0] == sizes[1] == 1:
+        return MatchFormat.ONE_VS_ONE
+    return MatchFormat.TEAMS if sizes[0] == sizes[1] else MatchFormat.UNEVEN_TEAMS
+
+
+def _format_allowed(ladder: Ladder, kind: MatchFormat) -> bool:
+    return {
+        MatchFormat.ONE_VS_ONE: ladder.allow_one_vs_one,
+        MatchFormat.TEAMS: ladder.allow_teams,
+        MatchFormat.UNEVEN_TEAMS: ladder.allow_uneven_teams,
+        MatchFormat.FREE_FOR_ALL: ladder.allow_free_for_all,
+    }[kind]
+
+
+def _check_sides(ladder: Ladder, sides: Sequence[SideInput]) -> None:
+    if len(sides) < 2:
+        raise ValidationError(TOO_FEW_SIDES, code="too_few_sides")
+    seen: set[int] = set()
+    count = 0
+    for number, side in enumerate(sides, start=1):
+        if not side.players:
+            raise ValidationError(EMPTY_SIDE, code="empty_side", params={"side": number})
+        for player in side.players:
+            if player.pk in seen:
+                raise ValidationError(PLAYER_TWICE, code="player_twice", params={"player": player.username})
+            seen.add(player.pk)
+            count += 1
+    most = min(ladder.max_players, MAX_PLAYERS_PER_MATCH)
+    if count > most:
+        raise ValidationError(
+            TOO_MANY_PLAYERS, code="too_many_players", params={"ladder": ladder.name, "most": most, "count": count}
+        )
+    kind = match_format([len(side.players) for side in sides])
+    if not _format_allowed(ladder, kind):
+        raise ValidationError(
+            FORMAT_NOT_ALLOWED, code="format_not_allowed", params={"ladder": ladder.name, "format": kind.label}
+        )
+    _check_placements(ladder, [side.placement for side in sides])
+
+
+def _check_placements(ladder: Ladder, placements: Sequence[int], *, sides: int | None = None) -> None:
+    """One whole-number placement of at least 1 per side, and no shared place without draws."""
+    if sides is not None and len(placements) != sides:
+        raise ValidationError(PLACEMENTS_PER_SIDE, code="bad_placements", params={"sides": sides})
+    for number, placement in enumerate(placements, start=1):
+        if isinstance(placement, bool) or not isinstance(placement, int) or placement < 1:
+            raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
+    if not ladder.allow_draws and len(set(placements)) < len(placements):
+        raise ValidationError(DRAWS_NOT_ALLOWED, code="draws_not_allowed", params={"ladder": ladder.name})
+
+
+def _lock_members(
+    ladder: Ladder, players: Sequence[User], played_at: datetime | None = None
+) -> dict[int, PlayerRating]:
+    """Lock the players' ratings (pk order) and check each is an active member (``_check_members``)."""
+    rows = {
+        row.player_id: row
+        for row in PlayerRating.objects.select_for_update()
+        .filter(ladder=ladder, player__in=[p.pk for p in players])
+        .order_by("pk")
+    }
+    _check_members(ladder, players, rows, played_at)
+    return rows
+
+
+def _check_members(
+    ladder: Ladder,
+    players: Sequence[User],
+    rows: Mapping[int, PlayerRating | LockedMember],
+    played_at: datetime | None = None,
+) -> None:
+    """Every player is an active account and member, and (with ``played_at``) joined before it."""
+    for player in players:
+        if not player.is_active:
+            raise ValidationError(ACCOUNT_INACTIVE, code="account_inactive", params={"player": player.username})
+        row = rows.get(player.pk)
+        if row is None or not row.is_active:
+            raise ValidationError(
+                NOT_A_MEMBER, code="not_member", params={"player": player.username, "ladder": ladder.name}
+            )
+    if played_at is None:
+        return
+    for player in players:
+        if rows[player.pk].joined_at > played_at:
+            raise ValidationError(
+                PLAYED_BEFORE_JOINING,
+                code="played_before_joining",
+                params={"player": player.username, "ladder": ladder.name},
+            )
+
+
+def duplicate_window(played_at: datetime) -> tuple[datetime, datetime]:
+    """The minute of ``played_at``, half open: a report of the same players and result in it is a duplicate."""
+    start = played_at.replace(second=0, microsecond=0)
+    return start, start + DUPLICATE_WINDOW
+
+
+def _find_duplicate(ladder: Ladder, sides: Sequence[SideInput], played_at: datetime) -> Match | None:
+    """A live match of the same players with the same result played in the minute of ``played_at``."""
+    placed = sorted((p.pk, side.placement) for side in sides for p in side.players)
+    low, high = duplicate_window(played_at)
+    candidates = (
+        Participant.objects.filter(
+            match__ladder=ladder,
+            match__played_at__gte=low,
+            match__played_at__lt=high,
+            match__status__in=[MatchStatus.PENDING, MatchStatus.CONFIRMED, MatchStatus.DISPUTED],
+            match__in=Participant.objects.filter(player_id=placed[0][0]).values("match_id"),
+        )
+        .order_by()
+        .values_list("match_id", "player_id", "side__placement")
+    )
+    found: dict[int, list[tuple[int, int | None]]] = {}
+    for match_id, player_id, placement in candidates:
+        found.setdefault(match_id, []).append((player_id, placement))
+    for match_id, match_placed in sorted(found.items()):
+        if sorted(match_placed) == placed:
+            return Match(pk=match_id)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ReportedMatch:
+    """A match ``match_report_with_rows`` recorded, and the rows it wrote when it knows them.
+
+    The report statement (PostgreSQL) returns only ids, so the service gives back
+    ``sides`` (by index, each with its players in report order) and ``changes`` (empty
+    unless rated) as it wrote them: a response shows the new match without reading it
+    back (``selectors.written_match_summary``). Through the ORM ``sides`` is None: read
+    the match back.
+    """
+
+    match: Match
+    sides: list[tuple[MatchSide, list[User]]] | None = None
+    changes: list[RatingChange] = field(default_factory=list)
+
+
+def match_report(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    sides: Sequence[SideInput],
+    played_at: datetime | None = None,
+    now: datetime | None = None,
+    answers: Sequence[Answer] = (),
+) -> Match:
+    """Record a result. A participant's report awaits the other side; a moderator's or a
+    trusted reporter's is confirmed and rated at once. ``answers``: its match fields, checked
+    (``ladder.fields.answers.clean_answers``), written before the match is rated.
+    """
+    report = match_report_with_rows(
+        ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now, answers=answers
+    )
+    return report.match
+
+
+def match_report_with_rows(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    sides: Sequence[SideInput],
+    played_at: datetime | None = None,
+    now: datetime | None = None,
+    answers: Sequence[Answer] = (),
+) -> ReportedMatch:
+    """``match_report``, with the rows written when they are known (see ``ReportedMatch``).
+
+    On PostgreSQL the report takes two statements (``ladder.matches.sql``); the ORM path below is
+    its twin, which other databases run.
+    """
+    now = now or timezone.now()
+    played_at = played_at or now
+    if played_at > now + FUTURE_TOLERANCE:
+        raise ValidationError(PLAYED_IN_FUTURE, code="played_in_future")
+    _check_sides(ladder, sides)
+    if db.on_postgresql():
+        return _report_in_two_statements(
+            ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now, answers=answers
+        )
+    players = [p for side in sides for p in side.players]
+    trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
+    if not trusted and reporter.pk not in {p.pk for p in players}:
+        raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
+    with transaction.atomic():
+        rows = _lock_members(ladder, players, played_at)
+        hold = None
+        if not trusted:
+            refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
+            hold = fair_play.check_report(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
+        duplicate = _find_duplicate(ladder, sides, played_at)
+        if duplicate is not None:
+            raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate.pk})
+        how = (Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED) if trusted else ""
+        match = Match.objects.create(
+            ladder=ladder,
+            status=MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING,
+            played_at=played_at,
+            reported_by=reporter,
+            reported_at=now,
+            confirmation=how,
+            confirmed_at=now if trusted else None,
+            rated_at=now if trusted else None,
+            held_for_review=hold is not None,
+            review_evidence=hold.evidence if hold else None,
+        )
+        reporter_side = _reporter_side(sides, reporter)
+        match_sides = MatchSide.objects.bulk_create(
+            MatchSide(
+                match=match,
+                index=index,
+                placement=side.placement,
+                answer=SideAnswer.REPORTED if index == reporter_side else "",
+                answered_by=reporter if index == reporter_side else None,
+                answered_at=now if index == reporter_side else None,
+            )
+            for index, side in enumerate(sides)
+        )
+        Participant.objects.bulk_create(
+            Participant(match=match, side=match_side, player=player)
+            for match_side, side in zip(match_sides, sides, strict=True)
+            for player in side.players
+        )
+        write_answers(match, answers)
+        lineup = _lineup(sides)
+        if trusted:
+            before = notices.watch_ranks(ladder, now)
+            rating_apply_locked(
+                match=match,
+                layout=[[player.pk for player in side.players] for side in sides],
+                placements=[side.placement for side in sides],
+                rows={player.pk: rows[player.pk] for player in players},
+            )
+            notices.tell_rated(
+                match_id=match.pk, ladder=ladder, lineup=lineup, changes=_changes_of(match.pk), now=now, before=before
+            )
+            hooks.matches_rated(ladder.pk, [match.pk])  # last: after everything the report wrote
+        else:
+            notices.tell_reported(
+                match_id=match.pk,
+                ladder=ladder,
+                lineup=lineup,
+                reporter=reporter.username,
+                answered=[] if reporter_side is None else [reporter_side],
+                now=now,
+            )
+        return ReportedMatch(match)
+
+
+def _changes_of(match_id: int) -> dict[int, tuple[float, float]]:
+    """Each player's rating change in ``match_id``'s rating: id → (change, rating after)."""
+    rows = RatingChange.objects.filter(match_id=match_id, kind=ChangeKind.MATCH).order_by("-event_id")
+    changes: dict[int, tuple[float, float]] = {}
+    for player, before, after in rows.values_list("player_id", "rating_before", "rating_after"):
+        changes.setdefault(player, (after - before, after))
+    return changes
+
+
+def _lineup(sides: Sequence[SideInput]) -> notices.Lineup:
+    """Who a report says played, as the notifications name them."""
+    return notices.Lineup([[(p.pk, p.username) for p in side.players] for side in sides], [s.placement for s in sides])
+
+
+def _reporter_side(sides: Sequence[SideInput], reporter: User) -> int | None:
+    return next((index for index, side in enumerate(sides) if any(p.pk == reporter.pk for p in side.players)), None)
+
+
+def _report_in_two_statements(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    sides: Sequence[SideInput],
+    played_at: datetime,
+    now: datetime,
+    answers: Sequence[Answer] = (),
+) -> ReportedMatch:
+    """``match_report`` on PostgreSQL: the same checks and rows in two statements (``ladder.matches.sql``)."""
+    players = [p for side in sides for p in side.players]
+    moderator = is_moderator(reporter)
+    trusted = moderator or is_trusted_everywhere(reporter)
+    layout = [[player.pk for player in side.players] for side in sides]
+    with transaction.atomic():
+        members, listed = sql.lock_members(ladder, [p.pk for p in players], reporter.pk)
+        trusted = trusted or (reporter.is_active and listed)
+        if not trusted and reporter.pk not in {p.pk for p in players}:
+            raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
+        _check_members(ladder, players, members, played_at)
+        hold = None
+        if not trusted:
+            refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
+            hold = fair_play.check_report(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now)
+        how = (Confirmation.MODERATOR if moderator else Confirmation.TRUSTED) if trusted else ""
+        reporter_side = _reporter_side(sides, reporter)
+        rated = None
+        # The webhooks' events are read once: none wanted (the usual case), neither the ranks
+        # before nor the events after are looked at (as ``answers._confirm``).
+        hooked = trusted and bool(subscribed_events(ladder.pk))
+        before = notices.watch_ranks(ladder, now) if hooked else None
+        if trusted:
+            rated = rating_compute(
+                ladder=ladder,
+                layout=layout,
+                placements=[side.placement for side in sides],
+                played_at=played_at,
+                standings={player: member.standing for player, member in members.items()},
+            )
+        status = MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING
+        lineup = _lineup(sides)
+        changes = {}
+        if rated is not None:
+            values = [change_values(row) for row in rated.changes]
+            changes = {v["player_id"]: (v["rating_after"] - v["rating_before"], v["rating_after"]) for v in values}
+            batch = notices.rated_batch(ladder=ladder, lineup=lineup, changes=changes)
+        else:
+            answered = [] if reporter_side is None else [reporter_side]
+            batch = notices.reported_batch(
+                ladder=ladder, lineup=lineup, reporter=reporter.username, answered=answered, now=now
+            )
+        match_id, duplicate_id, mails = sql.record_match(
+            ladder=ladder,
+            status=status,
+            played_at=played_at,
+            reporter_id=reporter.pk,
+            now=now,
+            confirmation=how,
+            duplicate_window=duplicate_window(played_at),
+            layout=layout,
+            sides=[
+                sql.SideRow(
+                    side.placement,
+                    SideAnswer.REPORTED if index == reporter_side else "",
+                    reporter.pk if index == reporter_side else None,
+                    now if index == reporter_side else None,
+                )
+                for index, side in enumerate(sides)
+            ],
+            rated=rated,
+            members=members,
+            notices=batch,
+        )
+        if match_id is None:  # nothing written: ``duplicate_id`` is the live match of the same players
+            raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate_id})
+        # The statement rated the match already; in this transaction, before anything reads the rating.
+        write_answers(match_id, answers)
+        if hold is not None:
+            Match.objects.filter(pk=match_id).update(held_for_review=True, review_evidence=hold.evidence)
+        forget_counts(batch.data)
+        if mails:
+            mail_soon()
+        if rated is not None:
+            if hooked:
+                notices.emit_rated(
+                    match_id=match_id, ladder=ladder, lineup=lineup, changes=changes, now=now, before=before
+                )
+            hooks.matches_rated(ladder.pk, [match_id])  # last: after everything the report wrote
+    match = Match(
+        pk=match_id,
+        ladder=ladder,
+        status=status,
+        played_at=played_at,
+        reported_by=reporter,
+        reported_at=now,
+        confirmation=how,
+        confirmed_at=now if trusted else None,
+        rated_at=now if trusted else None,
+        created_at=now,
+        held_for_review=hold is not None,
+        review_evidence=hold.evidence if hold else None,
+    )
+    return _as_written(match, sides, reporter_side, reporter, now, rated)
+
+
+def _as_written(
+    match: Match,
+    sides: Sequence[SideInput],
+    reporter_side: int | None,
+    reporter: User,
+    now: datetime,
+    rated: RatedMatch | None,
+) -> ReportedMatch:
+    """``match`` with its sides (and players) and its rating changes, holding the values the statement inserted."""
+    match_sides = []
+    for index, side in enumerate(sides):
+        answered = index == reporter_side
+        row = MatchSide(
+            match=match,
+            index=index,
+            placement=side.placement,
+            answer=SideAnswer.REPORTED if answered else "",
+            answered_by=reporter if answered else None,
+            answered_at=now if answered else None,
+        )
+        match_sides.append((row, list(side.players)))
+    changes = []
+    if rated is not None:
+        players = {player.pk: player for side in sides for player in side.players}
+        for change in rated.changes:
+            values = change_values(change)
+            changes.append(RatingChange(match=match, player=players[values.pop("player_id")], **values))
+    return ReportedMatch(match, match_sides, changes)
+
+
+def match_report_result(
+    *,
+    match: Match,
+    reporter: User,
+    placements: Sequence[int],
+    now: datetime | None = None,
+    series: bool = False,
+    answers: Sequence[Answer] = (),
+) -> Match:
+    """The result of a match the queue scheduled: a player of it (or a moderator or trusted
+    reporter) gives each side's placement; the other side then confirms, as for any report.
+
+    On a ladder whose queue matches are series, only ``ladder.matches.series`` reports one
+    (``series=True``): a single result would skip the series' games.
+    """
+    now = now or timezone.now()
+    if db.on_postgresql():  # the same in two statements (``ladder.matches.answers``); below, its ORM twin
+        from ladder.matches import answers as answers_sql
+
+        return answers_sql.report_result(
+            match=match, reporter=reporter, placements=placements, now=now, series=series, answers=answers
+        )
+    with transaction.atomic():
+        match = _locked(match)
+        if match.paired_by_queue and match.ladder.best_of > 1 and not series:
+            raise ValidationError(SERIES_GAMES, code="series_games", params={"games": match.ladder.best_of})
+        if match.status == MatchStatus.READY_CHECK:
+            raise ValidationError(NOT_READY_YET, code="not_ready")
+        if match.status not in (MatchStatus.SCHEDULED, MatchStatus.CLAIMED):  # a result answers a no-show claim
+            raise ValidationError(ALREADY_REPORTED, code="already_reported")
+        ladder = match.ladder
+        sides = list(match.sides.order_by("index").prefetch_related("participants__player"))
+        _check_placements(ladder, placements, sides=len(sides))
+        trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
+        players = [p.player for side in sides for p in side.participants.all()]
+        reporter_side = next(
+            (side for side in sides if any(p.player_id == reporter.pk for p in side.participants.all())), None
+        )
+        if reporter_side is None and not trusted:
+            raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
+        if not trusted:
+            refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
+        _lock_members(ladder, players)
+        for side, placement in zip(sides, placements, strict=True):
+            side.placement = placement
+            if side is reporter_side:
+                side.answer, side.answered_by, side.answered_at = SideAnswer.REPORTED, reporter, now
+        MatchSide.objects.bulk_update(sides, ["placement", "answer", "answered_by", "answered_at"])
+        match.status = MatchStatus.PENDING
+        match.reported_by = reporter
+        match.reported_at = now
+        match.save(update_fields=["status", "reported_by", "reported_at"])
+        write_answers(match, answers)
+        if trusted:
+            _confirm(match, Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED, now)
+        else:
+            notices.tell_reported(
+                match_id=match.pk,
+                ladder=ladder,
+                lineup=notices.lineup_of(match),
+                reporter=reporter.username,
+                answered=[] if reporter_side is None else [reporter_side.index],
+                now=now,
+            )
+        return match
+
+
+def _place_forfeit(match: Match, winner: int) -> list[MatchSide]:
+    """Placements of a no-show: side ``winner`` first, every other side second."""
+    sides = list(match.sides.order_by("index"))
+    for side in sides:
+        side.placement = 1 if side.index == winner else 2
+    MatchSide.objects.bulk_update(sides, ["placement"])
+    return sides
+
+
+def match_forfeit(*, match: Match, winner: int, now: datetime) -> None:
+    """A no-show claim nobody answered (``match`` locked): side ``winner`` wins by forfeit.
+
+    Rated like any confirmed result when the ladder rates forfeits (a rating event, so
+    replays include it); otherwise the result is kept and the match is cancelled, unrated.
+    """
+    _place_forfeit(match, winner)
+    match.claim_deadline = None
+    match.save(update_fields=["claim_deadline"])
+    if match.ladder.forfeits_rated:
+        _confirm(match, Confirmation.FORFEIT, now)
+        return
+    match.status = MatchStatus.CANCELLED
+    match.cancel_reason = CancelReason.FORFEIT
+    match.cancelled_at = now
+    match.save(update_fields=["status", "cancel_reason", "cancelled_at"])
+
+
+def match_contest_claim(*, match: Match, side: MatchSide, user: User, reason: str, now: datetime) -> None:
+    """The claimed side says it did play (``match`` locked): the claim, as a forfeit result, goes to the moderators."""
+    claimer = match.sides.filter(no_show_claimed_at__isnull=False).values_list("index", flat=True).first()
+    _place_forfeit(match, claimer if claimer is not None else 1 - side.index)
+    match.claim_deadline = None
+    match.save(update_fields=["claim_deadline"])
+    _dispute(match, side, user, reason, now)
+
+
+def _confirm(match: Match, how: Confirmation, now: datetime) -> None:
+    """Confirm and rate ``match`` (locked), and tell its players and the webhooks."""
+    match.status = MatchStatus.CONFIRMED
+    match.confirmation = how
+    match.confirmed_at = now
+    match.save(update_fields=["status", "confirmation", "confirmed_at"])
+    before = notices.watch_ranks(match.ladder, now)
+    if rating_apply_match(match=match, now=now) is not None:
+        notices.tell_rated(
+            match_id=match.pk,
+            ladder=match.ladder,
+            lineup=notices.lineup_of(match),
+            changes=_changes_of(match.pk),
+            now=now,
+            before=before,
+        )
+
+
+def _locked(match: Match) -> Match:
+    return Match.objects.select_for_update(of=("self",)).select_related("ladder").get(pk=match.pk)
+
+
+def _side_of(match: Match, user: User) -> MatchSide:
+    participant = match.participants.filter(player=user).select_related("side").first()
+    if participant is None:
+        raise ValidationError(NOT_A_PARTICIPANT, code="not_participant")
+    return participant.side
+
+
+# The message of each refusal of ``permissions.answer_refusal``, the one rule of who may answer.
+_ANSWER_REFUSALS = {
+    permissions.NOT_PENDING: NOT_PENDING,
+    permissions.NOT_PARTICIPANT: NOT_A_PARTICIPANT,
+    permissions.OWN_REPORT: OWN_REPORT,
+    permissions.ALREADY_ANSWERED: ALREADY_ANSWERED,
+}
+
+
+def _answerable(match: Match, user: User) -> MatchSide:
+    """``user``'s side of ``match`` if it may confirm or dispute it now; else the refusal, as a ValidationError."""
+    side = None
+    if match.status == MatchStatus.PENDING:  # a finished match is refused without looking the user up
+        participant = match.participants.filter(player=user).select_related("side").first()
+        side = participant.side if participant is not None else None
+    code = permissions.answer_refusal(match, side)
+    if code is not None:
+        params = {"status": match.get_status_display().lower()} if code == permissions.NOT_PENDING else None
+        raise ValidationError(_ANSWER_REFUSALS[code], code=code, params=params)
+    assert side is not None  # answer_refusal refuses a user of no side
+    return side
+
+
+def match_confirm(*, match: Match, user: User, now: datetime | None = None) -> Match:
+    """A player of another side confirms; once every other side has, the match is rated."""
+    now = now or timezone.now()
+    if db.on_postgresql():  # the same in two statements (``ladder.matches.answers``); below, its ORM twin
+        from ladder.matches import answers
+
+        return answers.confirm(match=match, user=user, now=now)
+    with transaction.atomic():
+        match = _locked(match)
+        side = _answerable(match, user)
+        side.answer = SideAnswer.CONFIRMED
+        side.answered_by = user
+        side.answered_at = now
+        side.save(update_fields=["answer", "answered_by", "answered_at"])
+        if not match.sides.filter(answer="").exists():
+            _confirm(match, Confirmation.PARTICIPANT, now)
+        answered = match.participants.filter(side=side).values_list("player_id", flat=True)
+        notices.answered_read(match=match, player_ids=answered, now=now)
+        return match
+
+
+def match_dispute(*, match: Match, user: User, reason: str = "", now: datetime | None = None) -> Match:
+    """A player of another side disputes the result; a moderator then decides."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _locked(match)
+        _dispute(match, _answerable(match, user), user, reason, now)
+        return match
+
+
+def _dispute(match: Match, side: MatchSide, user: User, reason: str, now: datetime) -> None:
+    side.answer = SideAnswer.DISPUTED
+    side.answered_by = user
+    side.answered_at = now
+    side.dispute_reason = reason.strip()
+    side.save(update_fields=["answer", "answered_by", "answered_at", "dispute_reason"])
+    match.status = MatchStatus.DISPUTED
+    match.save(update_fields=["status"])
+    notices.answered_read(
+        match=match, player_ids=match.participants.filter(side=side).values_list("player_id", flat=True), now=now
+    )
+    notices.tell_disputed(
+        match=match,
+        lineup=notices.lineup_of(match),
+        side_index=side.index,
+        by=user.username,
+        reason=side.dispute_reason,
+        now=now,
+    )
+
+
+def match_dispute_all_from(
+    *, user: User, reporter: User, reason: str = "", ladder: Ladder | None = None, now: datetime | None = None
+) -> list[Match]:
+    """Dispute, in one go, every result ``reporter`` reported that ``user`` has yet to answer.
+
+    For a player flooded with invented results: each becomes disputed, with the same reason,
+    and waits for a moderator. Returns the disputed matches (none is no error); ``ladder``
+    narrows it to one ladder.
+    """
+    now = now or timezone.now()
+    if reporter.pk == user.pk:
+        raise ValidationError(OWN_REPORT, code="own_report")
+    pending = Match.objects.filter(
+        status=MatchStatus.PENDING, reported_by=reporter, participants__player=user, participants__side__answer=""
+    )
+    if ladder is not None:
+        pending = pending.filter(ladder=ladder)
+    with transaction.atomic():
+        ids = list(pending.order_by("pk").values_list("pk", flat=True))
+        matches = list(
+            Match.objects.select_for_update(of=("self",))
+            .filter(pk__in=ids, status=MatchStatus.PENDING)
+            .select_related("ladder")
+            .order_by("pk")
+        )
+        disputed = []
+        for match in matches:
+            side = _side_of(match, user)
+            if side.answer:
+                continue
+            _dispute(match, side, user, reason, now)
+            disputed.append(match)
+        return disputed
+
+
+def match_confirm_overdue(*, now: datetime | None = None) -> int:
+    """Confirm and rate every result left unanswered past its ladder's window; returns how many.
+
+    Each match is claimed with ``SKIP LOCKED`` in its own transaction, so two sweeps (or a
+    sweep and a player's answer) never handle the same match twice.
+    """
+    now = now or timezone.now()
+    confirmed = 0
+    for ladder in Ladder.objects.filter(matches__status=MatchStatus.PENDING).distinct():
+        deadline = now - timedelta(hours=ladder.confirmation_hours)
+        ids = list(
+            Match.objects.filter(
+                ladder=ladder, status=MatchStatus.PENDING, reported_at__lte=deadline, held_for_review=False
+            )
+            .order_by("reported_at", "pk")
+            .values_list("pk", flat=True)
+        )
+        for pk in ids:
+            with transaction.atomic():
+                match = (
+                    Match.objects.select_for_update(skip_locked=True, of=("self",))
+                    .filter(pk=pk, status=MatchStatus.PENDING, held_for_review=False)
+                    .select_related("ladder")
+                    .first()
+                )
+                if match is None:
+                    continue
+                _confirm(match, Confirmation.AUTOMATIC, now)
+                confirmed += 1
+    return confirmed
+
+
+def match_remind_unanswered(*, now: datetime | None = None) -> int:
+    """Remind the players who have yet to answer a result about two hours before it confirms
+    itself (``notices.REMINDER_BEFORE``); each match once. Returns how many were reminded.
+
+    A ladder whose window is that short or shorter gets no reminder: the first notification
+    gave the deadline already.
+    """
+    now = now or timezone.now()
+    candidates = []
+    reminded = Notification.objects.filter(match_id=OuterRef("pk"), kind=Kind.CONFIRM_REMINDER)
+    for ladder in Ladder.objects.filter(matches__status=MatchStatus.PENDING).distinct():
+        hours = timedelta(hours=ladder.confirmation_hours)
+        if hours <= notices.REMINDER_BEFORE:
+            continue
+        due = (
+            Match.objects.filter(
+                ladder=ladder,
+                status=MatchStatus.PENDING,
+                held_for_review=False,
+                reported_at__lte=now - hours + notices.REMINDER_BEFORE,
+                reported_at__gt=now - hours,
+            )
+            .exclude(Exists(reminded))
+            .select_related("ladder", "reported_by")
+            .order_by("reported_at", "pk")
+        )
+        for match in due:
+            waiting = list(match.sides.filter(answer="").values_list("index", flat=True))
+            candidates.append((match, notices.lineup_of(match), waiting))
+    with transaction.atomic():
+        return notices.remind_due(now=now, candidates=candidates)

@@ -1,0 +1,256 @@
+"""Every hand-written statement of the ladder app, and the small functions that run them.
+
+They run on PostgreSQL only: ``core.db.on_postgresql()`` says so, and otherwise the
+service runs its ORM twin; the tests run both (``core.db.orm_twins()``).
+
+A reported match takes two statements: lock the players, then record (and rate) it.
+``match_report`` (``ladder.matches.reporting``) is the hot path of game servers and bots,
+which report thousands of results an hour. Through the ORM a trusted report is nine
+statements and as much Python building them; here it is one ``SELECT … FOR UPDATE`` of
+the players' ratings (with the reporter's per-ladder trust) and one statement of
+data-modifying CTEs that checks for a duplicate and, if there is none, inserts the match,
+its sides, its participants, and for a report confirmed at once the rating event, its
+history rows (``ratings.history.match_changes``) and the new ratings.
+
+The duplicate check runs in the second statement, after the locks are held, so it sees
+every report committed before ours (READ COMMITTED takes a snapshot per statement): two
+identical reports racing each other serialise on the rating rows and the second one finds
+the first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from django.db import connection
+
+from accounts.models import User
+from core import db
+from ladder.models import Ladder, Match, MatchSide, Participant
+from notifications.models import EmailStatus, Notification
+from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS, Standing
+from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange, RatingEvent
+from ratings.services import RatedMatch
+from ratings.sql import CHANGE_TYPES, STANDING_TYPES
+
+
+@dataclass(frozen=True, slots=True)
+class LockedMember:
+    """A locked rating row, as the report needs it."""
+
+    id: int
+    standing: Standing
+    joined_at: datetime
+    is_active: bool
+
+
+_TRUSTED = Ladder.trusted_reporters.through._meta.db_table
+_RATING = PlayerRating._meta.db_table
+
+# The players' rating rows, locked in primary-key order, and whether the reporter is on
+# the ladder's trusted-reporter list (every row repeats it).
+LOCK_MEMBERS_SQL = (
+    f"SELECT r.id, r.player_id, {', '.join(f'r.{field}' for field in STANDING_FIELDS)}, r.joined_at, r.is_active, "
+    f"EXISTS (SELECT 1 FROM {_TRUSTED} t WHERE t.ladder_id = %s AND t.user_id = %s) "
+    f"FROM {_RATING} r WHERE r.ladder_id = %s AND r.player_id = ANY(%s) "
+    "ORDER BY r.id FOR UPDATE OF r"
+)
+# The same list alone, when none of the players is a member.
+TRUSTED_SQL = f"SELECT EXISTS (SELECT 1 FROM {_TRUSTED} WHERE ladder_id = %s AND user_id = %s)"
+
+
+def lock_members(ladder: Ladder, player_ids: Sequence[int], reporter_id: int) -> tuple[dict[int, LockedMember], bool]:
+    """Lock the players' rating rows (primary-key order) and read whether the reporter is on
+    the ladder's trusted-reporter list, in one statement."""
+    with db.prepared_cursor() as cursor:
+        cursor.execute(LOCK_MEMBERS_SQL, [ladder.pk, reporter_id, ladder.pk, list(player_ids)])
+        rows = cursor.fetchall()
+    if not rows:
+        with connection.cursor() as cursor:
+            cursor.execute(TRUSTED_SQL, [ladder.pk, reporter_id])
+            return {}, cursor.fetchone()[0]
+    members = {
+        player: LockedMember(pk, Standing(*standing), joined_at, is_active)
+        for pk, player, *standing, joined_at, is_active, _ in rows
+    }
+    return members, rows[0][-1]
+
+
+class Notices(Protocol):
+    """A match event's notifications (``ladder.matches.notices.Batch``): the kind, each recipient's data."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def data(self) -> dict[int, dict[str, Any]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SideRow:
+    placement: int
+    answer: str
+    answered_by: int | None
+    answered_at: datetime | None
+
+
+_MATCH = Match._meta.db_table
+_SIDE = MatchSide._meta.db_table
+_PARTICIPANT = Participant._meta.db_table
+_EVENT = RatingEvent._meta.db_table
+_CHANGE = RatingChange._meta.db_table
+_NOTIFICATION = Notification._meta.db_table
+_USER = User._meta.db_table
+
+# The report: insert the match, its sides and participants unless a live match of the
+# same players with the same result was played in the same minute (checked after the
+# players are locked; docs/rules.md §14).
+_RECORD = f"""
+WITH duplicate AS (
+    SELECT m.id FROM {_MATCH} m
+    WHERE m.ladder_id = %(ladder)s AND m.played_at >= %(low)s AND m.played_at < %(high)s
+      AND m.status IN ('pending', 'confirmed', 'disputed')
+      AND m.id IN (SELECT match_id FROM {_PARTICIPANT} WHERE player_id = %(first)s)
+      AND ARRAY(SELECT q.player_id FROM {_PARTICIPANT} q WHERE q.match_id = m.id ORDER BY q.player_id)
+          = %(players)s::bigint[]
+      AND ARRAY(SELECT s.placement FROM {_PARTICIPANT} q JOIN {_SIDE} s ON s.id = q.side_id
+                WHERE q.match_id = m.id ORDER BY q.player_id) = %(placements)s::smallint[]
+    ORDER BY m.id LIMIT 1
+), new_match AS (
+    INSERT INTO {_MATCH} (ladder_id, status, played_at, reported_by_id, reported_at, confirmed_at,
+                          confirmation, rated_at, voided_at, voided_by_id, moderator_note, created_at)
+    SELECT %(ladder)s, %(status)s, %(played_at)s, %(reporter)s, %(now)s, %(confirmed_at)s,
+           %(confirmation)s, %(confirmed_at)s, NULL, NULL, '', %(now)s
+    WHERE NOT EXISTS (SELECT 1 FROM duplicate)
+    RETURNING id
+), new_sides AS (
+    INSERT INTO {_SIDE} (match_id, index, placement, answer, answered_by_id, answered_at, dispute_reason)
+    SELECT new_match.id, s.index - 1, s.placement, s.answer, s.answered_by, s.answered_at, ''
+    FROM new_match, unnest(%(side_placement)s::smallint[], %(side_answer)s::varchar[],
+                           %(side_by)s::bigint[], %(side_at)s::timestamptz[])
+                    WITH ORDINALITY AS s(placement, answer, answered_by, answered_at, index)
+    ORDER BY s.index
+    RETURNING id, index
+), new_participants AS (
+    INSERT INTO {_PARTICIPANT} (match_id, side_id, player_id)
+    SELECT new_match.id, new_sides.id, p.player
+    FROM new_match, unnest(%(player_side)s::smallint[], %(player)s::bigint[]) WITH ORDINALITY AS p(side, player, n)
+    JOIN new_sides ON new_sides.index = p.side
+    ORDER BY p.n
+    RETURNING id
+){{rating}}, new_notices AS (
+    INSERT INTO {_NOTIFICATION} (recipient_id, kind, key, ladder_id, match_id, data, created_at, email_status)
+    SELECT n.recipient, %(n_kind)s, 'match:' || new_match.id, %(ladder)s, new_match.id, n.data, %(now)s,
+           CASE WHEN u.is_active AND u.email <> '' AND lower(u.email) = lower(u.email_verified)
+                THEN '{EmailStatus.PENDING.value}' ELSE '{EmailStatus.NONE.value}' END
+    FROM new_match
+    CROSS JOIN unnest(%(n_recipient)s::bigint[], %(n_data)s::jsonb[]) AS n(recipient, data)
+    JOIN {_USER} u ON u.id = n.recipient
+    ON CONFLICT DO NOTHING
+    RETURNING email_status
+)
+SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate),
+       (SELECT count(*) FROM new_notices WHERE email_status = '{EmailStatus.PENDING.value}')
+"""
+
+# A report confirmed at once also inserts the rating event and its history rows and
+# updates the ratings, in the same statement.
+_RATE = f""", new_event AS (
+    INSERT INTO {_EVENT} (ladder_id, kind, match_id, adjustment_id, is_active, at, created_at)
+    SELECT %(ladder)s, '{EventKind.MATCH.value}', new_match.id, NULL, true, %(played_at)s, %(now)s FROM new_match
+    RETURNING id
+), new_changes AS (
+    INSERT INTO {_CHANGE} (event_id, ladder_id, match_id, kind, engine, engine_params, created_at,
+                           {", ".join(CHANGE_COLUMNS)})
+    SELECT new_event.id, %(ladder)s, new_match.id, '{ChangeKind.MATCH.value}', %(engine)s, %(engine_params)s::jsonb,
+           %(now)s, {", ".join(f"c.{column}" for column in CHANGE_COLUMNS)}
+    FROM new_event, new_match, unnest({", ".join(f"%(c_{column})s::{kind}[]" for column, kind in CHANGE_TYPES.items())})
+         WITH ORDINALITY AS c({", ".join(CHANGE_COLUMNS)}, n)
+    ORDER BY c.n
+    RETURNING id
+), rated AS (
+    UPDATE {_RATING} AS r
+    SET {", ".join(f"{field} = v.{field}" for field in STANDING_FIELDS)}
+    FROM unnest(%(r_id)s::bigint[], {", ".join(f"%(r_{field})s::{kind}[]" for field, kind in STANDING_TYPES.items())})
+         AS v(id, {", ".join(STANDING_FIELDS)})
+    WHERE r.id = v.id AND EXISTS (SELECT 1 FROM new_match)
+    RETURNING r.id
+)"""
+
+RECORD_SQL = _RECORD.replace("{rating}", "")
+RECORD_AND_RATE_SQL = _RECORD.replace("{rating}", _RATE)
+# Over psycopg's 4,096 bytes, so converted to PostgreSQL's $n placeholders once (``core.db.Statement``).
+RECORD = db.Statement.of(RECORD_SQL)
+RECORD_AND_RATE = db.Statement.of(RECORD_AND_RATE_SQL)
+
+
+def record_match(
+    *,
+    ladder: Ladder,
+    status: str,
+    played_at: datetime,
+    reporter_id: int,
+    now: datetime,
+    confirmation: str,
+    duplicate_window: tuple[datetime, datetime],
+    layout: Sequence[Sequence[int]],
+    sides: Sequence[SideRow],
+    rated: RatedMatch | None,
+    members: dict[int, LockedMember],
+    notices: Notices,
+) -> tuple[int | None, int | None, int]:
+    """Insert the match unless a live match of the same players with the same result was played within the window.
+
+    Returns ``(new match id, None, mails)``, or ``(None, duplicate's id, 0)`` with nothing
+    written. With ``rated``, the match is confirmed and its rating event, history rows and
+    new ratings are written in the same statement. ``notices`` are its notifications,
+    inserted by the statement too (once per recipient); ``mails`` counts those that wait
+    for a mail (the recipient's address is verified).
+    """
+    players = [player for side in layout for player in side]
+    placed = [(player, row.placement) for side, row in zip(layout, sides, strict=True) for player in side]
+    params: dict[str, Any] = {
+        "ladder": ladder.pk,
+        "low": duplicate_window[0],
+        "high": duplicate_window[1],
+        "first": min(players),
+        "players": sorted(players),
+        "placements": [placement for _, placement in sorted(placed)],
+        "status": status,
+        "played_at": played_at,
+        "reporter": reporter_id,
+        "now": now,
+        "confirmed_at": now if rated is not None else None,
+        "confirmation": confirmation,
+        "side_placement": [side.placement for side in sides],
+        "side_answer": [side.answer for side in sides],
+        "side_by": [side.answered_by for side in sides],
+        "side_at": [side.answered_at for side in sides],
+        "player_side": [index for index, side in enumerate(layout) for _ in side],
+        "player": players,
+    }
+    if rated is not None:
+        params.update(_rating_params(rated, members))
+    params["n_kind"] = notices.kind
+    params["n_recipient"] = list(notices.data)
+    params["n_data"] = [json.dumps(data) for data in notices.data.values()]
+    with db.run_statement(RECORD if rated is None else RECORD_AND_RATE, params) as cursor:
+        match_id, duplicate_id, mails = cursor.fetchone()
+    return match_id, duplicate_id, mails
+
+
+def _rating_params(rated: RatedMatch, members: dict[int, LockedMember]) -> dict[str, Any]:
+    """The history rows as one array per column (``c_`` and the column), the new ratings likewise (``r_``)."""
+    params: dict[str, Any] = {
+        f"c_{name}": list(values) for name, values in zip(CHANGE_COLUMNS, zip(*rated.changes, strict=True), strict=True)
+    }
+    after = list(rated.after.items())
+    params["r_id"] = [members[player].id for player, _ in after]
+    for field in STANDING_FIELDS:
+        params[f"r_{field}"] = [getattr(standing, field) for _, standing in after]
+    params["engine"] = str(rated.settings["engine"])
+    params["engine_params"] = json.dumps(rated.settings)
+    return params

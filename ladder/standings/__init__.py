@@ -1,0 +1,6 @@
+"""Where players stand: ranking (in Python and in SQL), the leaderboard and its cache,
+snapshots, the nightly job, the rating-settings changes and the charts.
+
+It reads matches only through the models: it imports neither ``ladder.matches`` nor
+``ladder.pages``.
+"""
