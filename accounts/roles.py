@@ -1,12 +1,14 @@
-"""Who the site's moderators are, for everyone who needs to tell them something.
+"""The site's roles: who moderates, asked by every app that lets a moderator do more.
 
 A moderator holds ``ladder.change_match`` (the "moderators" group of migration 0002 gives
-it); ``ladder.permissions`` says what they may do. The permission lives here, in the
-lowest app, so notifications and webhooks can find the moderators without importing the
-ladder.
+it); ``ladder.permissions`` says what they may do to matches. The role lives here, in the
+lowest app, so notifications, webhooks, ratings and the API can ask it without importing
+the ladder.
 """
 
 from __future__ import annotations
+
+from django.contrib.auth.models import AnonymousUser
 
 from accounts.models import User
 
@@ -20,3 +22,8 @@ def moderator_ids() -> list[int]:
     users = User.objects.with_perm(MODERATE, include_superusers=True, backend=PERMISSIONS_BACKEND)
     users = users.filter(is_active=True)
     return sorted(users.values_list("pk", flat=True))
+
+
+def is_moderator(user: User | AnonymousUser) -> bool:
+    """Moderates every ladder: reports for anyone, confirms, voids and corrects any match."""
+    return bool(user.is_active and user.has_perm(MODERATE))

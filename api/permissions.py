@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from rest_framework import permissions
 from rest_framework.request import Request
 
+from accounts.roles import is_moderator
 from api.models import ApiToken
-from ladder.permissions import is_moderator
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
@@ -32,7 +32,7 @@ class TokenScope(permissions.BasePermission):
 
 
 class IsModerator(permissions.BasePermission):
-    """A signed-in moderator (``ladder.permissions.is_moderator``)."""
+    """A signed-in moderator (``accounts.roles.is_moderator``)."""
 
     message = MODERATORS_ONLY
     code = "not_moderator"

@@ -1,6 +1,6 @@
 """Who may do what to a ladder's matches: moderators, trusted reporters and the players.
 
-- A **moderator** holds ``ladder.change_match`` (the "moderators" group gives it, with
+- A **moderator** (``accounts.roles.is_moderator``) holds ``ladder.change_match`` (the "moderators" group gives it, with
   staff status for the admin). Moderators look after every ladder: they report anyone's
   game, confirm, void or correct any match, and read every replay job. The admin's match
   actions ask for the same permission ("change" on matches).
@@ -19,7 +19,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser
 
 from accounts.models import User
-from accounts.roles import MODERATE
+from accounts.roles import is_moderator
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, SideAnswer
 
 TRUSTED_EVERYWHERE = "ladder.trusted_reporter"
@@ -29,11 +29,6 @@ NOT_PENDING = "not_pending"
 NOT_PARTICIPANT = "not_participant"
 OWN_REPORT = "own_report"
 ALREADY_ANSWERED = "already_answered"
-
-
-def is_moderator(user: User | AnonymousUser) -> bool:
-    """Moderates every ladder: reports for anyone, confirms, voids and corrects any match."""
-    return bool(user.is_active and user.has_perm(MODERATE))
 
 
 def is_trusted_everywhere(user: User | AnonymousUser) -> bool:

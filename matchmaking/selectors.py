@@ -13,11 +13,11 @@ from django.db import connection
 from django.db.models import Count
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from core import db
 from ladder import formats
 from ladder.matches.series import series_of
 from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, MatchStatus, Participant
-from ladder.permissions import is_moderator
 from matchmaking import forming, lifecycle, parties, services, sql
 from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from accounts.http import AuthenticatedHttpRequest
-from ladder.permissions import is_moderator
+from accounts.roles import is_moderator
 from ratings.models import (
     PlayerRating,
     RatingAdjustment,

@@ -12,10 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.roles import is_moderator
 from api.permissions import MODERATORS_ONLY, TokenScope
 from api.serializers import ReplayJobOut
 from api.views.base import errors
-from ladder.permissions import is_moderator
 from ratings.models import ReplayJob
 
 

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from api import presenters
 from api.models import ApiToken
 from api.pagination import ApiPagination
@@ -20,7 +21,6 @@ from api.views.base import AuthenticatedRequest, errors, paginated, query
 from api.views.matches import match_list_response
 from api.views.stats import FieldRecordsOut, field_records
 from ladder.models import Ladder
-from ladder.permissions import is_moderator
 from ratings.models import PlayerRating, RatingChange
 
 

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from ladder import permissions
 from ladder.fields.answers import Answer, write_answers
 from ladder.matches import notices
@@ -23,7 +24,7 @@ from ladder.matches import reporting as m
 from ladder.matches.answers_sql import LockedMatch, SideState, read_locked, write_answer
 from ladder.models import Confirmation, Match, MatchSide, MatchStatus, SideAnswer
 from ladder.moderation.suspensions import refuse_suspended_players
-from ladder.permissions import is_moderator, is_trusted_everywhere
+from ladder.permissions import is_trusted_everywhere
 from notifications.services import forget_counts, mail_soon
 from ratings import hooks
 from ratings.history import change_values

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.roles import moderator_ids
+from accounts.roles import is_moderator, moderator_ids
 from ladder.models import (
     COMMENT_MAX_LENGTH,
     Evidence,
@@ -28,7 +28,6 @@ from ladder.models import (
     Participant,
 )
 from ladder.models.conversation import EVIDENCE_URL_MAX_LENGTH
-from ladder.permissions import is_moderator
 from notifications.models import Kind
 from notifications.services import notify
 

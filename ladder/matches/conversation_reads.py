@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from ladder.matches.reads import MatchSummary
 from ladder.models import COMMENT_MAX_LENGTH, Evidence, Match, MatchComment
-from ladder.permissions import is_moderator
 
 
 def match_comments(*, match: Match) -> QuerySet[MatchComment]:

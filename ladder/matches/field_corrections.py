@@ -18,10 +18,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from ladder.fields.answers import Answer, clean_answers, format_duration, ladder_fields
 from ladder.matches.reporting import REASON_REQUIRED, _locked
 from ladder.models import FieldKind, Match, MatchField, MatchFieldValue, MatchStatus
-from ladder.permissions import is_moderator
 from ratings import hooks
 from ratings.models import PlayerRating, RatingEvent
 

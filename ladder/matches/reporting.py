@@ -22,6 +22,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from core import db
 from ladder import permissions
 from ladder.fields.answers import Answer, write_answers
@@ -41,7 +42,7 @@ from ladder.models import (
 )
 from ladder.moderation import fair_play
 from ladder.moderation.suspensions import refuse_suspended_players
-from ladder.permissions import is_moderator, is_trusted_everywhere, is_trusted_reporter
+from ladder.permissions import is_trusted_everywhere, is_trusted_reporter
 from notifications.models import Kind, Notification
 from notifications.services import forget_counts, mail_soon
 from ratings import hooks

@@ -30,6 +30,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from ladder.fields.answers import Answer, clean_answers, ladder_fields
 from ladder.matches.reporting import match_report_result
 from ladder.models import (
@@ -44,7 +45,6 @@ from ladder.models import (
     SeriesGame,
 )
 from ladder.moderation.suspensions import refuse_suspended_players
-from ladder.permissions import is_moderator
 
 NOT_A_SERIES = "%(ladder)s plays single games: report this match's result instead."
 NOT_PAIRED = "Only a match the queue paired is played as a series."

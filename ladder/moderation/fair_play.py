@@ -28,9 +28,10 @@ from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery, Sum
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from ladder.models import Ladder, Match, MatchStatus, Participant
 from ladder.moderation.suspensions import refuse_if_suspended
-from ladder.permissions import is_moderator, is_trusted_reporter
+from ladder.permissions import is_trusted_reporter
 from ratings.models import RatingChange
 
 REPORT_WINDOW = timedelta(hours=1)

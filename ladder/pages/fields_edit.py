@@ -16,11 +16,11 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from accounts.roles import is_moderator
 from ladder.matches.field_corrections import match_fields_correct
 from ladder.models import Match
 from ladder.pages.field_forms import DetailsEditForm
 from ladder.pages.moderation import _match_page
-from ladder.permissions import is_moderator
 
 NOT_A_MODERATOR = "Only moderators may correct a match's game details."
 CHANGED = "Game details corrected. The change and its reason are in the match's moderator note."

@@ -18,12 +18,12 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from accounts.roles import is_moderator
 from ladder.matches import decisions as moderation
 from ladder.matches.reads import match_summary
 from ladder.models import Match
 from ladder.moderation.desk import moderation_desk
 from ladder.pages.moderation_forms import CorrectionForm, ReasonForm
-from ladder.permissions import is_moderator
 from ratings.services import replay_job_for_match
 
 NOT_A_MODERATOR = "Only moderators may see the moderation desk or decide a match."

@@ -11,9 +11,9 @@ from typing import Any
 
 from django import template
 
+from accounts.roles import is_moderator
 from ladder.models import MatchStatus
 from ladder.pages.moderation_forms import CorrectionForm, ReasonForm
-from ladder.permissions import is_moderator
 
 register = template.Library()
 
