@@ -12,7 +12,7 @@ switched to a private address between the check and the request. Looking the nam
 bounded by the system's resolver, not by these timeouts.
 
 An attempt first claims its delivery with a conditional update (pending and due), moving
-its time on by ``LEASE`` (``webhooks.sql.delivery_claim``): two tasks for one delivery, or
+its time on by ``LEASE`` (``webhooks.store.delivery_claim``): two tasks for one delivery, or
 a task and the sweep, never post it twice at once.
 """
 
@@ -37,7 +37,7 @@ from django.utils import timezone
 from webhooks.addresses import Private, Resolver, Unresolved, host_address, system_resolve
 from webhooks.models import DeliveryStatus, Format, WebhookDelivery, allow_private_addresses
 from webhooks.services import webhook_record_failure, webhook_record_success
-from webhooks.sql import Claimed, delivery_claim
+from webhooks.store import Claimed, delivery_claim
 
 logger = logging.getLogger(__name__)
 

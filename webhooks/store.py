@@ -1,10 +1,14 @@
-"""Every hand-written statement of the webhooks app: claiming a delivery to post it.
+"""The webhooks app's seam to the database: each statement in its PostgreSQL and its ORM form.
 
-A worker posts deliveries one after another, so each round trip to the database is a
-share of its rate: claiming a delivery (only if still pending and due) and loading it with
-its webhook is one statement on PostgreSQL, a data-modifying CTE, instead of an UPDATE
-and a SELECT. Other databases run the ORM twin (``core.db.on_postgresql()``); the tests
-run both.
+Each function here is one statement and chooses, in one place, between its hand-written
+SQL (PostgreSQL) and its ORM twin (other databases: ``make run``'s SQLite), through
+``core.db.on_postgresql()``; callers never ask which database they are on. The tests run
+both sides (``core.db.orm_twins()`` makes PostgreSQL take the twins).
+
+Claiming a delivery to post it: a worker posts deliveries one after another, so each
+round trip to the database is a share of its rate. Claiming a delivery (only if still
+pending and due) and loading it with its webhook is one statement on PostgreSQL, a
+data-modifying CTE, instead of an UPDATE and a SELECT.
 """
 
 from __future__ import annotations
