@@ -1,4 +1,4 @@
-"""Every hand-written statement of the stats app (PostgreSQL only; ``stats.services`` holds the ORM twins).
+"""Every hand-written statement of the stats app (PostgreSQL only; ``stats.store`` chooses them or their ORM twins).
 
 Adding matches and rebuilding a ladder sum the same rows, one insert per table, over a
 different set of rating events: the matches just rated (``ADD``, one statement whose three
