@@ -1,0 +1,209 @@
+"""The engines' smaller public helpers, each against its formula written out again.
+
+Win chances of whole games (``Engine.win_probability``), the inverse the queue's window
+uses, the recalibration of a ladder's chances, the display values and their argument
+errors, the written-back RD of the nightly job and the queue's clock rule. Expected values
+come from docs/rules.md's formulas and Glickman's paper, not from the module under test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ratings.engines import ENGINES, Params, RatingState, display, get_engine
+from ratings.engines.balance import pair_win_probability, rating_gap_for_probability
+from ratings.engines.base import Engine, pair_score
+from ratings.engines.display import gxe
+from ratings.engines.probability import (
+    elo_expected_score,
+    expected_score,
+    rating_difference_for_probability,
+    recalibrated,
+    win_probability,
+)
+
+DAY = 86_400.0
+GLICKO_FAMILY = ["elo", "glicko1", "glicko2", "tgr"]
+BETA = 10 ** (1 / 400)  # docs/rules.md §8
+Q = math.log(10) / 400  # Glickman's q
+
+
+def by_hand(team_a, team_b):
+    """docs/rules.md §8 then §2 for two teams of ``(rating, RD now)`` already padded to one size."""
+    sides = []
+    for team in (team_a, team_b):
+        total = sum(BETA**r for r, _ in team)
+        sides.append(
+            (math.log(total / len(team), BETA), math.sqrt(sum((BETA**r / total) ** 2 * d * d for r, d in team)))
+        )
+    (ra, rda), (rb, rdb) = sides
+    big_g = 1 / math.sqrt(1 + 3 * Q * Q * (rda * rda + rdb * rdb) / math.pi**2)
+    return 1 / (1 + 10 ** (-big_g * (ra - rb) / 400))
+
+
+@pytest.mark.parametrize("name", GLICKO_FAMILY)
+@pytest.mark.parametrize(("size_a", "size_b"), [(1, 1), (2, 2), (1, 3), (3, 2)])
+def test_a_games_win_chance_pads_the_smaller_side_and_uses_the_rds_at_the_game(name, size_a, size_b):
+    params = Params(null_rating=1200.0, null_rd=300.0)
+    engine = get_engine(name, params)
+    at = 30 * DAY
+    ratings = iter([1620.0, 1480.0, 1555.0, 1700.0, 1390.0])
+    side_a = [RatingState(next(ratings), 60.0 + 20 * i, 0.06, 10 * DAY * i) for i in range(size_a)]
+    side_b = [RatingState(next(ratings), 90.0 + 15 * i, 0.06, 5 * DAY * i) for i in range(size_b)]
+    size = max(size_a, size_b)
+    teams = []
+    for side in (side_a, side_b):
+        members = [(member.rating, engine.rd_at(member, at)) for member in side]
+        teams.append(members + [(1200.0, 300.0)] * (size - len(side)))
+
+    assert engine.win_probability(side_a, side_b, at) == pytest.approx(by_hand(*teams), rel=1e-12)
+
+
+def test_the_win_chance_of_two_players_is_docs_rules_2_with_grown_rds():
+    engine = get_engine("tgr")
+    a, b = RatingState(1700.0, 50.0, 0.06, 0.0), RatingState(1500.0, 80.0, 0.06, 0.0)
+
+    chance = engine.win_probability([a], [b], 10 * DAY)
+
+    assert chance == pytest.approx(
+        by_hand([(1700.0, engine.rd_at(a, 10 * DAY))], [(1500.0, engine.rd_at(b, 10 * DAY))])
+    )
+    assert engine.rd_at(a, 10 * DAY) > 50.0  # the RDs grew: the chance is not the one at day 0
+    assert chance < win_probability(1700.0, 50.0, 1500.0, 80.0)
+
+
+def test_glickmans_example_expected_scores():
+    """Glickman (1999), the example: a 1500 player against 1400/30, 1550/100 and 1700/300."""
+    assert expected_score(1500, 1400, 30) == pytest.approx(0.639, abs=5e-4)
+    assert expected_score(1500, 1550, 100) == pytest.approx(0.432, abs=5e-4)
+    assert expected_score(1500, 1700, 300) == pytest.approx(0.303, abs=5e-4)
+
+
+def test_elo_expects_ten_to_one_at_400_points():
+    """docs/rules.md §7: E = 1/(1 + 10^((rb − ra)/400))."""
+    assert elo_expected_score(1900, 1500) == pytest.approx(10 / 11, rel=1e-15)
+    assert elo_expected_score(1500, 1900) == pytest.approx(1 / 11, rel=1e-15)
+    assert elo_expected_score(1500, 1500) == 0.5
+
+
+def test_pair_scores_of_a_free_for_all():
+    """docs/rules.md §9: 1 for the better place, ½ for the same, 0 for the worse."""
+    assert (pair_score(1, 2), pair_score(2, 2), pair_score(3, 2)) == (1.0, 0.5, 0.0)
+
+
+@pytest.mark.parametrize("probability", [0.05, 0.3, 0.5, 0.77, 0.999])
+@pytest.mark.parametrize("slope", [0.5, 0.8, 1.3])
+def test_recalibration_scales_the_log_odds(probability, slope):
+    """docs/backtests.md: σ(slope·logit p)."""
+    log_odds = math.log(probability / (1 - probability))
+
+    assert recalibrated(probability, slope) == pytest.approx(1 / (1 + math.exp(-slope * log_odds)), rel=1e-14)
+    assert recalibrated(1 - probability, slope) == pytest.approx(1 - recalibrated(probability, slope), abs=1e-15)
+
+
+def test_recalibration_leaves_certainty_and_a_slope_of_one_alone():
+    assert [recalibrated(p, 0.7) for p in (0.0, 1.0)] == [0.0, 1.0]
+    assert recalibrated(0.8, 1.0) == 0.8
+    assert recalibrated(0.8, 0.5) == pytest.approx(2 / 3)  # logit 0.8 = ln 4, halved: odds 2 to 1
+
+
+@pytest.mark.parametrize("probability", [0.15, 0.5, 0.85])
+@pytest.mark.parametrize(("rd_a", "rd_b"), [(50.0, 50.0), (80.0, 300.0)])
+def test_the_windows_rating_gap_inverts_the_win_chance(probability, rd_a, rd_b):
+    """docs/rules.md §13: the gap at which P(a beats b) is the window's edge, Glicko's or TrueSkill's."""
+    gap = rating_difference_for_probability(probability, rd_a, rd_b)
+    big_g = 1 / math.sqrt(1 + 3 * Q * Q * (rd_a * rd_a + rd_b * rd_b) / math.pi**2)
+
+    assert gap == pytest.approx(400 / big_g * math.log10(probability / (1 - probability)), abs=1e-9)
+    assert win_probability(1500.0 + gap, rd_a, 1500.0, rd_b) == pytest.approx(probability, rel=1e-12)
+    assert rating_gap_for_probability(probability, rd_a, rd_b) == gap
+    assert pair_win_probability((1500.0 + gap, rd_a), (1500.0, rd_b)) == pytest.approx(probability, rel=1e-12)
+
+
+@pytest.mark.parametrize("probability", [0.0, 1.0, -0.1, 1.5, math.nan])
+@pytest.mark.parametrize("beta", [None, 175.0])
+def test_the_rating_gap_refuses_a_chance_outside_0_to_1(probability, beta):
+    with pytest.raises(ValueError, match=r"^probability must be strictly between 0 and 1, got "):
+        rating_gap_for_probability(probability, 50.0, 50.0, beta)
+
+
+@pytest.mark.parametrize("bad", [0.0, -5.0, math.inf, math.nan])
+def test_the_rating_gap_refuses_an_rd_naming_it(bad):
+    with pytest.raises(ValueError, match=rf"^rd_a must be a finite number above 0, got {bad!r}$"):
+        rating_difference_for_probability(0.6, bad, 50.0)
+    with pytest.raises(ValueError, match=rf"^rd_b must be a finite number above 0, got {bad!r}$"):
+        rating_difference_for_probability(0.6, 50.0, bad)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((math.nan, 80.0, 100.0), r"^rating must be a finite number, got nan$"),
+        ((1500.0, 0.0, 100.0), r"^rd must be above 0, got 0\.0$"),
+        ((1500.0, -1.0, 100.0), r"^rd must be above 0, got -1\.0$"),
+        ((1500.0, math.inf, 100.0), r"^rd must be a finite number, got inf$"),
+        ((1500.0, 80.0, 0.0), r"^provisional_rd must be above 0, got 0\.0$"),
+        ((1500.0, 80.0, "100"), r"^provisional_rd must be a number, got '100'$"),
+    ],
+)
+def test_display_refuses_a_bad_value_naming_it(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        display(*arguments)
+
+
+@pytest.mark.parametrize(("rating", "rd"), [(1600.0, 80.0), (1234.5, 66.0), (2000.0, 150.0), (1501.0, 350.0)])
+def test_gxe_is_the_glixare_chance_in_percent_to_two_decimals(rating, rd):
+    """docs/rules.md §10: the chance to beat a 1500/350 player, in percent, rounded to 0.01."""
+    x = (
+        (rating - 1500)
+        * math.pi
+        / math.sqrt(3 * math.log(10) ** 2 * rd * rd + 2500 * (64 * math.pi**2 + 147 * math.log(10) ** 2))
+    )
+    percent = 100 / (1 + 10**-x)
+
+    assert gxe(rating, rd) == round(percent, 2)
+    assert display(rating, rd).gxe == round(percent, 2)
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_an_rd_written_back_night_after_night_is_materialize_in_turn(name):
+    """docs/rules.md §1, §16: the nightly job's RD is the RD stored after each write-back in turn."""
+    engine = get_engine(name, Params(tau=0.5))
+    state = RatingState(1500.0, 60.0, 0.09, 3 * DAY)
+    # Nights after the clock, one at the clock itself and two half a second apart.
+    instants = [3 * DAY, 3 * DAY + 0.5, 3 * DAY + 1.0, 4 * DAY, 9.5 * DAY, 40 * DAY]
+
+    expected = state
+    for at in instants:
+        expected = engine.materialize(expected, at)
+
+    assert engine.rd_written_back(state, instants) == pytest.approx(expected.rd, rel=1e-13)
+    assert Engine.rd_written_back(engine, state, instants) == expected.rd
+    assert expected.rd > engine.rd_written_back(state, instants[:3]) > state.rd
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_an_rd_written_back_stops_at_the_cap(name):
+    engine = get_engine(name, Params(rd_max=200.0))
+    state = RatingState(1500.0, 190.0, 0.06, 0.0)
+
+    assert engine.rd_written_back(state, [DAY * night for night in range(1, 400)]) == 200.0
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_searching_moves_a_clock_forward_never_back(name):
+    """docs/rules.md §13: the queue's reset moves ``rd_as_of`` to now, keeping the stored RD."""
+    engine = get_engine(name)
+    state = RatingState(1500.0, 80.0, 0.06, 10 * DAY)
+
+    assert engine.reset_clock(state, 12 * DAY) == state._replace(rd_as_of=12 * DAY)
+    assert engine.reset_clock(state, 5 * DAY) == state
+    assert engine.reset_clock(state, 10 * DAY) == state
+
+
+def test_an_engine_shows_its_kind_and_constants():
+    params = Params(sc=12.5)
+
+    assert repr(get_engine("tgr", params)) == f"TimedGlicko({params!r})"
