@@ -16,6 +16,7 @@ from ratings.engines import ENGINES, Params, RatingState, display, get_engine
 from ratings.engines.balance import pair_win_probability, rating_gap_for_probability
 from ratings.engines.base import Engine, pair_score
 from ratings.engines.display import gxe
+from ratings.engines.glicko import glicko2_rating_period
 from ratings.engines.probability import (
     elo_expected_score,
     expected_score,
@@ -207,3 +208,17 @@ def test_an_engine_shows_its_kind_and_constants():
     params = Params(sc=12.5)
 
     assert repr(get_engine("tgr", params)) == f"TimedGlicko({params!r})"
+
+
+@pytest.mark.parametrize(("opponent", "score"), [(-60.0, 1.0), (60.0, 0.0)])
+def test_a_glicko2_period_whose_results_were_certain_is_a_period_without_games(opponent, score):
+    """Glickman (2012): a player who does not compete keeps μ and σ, and φ' = sqrt(φ² + σ²).
+
+    An opponent 60 Glicko-2 units (some 10,000 points) away makes E round to exactly 0 or 1:
+    the game carries no information, and the period must not divide by its zero variance.
+    """
+    mu, phi, sigma = glicko2_rating_period(0.0, 1.2, 0.06, [(opponent, 0.3, score)], 0.5)
+
+    assert mu == pytest.approx(0.0, abs=1e-20)
+    assert phi == math.sqrt(1.2**2 + 0.06**2)
+    assert sigma == 0.06
