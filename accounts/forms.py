@@ -1,15 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from django import forms
-from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.core.exceptions import ValidationError
 
-from accounts.mail import password_reset_mail_send
 from accounts.models import User
 from accounts.validators import EMAIL_VERIFIED_ELSEWHERE, USERNAME_TAKEN, USERNAME_TOO_LONG
 
@@ -110,35 +106,9 @@ def _address_not_verified_elsewhere(email: str, *, account: User | None) -> str:
 
 
 class PasswordResetMailForm(PasswordResetForm):
-    """Django's password reset, its mail sent through ``core.mail`` (a Celery task, our templates).
+    """ "Forgot your password?": the address, checked as Django checks it; nothing else.
 
-    Django finds the accounts: active, with a password, whose address is the one typed in
-    any case. It runs in a Celery task (``accounts.tasks``), never in the request.
+    The view hands the address to ``accounts.mail.password_reset_enqueue``; a Celery task
+    finds the accounts and mails them (``accounts.mail.password_reset_mails_send``), never
+    the request.
     """
-
-    def send_mail(
-        self,
-        subject_template_name: str,
-        email_template_name: str,
-        context: dict[str, Any],
-        from_email: str | None,
-        to_email: str,
-        html_email_template_name: str | None = None,
-    ) -> None:
-        password_reset_mail_send(user=context["user"], uidb64=context["uid"], token=context["token"])
-
-    def get_users(self, email: str) -> Iterator[User]:
-        """The account that verified ``email``, if one did; else every account holding it unverified.
-
-        A verified address belongs to one account, so the link goes to that one only. An
-        address nobody verified may sit on several accounts (typing it proves nothing);
-        then each gets its own link, and the first one used verifies the address for its
-        account, after which only that account gets resets for it.
-        """
-        accounts = list(super().get_users(email))
-        verified = [account for account in accounts if account.has_verified_email]
-        yield from verified or accounts
-
-    def send_reset_mails(self) -> None:
-        """Mail a link to the account(s) the typed address matches: none, the verifier, or the holders."""
-        self.save(domain_override=urlsplit(settings.SITE_URL).netloc)

@@ -12,12 +12,16 @@ across processes; with the cache down they let everything through, as the sign-u
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 
 from django.conf import settings
+from django.contrib.auth.tokens import default_token_generator
 from django.core.cache import caches
 from django.db import transaction
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 from accounts.models import User
 from accounts.throttling import client_address, wait_words
@@ -52,13 +56,41 @@ def password_reset_mail_send(*, user: User, uidb64: str, token: str) -> None:
     send_templated_mail(to=[user.email], template=PASSWORD_RESET_TEMPLATE, context=context)
 
 
+def password_reset_accounts(*, email: str) -> list[User]:
+    """The accounts a reset for ``email`` goes to: the one that verified it, else every holder.
+
+    Only active accounts with a password, whose address is ``email`` in any case (as
+    Django's password reset finds them). A verified address belongs to one account, so
+    the link goes to that one only. An address nobody verified may sit on several accounts
+    (typing it proves nothing); then each gets its own link, and the first one used
+    verifies the address for its account, after which only that account gets resets for it.
+    """
+    folded = unicodedata.normalize("NFKC", email).casefold()
+    holders = [
+        account
+        for account in User.objects.filter(email__iexact=email, is_active=True).order_by("pk")
+        if account.has_usable_password() and unicodedata.normalize("NFKC", account.email).casefold() == folded
+    ]
+    verified = [account for account in holders if account.has_verified_email]
+    return verified or holders
+
+
+def password_reset_mails_send(*, email: str) -> int:
+    """Mail a reset link to each account ``password_reset_accounts`` finds; returns how many."""
+    accounts = password_reset_accounts(email=email)
+    for account in accounts:
+        uidb64 = urlsafe_base64_encode(force_bytes(account.pk))
+        password_reset_mail_send(user=account, uidb64=uidb64, token=default_token_generator.make_token(account))
+    return len(accounts)
+
+
 def password_reset_enqueue(*, email: str) -> None:
     """Look the address up and mail its accounts in a Celery task, not here.
 
     The request then does the same work whether an account has the address or not, so
     neither its answer nor its timing tells an asker which addresses have accounts.
     """
-    from accounts.tasks import send_password_reset_task  # tasks import the forms, which import this
+    from accounts.tasks import send_password_reset_task  # the task calls this module's service
 
     # Not robust: every address is queued alike, so with the broker down every asker gets
     # the 503 page (core.middleware) and may try again; it tells nothing about the address.
