@@ -14,7 +14,7 @@ commit: the ranking of the whole ladder, the season's aggregates, the archive (C
 badges, the reset (two statements: the lock, then one with an ``UPDATE … FROM`` of the
 ratings and an ``INSERT … SELECT`` of the history rows) and the commit, with each part's
 seconds. The players are told after the commit by a task (``season_notify``), timed apart.
-Then a sample of reset ratings is checked against ``ratings.resets.reset_standing``.
+Then a sample of reset ratings is checked against ``ratings.history.reset_standing``.
 
 This machine's write reference follows (bench/_reference.py: pgbench's simple-update
 transactions a second, one client), and the close is printed as players closed per second
@@ -192,7 +192,7 @@ def time_phases() -> dict[str, float]:
 
     for name in ("ranked_at", "season_play", "snapshot_peaks"):
         wrap(standings, name)
-    for name in ("final_standings", "store_standings", "_award_badges", "_reset"):
+    for name in ("final_standings", "standings_archive", "_award_badges", "_reset"):
         wrap(services, name)
     return phases
 
@@ -201,7 +201,7 @@ def check(ladder, season, before: list) -> None:
     """Sampled ratings after the close against ``reset_standing`` in Python (to 1e-9)."""
     from ratings.history import Standing
     from ratings.models import PlayerRating
-    from ratings.resets import reset_standing
+    from ratings.history import reset_standing
 
     engine = ladder.get_engine()
     reset = season.reset

@@ -33,7 +33,8 @@ from seasons.models import (
     SeasonStanding,
     SeasonStatus,
 )
-from seasons.standings import StandingRow, final_standings, store_standings
+from seasons.standings import StandingRow, final_standings
+from seasons.store import standings_archive
 
 NOTIFY_CHUNK = 5_000  # players told per transaction
 SEASON_NOT_OVER = "%(season)s ends at %(end)s; it cannot close before then."
@@ -65,7 +66,7 @@ def season_close(*, season: Season, now: datetime | None = None) -> CloseResult:
                 SEASON_NOT_OVER, code="not_over", params={"season": season.name, "end": season.ends_at.isoformat()}
             )
         rows = final_standings(season)
-        store_standings(rows)
+        standings_archive(rows)
         ranked = [row for row in rows if row.rank is not None]
         badges = _award_badges(season, rows)
         reset = _reset(season, now)

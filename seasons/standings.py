@@ -4,7 +4,8 @@
 RDs taken at ``ends_at``, ratings as they are when the season closes (before its reset).
 PostgreSQL ranks the whole ladder in one statement with the rule's SQL twins; other
 databases (and PostgreSQL under ``core.db.orm_twins()``) use the live leaderboard's Python
-ranking, which gives the same order (``tests/ladder/test_ranking.py``).
+ranking, which gives the same order (``tests/ladder/test_ranking.py``); ``seasons.store``
+chooses, and archives the rows.
 
 **Peak rating**: the highest ``rating_after`` of the player's history rows whose event lies
 within the season, ``starts_at ≤ at < ends_at`` (games and moderators' adjustments; the
@@ -18,19 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import NamedTuple
 
-from django.db import connection
 from django.db.models import Count, Max, Min, Q
 
-from core import db
 from ladder.models import Ladder, SnapshotEntry
-from ladder.standings.ranking import listed_sql, rank_order_sql, ranked_sql, scale_value, sort_value_sql
+from ladder.standings.ranking import scale_value
 from ratings.engines import display
 from ratings.models import EventKind, PlayerRating, RatingChange
-from ratings.nightly import rd_at_sql
-from seasons.models import Season, SeasonStanding
+from seasons.models import Season
+from seasons.store import ranked_at
 
 
 class StandingRow(NamedTuple):
@@ -62,27 +60,6 @@ class Play:
     losses: int = 0
     draws: int = 0
     peak_rating: float | None = None
-
-
-def ranked_at(ladder: Ladder, at: datetime) -> list[tuple[int, float, float]]:
-    """Every player ranked at ``at``, best first: ``(player, rating, RD at at)``."""
-    if not db.on_postgresql():
-        from ladder.standings.leaderboard import ladder_standings
-
-        rows, _ = ladder_standings(ladder=ladder, now=at)
-        return [(row.rating.player_id, row.rating.rating, row.rd_now) for row in rows]
-    rd, params = rd_at_sql(ladder, at, "r")
-    ranked, ranked_params = ranked_sql(ladder, at, "m.rd", "r")
-    order, order_params = sort_value_sql(ladder.leaderboard_scale, "m.rd", "r")
-    listed, listed_params = listed_sql(at, "r")
-    sql = (
-        f"SELECT r.player_id, r.rating, m.rd FROM {PlayerRating._meta.db_table} AS r "
-        f"CROSS JOIN LATERAL (SELECT {rd} AS rd) AS m "
-        f"WHERE r.ladder_id = %(ladder)s AND {listed} AND {ranked} ORDER BY {rank_order_sql(order, 'r')}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, {**params, **ranked_params, **order_params, **listed_params, "ladder": ladder.pk})
-        return cursor.fetchall()
 
 
 def season_play(season: Season) -> dict[int, Play]:
@@ -173,19 +150,3 @@ def _unranked_with_peaks(ladder: Ladder, players: Iterable[int]) -> list[PlayerR
     for row in rows:
         row.ladder = ladder
     return rows
-
-
-def store_standings(rows: list[StandingRow]) -> None:
-    """Archive the rows: one ``COPY`` on PostgreSQL, ``bulk_create`` elsewhere."""
-    if not rows:
-        return
-    if db.on_postgresql():
-        table = SeasonStanding._meta.db_table
-        with (
-            connection.cursor() as cursor,
-            cursor.cursor.copy(f"COPY {table} ({', '.join(STANDING_COLUMNS)}) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
-        return
-    SeasonStanding.objects.bulk_create([SeasonStanding(**row._asdict()) for row in rows], batch_size=2_000)
