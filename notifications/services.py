@@ -14,12 +14,11 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import BooleanField, Case, ExpressionWrapper, F, Q, QuerySet, Value, When
-from django.db.models.functions import Lower
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from core import db
+from notifications import store
 from notifications.models import EmailStatus, Kind, Notification
 
 COUNTS_KEY = "notifications:counts:%d"  # the header's counts for one user (see ``cached_counts``)
@@ -39,40 +38,17 @@ class Recipients:
     with_mail: set[int]
 
 
-# ``recipients_of`` on PostgreSQL: each user's name, and whether they get mail.
-_RECIPIENTS = (
-    "SELECT id, username, is_active AND email <> '' AND lower(email) = lower(email_verified)"
-    f" FROM {User._meta.db_table} WHERE id = ANY(%s)"
-)
-
-
 def recipients_of(user_ids: Iterable[int]) -> Recipients:
     """The names of ``user_ids`` and which of them get mail (active, with an address they verified,
     in any case), in one query: on PostgreSQL one prepared on the connection (every formed game
-    and rated match asks), elsewhere its ORM twin."""
-    if db.on_postgresql():
-        with db.prepared_cursor() as cursor:
-            cursor.execute(_RECIPIENTS, [list(user_ids)])
-            rows = cursor.fetchall()
-    else:
-        rows = _recipients_orm(user_ids)
+    and rated match asks), elsewhere its ORM twin (``notifications.store.recipient_rows``)."""
+    rows = store.recipient_rows(user_ids)
     names, with_mail = {}, set()
     for pk, username, mail in rows:
         names[pk] = username
         if mail:
             with_mail.add(pk)
     return Recipients(names, with_mail)
-
-
-def _recipients_orm(user_ids: Iterable[int]) -> list[tuple[int, str, bool]]:
-    verified = Q(is_active=True, address=F("verified")) & ~Q(email="")
-    rows = (
-        User.objects.filter(pk__in=list(user_ids))
-        .annotate(address=Lower("email"), verified=Lower("email_verified"))
-        .annotate(mail=Case(When(verified, then=Value(True)), default=Value(False), output_field=BooleanField()))
-        .values_list("pk", "username", "mail")
-    )
-    return list(rows)
 
 
 def notify(
@@ -114,10 +90,7 @@ def notify(
         )
         for recipient in recipients
     ]
-    if db.on_postgresql():  # one statement prepared on the connection; the ORM builds its SQL anew
-        db.insert_rows(rows, ignore_conflicts=True)
-    else:
-        Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    store.notifications_insert(rows)
     forget_counts(recipients)
     if with_mail:
         mail_soon()
