@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from functools import cache
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib.auth.models import AbstractUser
@@ -12,6 +12,7 @@ from django.db.models.functions import Lower
 from django.db.models.sql.compiler import SQLCompiler
 from django.urls import reverse
 
+from accounts import store
 from accounts.validators import (
     EMAIL_VERIFIED_ELSEWHERE,
     USERNAME_MAX_LENGTH,
@@ -19,7 +20,6 @@ from accounts.validators import (
     USERNAME_TOO_LONG,
     UsernameValidator,
 )
-from core import db
 
 # django-stubs types a lookup by the value it compares with; Django's own class takes no type argument.
 if TYPE_CHECKING:
@@ -54,23 +54,12 @@ class UserManager(DjangoUserManager["User"]):
     def get(self, *args: Any, **kwargs: Any) -> User:
         """``get(pk=<int>)``, which every signed-in request makes (``ModelBackend.get_user`` reads
         the session's user with it), is one statement prepared on the connection on PostgreSQL:
-        building the ORM's query cost twice its round trip. Any other ``get`` is the ORM's."""
+        building the ORM's query cost twice its round trip (``accounts.store.user_by_pk``). Any
+        other ``get`` is the ORM's."""
         pk = kwargs.get("pk")
-        if args or len(kwargs) != 1 or type(pk) is not int or self._db is not None or not db.on_postgresql():
+        if args or len(kwargs) != 1 or type(pk) is not int or self._db is not None:
             return super().get(*args, **kwargs)
-        names, statement = _user_by_pk()
-        with db.prepared_cursor() as cursor:
-            cursor.execute(statement, [pk])
-            row = cursor.fetchone()
-        if row is None:
-            raise self.model.DoesNotExist(f"{self.model._meta.object_name} matching query does not exist.")
-        return db.instance(self.model, names, row)
-
-
-@cache
-def _user_by_pk() -> tuple[list[str], str]:
-    names, columns = db.column_list(User, "u")
-    return names, f"SELECT {columns} FROM {User._meta.db_table} AS u WHERE u.id = %s"
+        return store.user_by_pk(self.model, pk, partial(super().get, pk=pk))
 
 
 class User(AbstractUser):
