@@ -23,7 +23,7 @@ from ladder.standings.leaderboard import LeaderboardRow, player_row
 from ladder.standings.ranking import scale_value, unranked_code, unranked_reasons
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.selectors import held_back
-from matchmaking.services import rating_window
+from matchmaking.window import rating_window
 from ratings.models import PlayerRating, RatingChange
 
 SETTINGS_FIELDS = tuple(LadderSettingsOut().fields)

@@ -105,9 +105,9 @@ class Queue:
 
 
 def each_way() -> int:
-    from matchmaking import services
+    from matchmaking import window
 
-    return getattr(services, "CANDIDATES_EACH_WAY", 16)
+    return window.CANDIDATES_EACH_WAY
 
 
 def build(args: argparse.Namespace) -> Queue:
@@ -416,13 +416,13 @@ def entries_of(queue: Queue, users: list) -> list:
 
 
 def time_try_pair(entries: list, calls: int) -> tuple[list[float], int]:
-    from matchmaking import services
+    from matchmaking import pairing
 
     times, matched = [], 0
     for number in range(calls):
         entry = entries[number % len(entries)]
         started = time.perf_counter()
-        match = services.queue_try_pair(entry=entry)
+        match = pairing.queue_try_pair(entry=entry)
         times.append(time.perf_counter() - started)
         matched += match is not None
     return times, matched
@@ -491,9 +491,9 @@ def service_targets() -> list[tuple[object, str]]:
     from django.db import connections
     from django.db.models import Model, QuerySet
 
-    from matchmaking import selectors, services, views
+    from matchmaking import pairing, selectors, services, views, window
 
-    targets = project_functions(services, prefixes=("matchmaking.", "ladder.", "ratings."))
+    targets = project_functions(services, pairing, window, prefixes=("matchmaking.", "ladder.", "ratings."))
     targets += [(selectors, "panel_context")]
     targets += [(views, name) for name in ("_render", "render", "get_object_or_404")]
     targets += [(auth, "get_user"), (SessionStore, "load")]
@@ -534,12 +534,12 @@ def explain(queue: Queue) -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from matchmaking import services
+    from matchmaking import pairing
     from matchmaking.models import EntryStatus, QueueEntry
 
     me = entries_of(queue, queue.crowded[:1])[0]
     # The search is the first statement queue_try_pair sends (nobody fits a crowded poller).
-    search = statements_of(lambda: services.queue_try_pair(entry=me, now=timezone.now()))[0]
+    search = statements_of(lambda: pairing.queue_try_pair(entry=me, now=timezone.now()))[0]
     print("\nEXPLAIN ANALYZE of a crowded poller's candidate search, as queue_try_pair sends it:")
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN ANALYZE {search}")
@@ -853,7 +853,7 @@ def bench(args: argparse.Namespace, *, database_url: str) -> None:
     details.append(lambda: join_phases(queue, args.sample, alone=True))
 
     # queue_try_pair alone.
-    from matchmaking import services
+    from matchmaking import pairing
     from matchmaking.models import QueueEntry
 
     probes = prober_entries(queue)
@@ -868,7 +868,7 @@ def bench(args: argparse.Namespace, *, database_url: str) -> None:
         times, matched = time_try_pair(entries, args.pair_calls)
         if matched:
             raise SystemExit(f"error: {label}: {matched} calls paired")
-        queries = tally(statements_of(lambda entry=entries[0]: services.queue_try_pair(entry=entry)))
+        queries = tally(statements_of(lambda entry=entries[0]: pairing.queue_try_pair(entry=entry)))
         median, p99 = 1000 * statistics.median(times), 1000 * percentile(times, 0.99)
         rows.append(Row(label, len(times), median, p99, None, queries, reference="read"))
     QueueEntry.objects.filter(pk__in=[entry.pk for entry in probes]).delete()

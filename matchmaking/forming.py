@@ -1,7 +1,7 @@
 """Forming team and free-for-all games from the queue (docs/rules.md §13, "Forming a game").
 
 A search's join and each of its polls try to form a game in each of its formats (1 v 1 is
-``services.queue_try_pair``). The searcher whose join or poll runs it is the *anchor*,
+``pairing.queue_try_pair``). The searcher whose join or poll runs it is the *anchor*,
 with their party if they have one (a *unit*: a party searches, waits and plays as one).
 
 1. **Who may play together.** Every player has a rating window, as in 1 v 1: the ratings
@@ -42,7 +42,7 @@ from django.db.models import Case, FloatField, Value, When
 from core import db
 from ladder import formats
 from ladder.models import Ladder, Match, MatchSide, Participant
-from matchmaking import attempts, lifecycle, services, sql, sql_formed
+from matchmaking import attempts, lifecycle, sql, sql_formed, window
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify, recipients_of
@@ -142,9 +142,9 @@ def try_form(*, entry: QueueEntry, now: datetime) -> Match | None:
     return None
 
 
-def _seat(ladder: Ladder, engine: Engine, row: services.Candidate, at: float, newcomer_rd: float) -> tuple[Seat, bool]:
+def _seat(ladder: Ladder, engine: Engine, row: window.Candidate, at: float, newcomer_rd: float) -> tuple[Seat, bool]:
     rd = engine.rd_at(RatingState(row.rating, row.rd, row.volatility, row.rd_as_of), at)
-    p_min = services.window_min_probability(ladder, timedelta(seconds=max(at - row.joined_at, 0.0)))
+    p_min = window.window_min_probability(ladder, timedelta(seconds=max(at - row.joined_at, 0.0)))
     gap = abs(rating_gap_for_probability(p_min, rd, ladder.rd_max, engine.summed_beta))
     if row.max_rating_gap is not None:
         gap = min(gap, float(row.max_rating_gap))
@@ -152,11 +152,11 @@ def _seat(ladder: Ladder, engine: Engine, row: services.Candidate, at: float, ne
     return seat, rd > newcomer_rd
 
 
-def _anchor_rows(entry: QueueEntry) -> list[services.Candidate]:
+def _anchor_rows(entry: QueueEntry) -> list[window.Candidate]:
     """The anchor's unit: their search, or every waiting search of their party (none if it is not complete)."""
     if entry.party_id is None:
         return [
-            services.Candidate(
+            window.Candidate(
                 entry.pk,
                 entry.player_id,
                 entry.rating,
@@ -168,10 +168,10 @@ def _anchor_rows(entry: QueueEntry) -> list[services.Candidate]:
             )
         ]
     rows = [
-        services.Candidate(pk, player, rating, rd, vol, as_of.timestamp(), joined.timestamp(), gap, party, size, bits)
+        window.Candidate(pk, player, rating, rd, vol, as_of.timestamp(), joined.timestamp(), gap, party, size, bits)
         for pk, player, rating, rd, vol, as_of, joined, gap, party, size, bits in QueueEntry.objects.filter(
             party_id=entry.party_id, status=EntryStatus.WAITING
-        ).values_list(*services.Candidate._fields)
+        ).values_list(*window.Candidate._fields)
     ]
     return rows if len(rows) == entry.party_size else []
 
@@ -193,7 +193,7 @@ def _conflicts(ladder: Ladder, players: Sequence[int], now: datetime) -> set[fro
     }
     if cooldown:
         recent: dict[int, set[int]] = {}
-        played = Match.objects.filter(services.PLAYED, ladder=ladder, created_at__gte=since)
+        played = Match.objects.filter(window.PLAYED, ladder=ladder, created_at__gte=since)
         for match_id, player in Participant.objects.filter(match__in=played, player_id__in=players).values_list(
             "match_id", "player_id"
         ):
@@ -260,8 +260,8 @@ def _around(ladder: Ladder, entry: QueueEntry, kinds: list[formats.Format], now:
         return None
     mine = {seat.entry for seat in anchor.seats}
     bits = formats.mask([kind.code for kind in kinds])
-    rows = services.candidates(ladder, entry, low, high, now, bit=bits, each_way=CANDIDATES_EACH_WAY)
-    groups: dict[object, list[services.Candidate]] = {}
+    rows = window.candidates(ladder, entry, low, high, now, bit=bits, each_way=CANDIDATES_EACH_WAY)
+    groups: dict[object, list[window.Candidate]] = {}
     for row in rows:
         if row.pk not in mine:
             groups.setdefault(row.party_id if row.party_id is not None else ("solo", row.pk), []).append(row)
@@ -339,7 +339,7 @@ def _form(
         return None
     entries = [seat.entry for seat in game.seats]
     with transaction.atomic():
-        if len(services.claim(*entries)) < len(entries):
+        if len(window.claim(*entries)) < len(entries):
             entry.contended = True  # someone was placed meanwhile, or is being placed now: the next poll tries again
             return None
         match = _create(ladder, kind, game, now)

@@ -29,7 +29,7 @@ from accounts.models import User
 from core import db
 from ladder.matches.reporting import match_contest_claim, match_forfeit
 from ladder.models import CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant, SeriesGame
-from matchmaking import sql_ready
+from matchmaking import sql_ready, window
 from matchmaking.models import EntryStatus, QueueEntry, QueuePenalty
 from notifications.models import Kind
 from notifications.services import forget_counts, notify
@@ -362,9 +362,7 @@ def _arrived(match: Match, entry: QueueEntry, now: datetime) -> None:
     """Once the requeue is committed, the searches it may meet try at their next poll, as after a join."""
 
     def stamp() -> None:
-        from matchmaking import services  # services imports this module
-
-        services.arrived(match.ladder, entry, now, [entry.pk])
+        window.arrived(match.ladder, entry, now, [entry.pk])
 
     transaction.on_commit(stamp)
 

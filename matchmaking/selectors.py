@@ -18,7 +18,7 @@ from core import db
 from ladder import formats
 from ladder.matches.series import series_of
 from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, MatchStatus, Participant
-from matchmaking import forming, lifecycle, parties, services, sql
+from matchmaking import forming, lifecycle, parties, sql, window
 from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 
 
@@ -119,7 +119,7 @@ def panel_context(
         "offered": offered,
     }
     if entry is not None and waiting:
-        low, high = services.rating_window(ladder, entry, now)
+        low, high = window.rating_window(ladder, entry, now)
         context.update(
             waited=int((now - entry.joined_at).total_seconds()),
             window_low=low,
@@ -163,7 +163,7 @@ HELD_BACK_FOR = timedelta(seconds=30)
 def held_back(ladder: Ladder, entry: QueueEntry, now: datetime) -> list[HeldBack]:
     """The searching players the ladder's rematch cooldown keeps from ``entry`` (they played it
     within the cooldown), soonest free first: the panel and the API say why nobody was found.
-    Matches cancelled unplayed do not count (``services.PLAYED``). Read at most every 30 s per
+    Matches cancelled unplayed do not count (``window.PLAYED``). Read at most every 30 s per
     search (cached; one statement on PostgreSQL, ``sql.held_back``), since polls come every 2 s."""
     cooldown = timedelta(minutes=ladder.rematch_cooldown_minutes)
     if not cooldown:
@@ -186,7 +186,7 @@ def _held_back(ladder: Ladder, player_id: int, since: datetime) -> list[tuple[st
             cursor.execute(sql.held_back(), {"player": player_id, "ladder": ladder.pk, "since": since})
             return [(username, created) for _, username, created in cursor.fetchall()]
     recent = Match.objects.filter(
-        services.PLAYED, ladder=ladder, created_at__gte=since, participants__player_id=player_id
+        window.PLAYED, ladder=ladder, created_at__gte=since, participants__player_id=player_id
     )
     last: dict[int, tuple[str, datetime]] = {}
     rows = (

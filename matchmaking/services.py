@@ -1,14 +1,11 @@
-"""The matchmaking queue (docs/rules.md §13): join, poll, pair, leave, expire.
+"""The matchmaking queue (docs/rules.md §13): join, poll, leave, expire, and the sweep.
 
-Pairing runs when a player joins and on every poll. It turns the ladder's win-probability
-window into a rating range with the engines' inverse win probability (using the largest
-RD an opponent can have, so the range never misses anyone), reads the nearest waiting
-entries in that range from an index, and checks each exactly with both RDs inflated to
-now. The search takes no locks (on PostgreSQL it is one statement); only when someone
-fits are both entries claimed with ``SELECT … FOR UPDATE SKIP LOCKED`` and re-checked as
-still waiting, inside the transaction that pairs them: an entry being paired by another
-process is skipped, never waited for, so nobody is paired twice and two searches never
-deadlock. The statements PostgreSQL runs are in ``matchmaking.sql``; the ORM twins here.
+A join starts a search (every member's, for a party) and tries to form a game at once; each
+poll keeps the search alive, expires it, or tries again; a leave ends it. Forming a game is
+below: the 1 v 1 pairing (``pairing``), team and free-for-all games (``forming``), both over
+the search window, candidates and claim (``window``), and the paired match's life
+(``lifecycle``). None of them imports this module. The statements PostgreSQL runs are in
+``matchmaking.sql``; the ORM twins here.
 """
 
 from __future__ import annotations
@@ -17,32 +14,27 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, OuterRef, Q
-from django.db.models.functions import Abs
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
 from core import db
 from ladder import formats
-from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant
+from ladder.models import OPEN_STATUSES, Ladder, Match, Participant
 from ladder.moderation.suspensions import active_suspension, refuse_if_suspended
-from matchmaking import attempts, lifecycle, parties, sql, sql_formed
-from matchmaking.models import Block, EntryStatus, Party, QueueEntry
+from matchmaking import attempts, forming, lifecycle, pairing, parties, sql, window
+from matchmaking.models import EntryStatus, Party, QueueEntry
 from notifications.models import Kind
-from notifications.services import notify, recipients_of
-from ratings.engines import Engine, RatingState
-from ratings.engines.balance import pair_win_probability, rating_gap_for_probability
+from notifications.services import notify
 from ratings.models import PlayerRating
 from ratings.services import rating_reset_clock
 
 STALE_AFTER = timedelta(seconds=30)
 SEEN_EVERY = timedelta(seconds=10)
-CANDIDATES_EACH_WAY = 16
 # After leaving a search on purpose, the next may start this much later. Each join runs a
 # pairing search and a write, so a scripted join/leave loop is held to 12 searches a minute
 # per player and ladder; a person who left by mistake barely notices. The same on every
@@ -69,53 +61,6 @@ IN_GAME = IN_GAME_TEXT + " Your game: %(url)s"
 MEMBER_IN_GAME_TEXT = "%(username)s is still in a game in %(ladder)s: your party can search once it is over."
 MEMBER_IN_GAME = MEMBER_IN_GAME_TEXT + " Their game: %(url)s"
 REJOIN_COOLDOWN = "You left the queue a moment ago: you can search again in %(retry_after)d seconds."
-
-
-# The matches the rematch cooldown counts: all but those cancelled unplayed (``sql.played``).
-PLAYED = ~Q(status=MatchStatus.CANCELLED) | Q(cancel_reason=CancelReason.SERIES)
-
-
-def window_min_probability(ladder: Ladder, waited: timedelta) -> float:
-    """The lowest acceptable win chance after ``waited``: widens by the ladder's speed, to its bound."""
-    widened = ladder.queue_min_win_probability - ladder.queue_widening_per_minute * waited.total_seconds() / 60.0
-    return max(widened, ladder.queue_widest_min_win_probability)
-
-
-class Candidate(NamedTuple):
-    """A waiting search as the pairing reads it: what the exact check and the claim need.
-
-    ``rd_as_of`` and ``joined_at`` are POSIX times in seconds, as the engines take them.
-    """
-
-    pk: int
-    player_id: int
-    rating: float
-    rd: float
-    volatility: float
-    rd_as_of: float
-    joined_at: float
-    max_rating_gap: int | None
-    party_id: int | None = None
-    party_size: int = 1
-    formats: int = formats.DUEL.bit
-
-
-def _rd_now(engine: Engine, entry: QueueEntry, at: float) -> float:
-    """The search's RD inflated to POSIX time ``at`` with its own volatility (Glicko-2's growth depends on it)."""
-    return engine.rd_at(RatingState(entry.rating, entry.rd, entry.volatility, entry.rd_as_of.timestamp()), at)
-
-
-def _window(ladder: Ladder, entry: QueueEntry, rd_now: float, p_min: float) -> tuple[float, float]:
-    gap = abs(rating_gap_for_probability(p_min, rd_now, ladder.rd_max, ladder.get_engine().summed_beta))
-    if entry.max_rating_gap is not None:
-        gap = min(gap, float(entry.max_rating_gap))
-    return entry.rating - gap, entry.rating + gap
-
-
-def rating_window(ladder: Ladder, entry: QueueEntry, now: datetime) -> tuple[float, float]:
-    """The ratings an opponent may have (for display and for the indexed search)."""
-    rd_now = _rd_now(ladder.get_engine(), entry, now.timestamp())
-    return _window(ladder, entry, rd_now, window_min_probability(ladder, now - entry.joined_at))
 
 
 def queue_join(
@@ -150,16 +95,8 @@ def queue_join(
     else:
         entry, together = _party_create(ladder, player, members, found, search)
     if try_match(entry=entry, now=now) is None:
-        arrived(ladder, entry, now, together)
+        window.arrived(ladder, entry, now, together)
     return entry
-
-
-def arrived(ladder: Ladder, entry: QueueEntry, now: datetime, entries: Sequence[int]) -> None:
-    """A search that formed no game at once starts waiting: its window's bands are stamped, so the
-    searches it may meet try at their next poll (``attempts``). Its own band is among them, so its
-    own next poll tries too; so does each of ``entries`` (its party's), whose bands may not be."""
-    attempts.stamp(ladder, *rating_window(ladder, entry, now))
-    attempts.try_next([pk for pk in entries if pk != entry.pk], now)
 
 
 def searchable_formats(ladder: Ladder, wanted: Sequence[str] | None, *, party_size: int = 1) -> list[formats.Format]:
@@ -254,12 +191,10 @@ def try_match(*, entry: QueueEntry, now: datetime) -> Match | None:
     """Form a game for ``entry`` in one of its formats: 1 v 1 first, then the others in order."""
     entry.contended = False
     if entry.formats & formats.DUEL.bit:
-        match = queue_try_pair(entry=entry, now=now)
+        match = pairing.queue_try_pair(entry=entry, now=now)
         if match is not None:
             return match
     if entry.formats & ~formats.DUEL.bit:
-        from matchmaking import forming
-
         return forming.try_form(entry=entry, now=now)
     return None
 
@@ -573,196 +508,3 @@ def _expire(pk: int, now: datetime) -> int:
             now=now,
         )
         return 1
-
-
-def _excluded_players(ladder: Ladder, player_id: int, now: datetime) -> set[int]:
-    """Recent opponents (rematch cooldown) and blocks in either direction."""
-    excluded = {player_id}
-    if ladder.rematch_cooldown_minutes:
-        since = now - timedelta(minutes=ladder.rematch_cooldown_minutes)
-        recent = Match.objects.filter(PLAYED, ladder=ladder, created_at__gte=since, participants__player_id=player_id)
-        excluded.update(
-            Participant.objects.filter(match__in=recent)
-            .exclude(player_id=player_id)
-            .values_list("player_id", flat=True)
-        )
-    for blocker, blocked in Block.objects.filter(Q(blocker_id=player_id) | Q(blocked_id=player_id)).values_list(
-        "blocker_id", "blocked_id"
-    ):
-        excluded.add(blocked if blocker == player_id else blocker)
-    return excluded
-
-
-def candidates(
-    ladder: Ladder,
-    entry: QueueEntry,
-    low: float,
-    high: float,
-    now: datetime,
-    *,
-    bit: int = formats.DUEL.bit,
-    each_way: int = CANDIDATES_EACH_WAY,
-) -> list[Candidate]:
-    """The waiting searches for format ``bit`` nearest ``entry``'s rating in ``[low, high]``, ``each_way`` each way.
-
-    Left out: the player's own search, recent opponents (rematch cooldown), blocks in
-    either direction, and searches whose own ±N limit refuses the gap (so they do not
-    crowd out those who would accept).
-    """
-    cooldown = ladder.rematch_cooldown_minutes
-    since = now - timedelta(minutes=cooldown)
-    if db.on_postgresql():
-        params: dict[str, Any] = {
-            "ladder": ladder.pk,
-            "player": entry.player_id,
-            "since": since,
-            "rating": entry.rating,
-            "low": low,
-            "high": high,
-            "each_way": each_way,
-            "bit": bit,
-        }
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.candidates(cooldown=bool(cooldown)), params)
-            return [Candidate(*row) for row in cursor.fetchall()]
-    excluded = _excluded_players(ladder, entry.player_id, now)
-    accepts = Q(max_rating_gap__isnull=True) | Q(max_rating_gap__gte=Abs(F("rating") - entry.rating))
-    waiting = (
-        QueueEntry.objects.annotate(offered=F("formats").bitand(bit))
-        .filter(accepts, ladder=ladder, status=EntryStatus.WAITING, offered__gt=0)
-        .exclude(player_id__in=excluded)
-        .values_list(*Candidate._fields)
-    )
-    below = waiting.filter(rating__gte=low, rating__lte=entry.rating).order_by("-rating")[:each_way]
-    above = waiting.filter(rating__gt=entry.rating, rating__lte=high).order_by("rating")[:each_way]
-    return [
-        Candidate(pk, player, rating, rd, volatility, as_of.timestamp(), joined.timestamp(), gap, party, size, bits)
-        for pk, player, rating, rd, volatility, as_of, joined, gap, party, size, bits in chain(below, above)
-    ]
-
-
-def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match | None:
-    """Pair ``entry`` with the waiting player whose win chance is closest to 50%, if any.
-
-    The search reads without locks; only a candidate that fits is claimed, with both
-    searches locked (``SKIP LOCKED``) and re-checked as waiting in the pairing's
-    transaction. On a pairing ``entry`` is updated in place (status, match, opponent,
-    win chance), so callers need not read it again.
-    """
-    now = now or timezone.now()
-    ladder = entry.ladder
-    engine = ladder.get_engine()
-    at = now.timestamp()
-    my_rd = _rd_now(engine, entry, at)
-    my_p_min = window_min_probability(ladder, now - entry.joined_at)
-    low, high = _window(ladder, entry, my_rd, my_p_min)
-    choices = []
-    for other in candidates(ladder, entry, low, high, now):
-        other_rd = engine.rd_at(RatingState(other.rating, other.rd, other.volatility, other.rd_as_of), at)
-        p = pair_win_probability((entry.rating, my_rd), (other.rating, other_rd), engine.summed_beta)
-        p_min = max(my_p_min, window_min_probability(ladder, timedelta(seconds=at - other.joined_at)))
-        gap = abs(entry.rating - other.rating)
-        if not p_min <= p <= 1.0 - p_min:
-            continue
-        if (entry.max_rating_gap is not None and gap > entry.max_rating_gap) or (
-            other.max_rating_gap is not None and gap > other.max_rating_gap
-        ):
-            continue
-        choices.append((abs(p - 0.5), other.joined_at, other.pk, p, other))
-    if not choices:
-        return None
-    choices.sort(key=lambda choice: choice[:3])
-    with transaction.atomic():
-        for _, _, _, p, other in choices:
-            claimed = claim(entry.pk, other.pk)
-            if entry.pk not in claimed:  # already paired, or being paired by someone else right now
-                entry.contended = True
-                return None
-            if other.pk in claimed:  # the window is the engine's chance; players see the ladder's
-                return _pair(ladder, entry, other, ladder.shown_chance(p), now)
-    entry.contended = True  # every fitting candidate was taken meanwhile: the next poll tries again
-    return None
-
-
-def claim(*pks: int) -> set[int]:
-    """Lock those of the searches that are still waiting and not being paired by someone else.
-
-    ``SKIP LOCKED``: a search locked by another pairing is left out, never waited for. So is a
-    search whose player has a game of the ladder still to be played (docs/rules.md §13): read
-    under the lock, after the search was written, it sees any game formed before.
-    Call inside the pairing's transaction, which holds the locks to its end.
-    """
-    if not db.on_postgresql():
-        busy = Participant.objects.filter(
-            player_id=OuterRef("player_id"), match__ladder_id=OuterRef("ladder_id"), match__status__in=OPEN_STATUSES
-        )
-        claimed = (
-            QueueEntry.objects.select_for_update(skip_locked=True)
-            .filter(pk__in=pks, status=EntryStatus.WAITING)
-            .exclude(Exists(busy))
-        )
-        return set(claimed.values_list("pk", flat=True))
-    with db.prepared_cursor() as cursor:
-        cursor.execute(sql.claim(len(pks)), pks)
-        return {pk for (pk,) in cursor.fetchall()}
-
-
-def _pair(ladder: Ladder, me: QueueEntry, other: Candidate, p: float, now: datetime) -> Match:
-    """Create the scheduled match and mark both claimed searches matched; ``me`` is updated in place."""
-    match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=formats.DUEL.code)
-    lifecycle.start(match, ladder, now)
-    ended = {"status": EntryStatus.MATCHED, "match": match, "ended_at": now}
-    if db.on_postgresql():  # all of it in one statement (``sql_formed``); below, its ORM twin
-        sql_formed.create_formed(
-            match,
-            [MatchSide(index=0, win_probability=p), MatchSide(index=1, win_probability=1.0 - p)],
-            [Participant(player_id=me.player_id), Participant(player_id=other.player_id)],
-            [0, 1],
-            [me.pk, other.pk],
-            [p, 1.0 - p],
-            now,
-            opponents=[other.player_id, me.player_id],
-        )
-    else:
-        match.save(force_insert=True)
-        sides = MatchSide.objects.bulk_create(
-            [
-                MatchSide(match=match, index=0, win_probability=p),
-                MatchSide(match=match, index=1, win_probability=1.0 - p),
-            ]
-        )
-        Participant.objects.bulk_create(
-            [
-                Participant(match=match, side=sides[0], player_id=me.player_id),
-                Participant(match=match, side=sides[1], player_id=other.player_id),
-            ]
-        )
-        QueueEntry.objects.filter(pk=me.pk).update(**ended, opponent_id=other.player_id, win_probability=p)
-        QueueEntry.objects.filter(pk=other.pk).update(**ended, opponent_id=me.player_id, win_probability=1.0 - p)
-    for name, value in ended.items():
-        setattr(me, name, value)
-    me.opponent_id = other.player_id
-    me.win_probability = p
-    _tell_paired(ladder, match, (me.player_id, other.player_id), p, now)
-    return match
-
-
-def _tell_paired(ladder: Ladder, match: Match, players: tuple[int, int], p: float, now: datetime) -> None:
-    """Tell both players whom they play (the page shows it too, but they may have left the tab)."""
-    told = recipients_of(players)  # names and who gets mail, one query
-    names = told.names
-    first, second = players
-    notify(
-        Kind.PAIRED,
-        players,
-        key=f"match:{match.pk}",
-        ladder_id=ladder.pk,
-        match_id=match.pk,
-        data={"ladder": ladder.name, "ladder_slug": ladder.slug},
-        data_for={
-            first: {"opponents": [names.get(second, "")], "win_probability": round(p, 4)},
-            second: {"opponents": [names.get(first, "")], "win_probability": round(1.0 - p, 4)},
-        },
-        now=now,
-        with_mail=told.with_mail,
-    )

@@ -18,6 +18,7 @@ from django.utils import timezone
 from ladder.matches.reporting import SideInput, match_report
 from ladder.models import Match, MatchStatus
 from matchmaking import services as q
+from matchmaking import window
 from matchmaking.models import Block, EntryStatus, QueueEntry
 from ratings.engines import win_probability
 from ratings.models import PlayerRating, RatingAdjustment
@@ -70,7 +71,7 @@ def test_nobody_outside_the_window_is_paired(ladder):
 
     assert entry.status == EntryStatus.WAITING
     assert win_probability(1500, 60, 1900, 60) < 0.15
-    low, high = q.rating_window(ladder, entry, now)
+    low, high = window.rating_window(ladder, entry, now)
     assert low < 1500 < 1900 < high  # inside the indexed range (any RD), refused by the exact check
 
 
@@ -79,8 +80,8 @@ def test_window_widens_with_waiting_time_up_to_the_bound(ladder):
     ladder.queue_widest_min_win_probability = 0.05
     ladder.save()
     start = timezone.now()
-    assert q.window_min_probability(ladder, timedelta(minutes=1)) == pytest.approx(0.10)
-    assert q.window_min_probability(ladder, timedelta(minutes=30)) == 0.05
+    assert window.window_min_probability(ladder, timedelta(minutes=1)) == pytest.approx(0.10)
+    assert window.window_min_probability(ladder, timedelta(minutes=30)) == 0.05
     join(ladder, rated_member(ladder, "strong", 1850, now=start), start)
     weak = rated_member(ladder, "weak", 1500, now=start)
     p = win_probability(1500, 60, 1850, 60)
@@ -111,8 +112,8 @@ def test_rds_grow_with_each_search_s_own_volatility_on_glicko2():
     calm, wild = rated_member(ladder, "calm", 1500, now=month_ago), rated_member(ladder, "wild", 1500, now=month_ago)
     PlayerRating.objects.filter(player=wild).update(volatility=0.2)
 
-    calm_low, _ = q.rating_window(ladder, waiting(ladder, calm, now), now)
-    wild_low, _ = q.rating_window(ladder, waiting(ladder, wild, now), now)
+    calm_low, _ = window.rating_window(ladder, waiting(ladder, calm, now), now)
+    wild_low, _ = window.rating_window(ladder, waiting(ladder, wild, now), now)
 
     assert wild_low < calm_low  # a larger RD now flattens the curve: a wider rating range
 
@@ -126,12 +127,12 @@ def test_own_rating_limit_is_respected_and_widening_never_passes_it(ladder):
 
     entry = join(ladder, picky, now, max_rating_gap=50)
     assert entry.status == EntryStatus.WAITING
-    assert q.rating_window(ladder, entry, now + timedelta(minutes=10)) == (1450, 1550)
+    assert window.rating_window(ladder, entry, now + timedelta(minutes=10)) == (1450, 1550)
     assert q.queue_poll(ladder=ladder, player=picky, now=now + timedelta(minutes=4)).status == EntryStatus.WAITING
 
 
 def test_searches_whose_own_limit_refuses_do_not_crowd_out_others(ladder, monkeypatch):
-    monkeypatch.setattr(q, "CANDIDATES_EACH_WAY", 2)
+    monkeypatch.setattr(window, "CANDIDATES_EACH_WAY", 2)
     now = timezone.now()
     for number, rating in enumerate((1505, 1510, 1515)):
         join(ladder, rated_member(ladder, f"picky{number}", rating), now, max_rating_gap=1)
