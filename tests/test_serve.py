@@ -10,7 +10,6 @@ as Ctrl-C stops it: SIGINT to its whole process group.
 from __future__ import annotations
 
 import http.cookiejar
-import importlib
 import math
 import os
 import re
@@ -27,12 +26,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from django.apps import apps
 from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
+from accounts.sync import SITE
+from core.sync import site_sync
 from matchmaking.models import EntryStatus
 from tests.factories import LadderFactory, member, waiting
 
@@ -41,16 +41,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
 EVERY = 2  # seconds between two runs of each task in the test's copy of the schedule
 WAIT_SECONDS = 60
-# The migrations that create the periodic tasks, and their functions that do (each a get_or_create by
-# name): a transactional test before this one may have flushed the rows they made.
-SCHEDULING_MIGRATIONS = [
-    ("ladder.migrations.0006_periodic_tasks", "create_tasks"),
-    ("seasons.migrations.0002_periodic_task", "create_task"),
-    ("api.migrations.0003_expire_idempotency_keys_task", "create_task"),
-    ("notifications.migrations.0002_mail_periodic_tasks", "create_tasks"),
-    ("ratings.migrations.0009_replay_jobs", "create_resend_task"),
-    ("webhooks.migrations.0002_delivery_sweep", "create_task"),
-]
 
 
 def database_url() -> str:
@@ -62,9 +52,8 @@ def database_url() -> str:
 
 
 def the_migrations_schedule() -> dict[str, str]:
-    """The periodic tasks the migrations create, by name: their task, every ``EVERY`` seconds."""
-    for module, function in SCHEDULING_MIGRATIONS:
-        getattr(importlib.import_module(module), function)(apps, None)
+    """The periodic tasks every migrate makes (``accounts.sync``), by name: their task, every ``EVERY`` seconds."""
+    site_sync(SITE)
     every, _ = IntervalSchedule.objects.get_or_create(every=EVERY, period=IntervalSchedule.SECONDS)
     PeriodicTask.objects.update(interval=every, crontab=None, last_run_at=None, total_run_count=0)
     return dict(PeriodicTask.objects.filter(enabled=True).values_list("name", "task"))

@@ -1,31 +1,11 @@
-"""Match fields (docs/match-fields.md): a ladder's game details and a report's values; moderators edit the fields."""
+"""Match fields (docs/match-fields.md): a ladder's game details and a report's values; moderators edit the fields.
+
+The grant to the ``moderators`` group is done by ``accounts.sync`` after every ``migrate``.
+"""
 
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
-
-CODENAMES = ["view_matchfield", "add_matchfield", "change_matchfield", "delete_matchfield", "view_matchfieldvalue"]
-
-
-def grant(apps, schema_editor):
-    from django.contrib.auth.management import create_permissions
-
-    for app_config in apps.get_app_configs():
-        app_config.models_module = True
-        create_permissions(app_config, verbosity=0)
-        app_config.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group, _ = Group.objects.get_or_create(name="moderators")
-    group.permissions.add(*Permission.objects.filter(content_type__app_label="ladder", codename__in=CODENAMES))
-
-
-def revoke(apps, schema_editor):
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group = Group.objects.filter(name="moderators").first()
-    if group:
-        group.permissions.remove(*Permission.objects.filter(content_type__app_label="ladder", codename__in=CODENAMES))
 
 
 class Migration(migrations.Migration):
@@ -160,5 +140,4 @@ class Migration(migrations.Migration):
                 name="match_field_value_unique_player",
             ),
         ),
-        migrations.RunPython(grant, revoke),
     ]

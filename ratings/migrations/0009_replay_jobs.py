@@ -8,61 +8,15 @@ The bound on ``rating_delta`` is checked for every new row. An adjustment stored
 (a probe stored 1e308) stays in the history as it was: on PostgreSQL the constraint is
 added ``NOT VALID``, so existing rows are not checked; elsewhere it is added only when no
 stored row breaks it.
+
+The grant to the ``moderators`` group and the periodic task are made by ``accounts.sync``
+after every ``migrate``.
 """
 
 import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
-from django.utils import timezone
-
-
-def grant(apps, schema_editor):
-    from django.contrib.auth.management import create_permissions
-
-    for app_config in apps.get_app_configs():
-        app_config.models_module = True
-        create_permissions(app_config, verbosity=0)
-        app_config.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group, _ = Group.objects.get_or_create(name="moderators")
-    group.permissions.add(*Permission.objects.filter(content_type__app_label="ratings", codename="view_replayjob"))
-
-
-def revoke(apps, schema_editor):
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group = Group.objects.filter(name="moderators").first()
-    if group:
-        group.permissions.remove(
-            *Permission.objects.filter(content_type__app_label="ratings", codename="view_replayjob")
-        )
-
-
-RESEND = "Replay jobs: send again those left queued"
-
-
-def create_resend_task(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    PeriodicTasks = apps.get_model("django_celery_beat", "PeriodicTasks")
-    every_5m, _ = IntervalSchedule.objects.get_or_create(every=5, period="minutes")
-    PeriodicTask.objects.get_or_create(
-        name=RESEND,
-        defaults={
-            "task": "ratings.tasks.resend_stale_replay_jobs_task",
-            "interval": every_5m,
-            "expire_seconds": 300,
-            "description": "Sends again each replay job (a void's, a correction's, a replay's) still queued ten "
-            "minutes after it was made: its message never reached a worker, e.g. because Redis was down.",
-        },
-    )
-    PeriodicTasks.objects.update_or_create(ident=1, defaults={"last_update": timezone.now()})
-
-
-def delete_resend_task(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=RESEND).delete()
 
 
 DELTA_BOUND = models.CheckConstraint(
@@ -193,8 +147,6 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.RunPython(grant, revoke),
-        migrations.RunPython(create_resend_task, delete_resend_task),
         migrations.SeparateDatabaseAndState(
             state_operations=[migrations.AddConstraint(model_name="ratingadjustment", constraint=DELTA_BOUND)],
             database_operations=[migrations.RunPython(add_delta_bound, remove_delta_bound)],

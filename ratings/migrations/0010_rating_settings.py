@@ -1,35 +1,12 @@
-"""Rating settings changes are recorded moderator actions; replays keep each event's settings (issue 12 item 11)."""
+"""Rating settings changes are recorded moderator actions; replays keep each event's settings (issue 12 item 11).
+
+The grant to the ``moderators`` group is done by ``accounts.sync`` after every ``migrate``.
+"""
 
 import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
-
-
-def grant(apps, schema_editor):
-    """Moderators, who change rating settings on the ladder page, read the record of changes."""
-    from django.contrib.auth.management import create_permissions
-
-    for app_config in apps.get_app_configs():
-        app_config.models_module = True
-        create_permissions(app_config, verbosity=0)
-        app_config.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group, _ = Group.objects.get_or_create(name="moderators")
-    group.permissions.add(
-        *Permission.objects.filter(content_type__app_label="ratings", codename="view_ratingsettingschange")
-    )
-
-
-def revoke(apps, schema_editor):
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group = Group.objects.filter(name="moderators").first()
-    if group:
-        group.permissions.remove(
-            *Permission.objects.filter(content_type__app_label="ratings", codename="view_ratingsettingschange")
-        )
 
 
 class Migration(migrations.Migration):
@@ -112,5 +89,4 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.RunPython(grant, revoke),
     ]

@@ -6,12 +6,13 @@ with the reason, those silent too long (``backtests_end_stale``, ``replay_jobs_e
 At most one backtest per ladder is queued or running: a partial unique constraint, so
 concurrent starts create one. Before it is added, every unfinished backtest of a ladder but
 its newest is marked failed.
+
+The periodic task is made by ``accounts.sync`` after every ``migrate``.
 """
 
 from django.db import migrations, models
 from django.utils import timezone
 
-SWEEP = "Backtests and replay jobs: end those whose worker was lost"
 DUPLICATE = "Ended: a newer backtest of this ladder was under way, and one runs at a time."
 
 
@@ -27,29 +28,6 @@ def end_duplicate_backtests(apps, schema_editor):
             Backtest.objects.filter(pk=pk).update(status="failed", error=DUPLICATE, finished_at=timezone.now())
         else:
             newest[ladder_id] = pk
-
-
-def create_sweep_task(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    PeriodicTasks = apps.get_model("django_celery_beat", "PeriodicTasks")
-    every_5m, _ = IntervalSchedule.objects.get_or_create(every=5, period="minutes")
-    PeriodicTask.objects.get_or_create(
-        name=SWEEP,
-        defaults={
-            "task": "ratings.tasks.end_stale_jobs_task",
-            "interval": every_5m,
-            "expire_seconds": 300,
-            "description": "Marks failed, with the reason, each running backtest or replay job whose worker has "
-            "not reported for five minutes (it was killed, or its machine lost), and each backtest still queued "
-            "an hour after it was asked for (its message never reached a worker).",
-        },
-    )
-    PeriodicTasks.objects.update_or_create(ident=1, defaults={"last_update": timezone.now()})
-
-
-def delete_sweep_task(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=SWEEP).delete()
 
 
 class Migration(migrations.Migration):
@@ -89,5 +67,4 @@ class Migration(migrations.Migration):
                 violation_error_message="A backtest of this ladder is already under way.",
             ),
         ),
-        migrations.RunPython(create_sweep_task, delete_sweep_task),
     ]
