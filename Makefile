@@ -1,7 +1,8 @@
 # The two commands: `make run` serves the site with demo data, `make test` runs every check.
+# `make test-fast` is the quick loop: ruff and the tests with no browser and no program of their own.
 # `make run`'s server (core/management/commands/serve.py) also runs the periodic tasks.
 # `make stack` runs it production-like: PostgreSQL, Redis, gunicorn, a Celery worker and beat.
-.PHONY: run stack test lint format migrate shell clean
+.PHONY: run stack test test-fast lint format migrate shell clean
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -25,6 +26,10 @@ stack:
 test:
 	@bash scripts/ensure-venv.sh requirements-dev.txt
 	@bash scripts/test.sh $(PYTEST_ARGS)
+
+test-fast:
+	@bash scripts/ensure-venv.sh requirements-dev.txt
+	@bash scripts/test.sh --fast $(PYTEST_ARGS)
 
 lint:
 	@bash scripts/ensure-venv.sh requirements-dev.txt

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs ruff, the import contracts (lint-imports), mypy and the whole pytest suite against a
-# real PostgreSQL and a real Redis.
+# real PostgreSQL and a real Redis, on every core (pytest-xdist, PYTEST_WORKERS workers; the
+# default is the number of cores, at most 8). With --fast first (`make test-fast`) it runs
+# ruff and the tests that need no browser and start no program of their own
+# (-m "not browser and not external"), and skips the import contracts and mypy.
 #
 # With DATABASE_URL and CELERY_BROKER_URL already set, it uses those servers. Otherwise it
 # installs what is missing (Debian packages, as root), starts a throwaway PostgreSQL and
@@ -8,6 +11,9 @@
 # whatever the outcome. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+fast=
+if [ "${1:-}" = --fast ]; then fast=1; shift; fi
 
 log() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -20,6 +26,12 @@ ensure_packages() {
   local missing=()
   [ -n "$(pg_bindir)" ] || missing+=(postgresql)
   command -v redis-server >/dev/null || missing+=(redis-server)
+  if [ -z "$fast" ]; then extra_packages; fi
+  [ ${#missing[@]} -eq 0 ] && return 0
+  install_packages
+}
+
+extra_packages() {
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   # nginx in front of gunicorn: tests/test_gunicorn_config.py checks slow clients cannot hold it.
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
@@ -27,7 +39,9 @@ ensure_packages() {
   command -v npm >/dev/null || missing+=(npm)
   # Java runs the Nu HTML checker (vnu.jar, from npm too) over the pages the browser tests load.
   command -v java >/dev/null || missing+=(default-jre-headless)
-  [ ${#missing[@]} -eq 0 ] && return 0
+}
+
+install_packages() {
   if as_root && command -v apt-get >/dev/null; then
     log "installing ${missing[*]} with apt-get"
     apt-get update -qq
@@ -93,14 +107,15 @@ if as_root; then run_pg_stop=(runuser -u postgres --); fi
 
 if [ -n "${DATABASE_URL:-}" ] && [ -n "${CELERY_BROKER_URL:-}" ]; then
   log "using the existing PostgreSQL and Redis from DATABASE_URL and CELERY_BROKER_URL"
-  { [ -x /usr/bin/chromium ] && command -v npm >/dev/null && command -v java >/dev/null; } || { as_root && ensure_packages; } || true
+  [ -n "$fast" ] || { [ -x /usr/bin/chromium ] && command -v npm >/dev/null && command -v java >/dev/null; } \
+    || { as_root && ensure_packages; } || true
 else
   start_services
 fi
 
 # axe-core and vnu-jar, pinned in package-lock.json: tests/browser/conftest.py checks every page
 # with axe and every document the browser tests load with the Nu HTML checker.
-if [ ! -f node_modules/axe-core/axe.min.js ] || [ ! -f node_modules/vnu-jar/build/dist/vnu.jar ]; then
+if [ -z "$fast" ] && { [ ! -f node_modules/axe-core/axe.min.js ] || [ ! -f node_modules/vnu-jar/build/dist/vnu.jar ]; }; then
   command -v npm >/dev/null || die "missing npm: install it (apt-get install npm) to fetch axe-core and vnu-jar"
   log "installing axe-core and vnu-jar with npm ci"
   npm ci --no-audit --no-fund --ignore-scripts
@@ -110,11 +125,20 @@ log "ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 
-log "import-linter"
-.venv/bin/lint-imports --no-cache
+if [ -z "$fast" ]; then
+  log "import-linter"
+  .venv/bin/lint-imports --no-cache
 
-log "mypy"
-.venv/bin/mypy
+  log "mypy"
+  .venv/bin/mypy
+fi
 
-log "pytest"
-.venv/bin/python -m pytest "$@"
+# One worker per core: the tests are CPU-bound (with PostgreSQL's share), so more would only
+# queue. Each worker has its own test database and Redis databases (tests/conftest.py), and
+# worksteal hands a worker that finished its part tests another has not reached yet.
+workers=${PYTEST_WORKERS:-$(nproc)}
+[ "$workers" -le 8 ] || workers=8 # Redis has 16 databases: two per worker
+selection=()
+[ -z "$fast" ] || selection=(-m "not browser and not external")
+log "pytest on $workers workers"
+.venv/bin/python -m pytest -n "$workers" --dist worksteal "${selection[@]}" "$@"

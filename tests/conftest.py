@@ -46,6 +46,26 @@ DATABASE_FIXTURES = frozenset(
 )
 
 
+# Modules whose tests start programs of their own that run alongside them (gunicorn and nginx,
+# Celery workers and beat, ``manage.py serve``, a redis-server, bots, schemathesis, the API client
+# generator, a second Django process): marked ``external``, with the benchmarks (``bench``), and
+# left out of ``make test-fast``.
+EXTERNAL_MODULES = frozenset(
+    {
+        "tests/api/test_bot.py",
+        "tests/api/test_schema_clients.py",
+        "tests/api/test_schemathesis.py",
+        "tests/matchmaking/test_one_game_concurrency.py",
+        "tests/test_celery_worker.py",
+        "tests/test_delivery_workers.py",
+        "tests/test_gunicorn_config.py",
+        "tests/test_redis_outage.py",
+        "tests/test_replay_worker.py",
+        "tests/test_serve.py",
+    }
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "ladder(**fields): the cast's `ladder` with these fields instead of the defaults"
@@ -86,6 +106,12 @@ def _worker_redis() -> None:
             settings.CELERY_BROKER_URL = moved
         else:
             settings.CACHES["default"]["LOCATION"] = moved
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.split("::")[0] in EXTERNAL_MODULES or item.get_closest_marker("bench"):
+            item.add_marker(pytest.mark.external)
 
 
 def _uses_database(item: pytest.Item) -> bool:
