@@ -129,3 +129,37 @@ def test_a_game_at_no_finite_instant_is_refused(name, layout, at):
     sides = players(LAYOUTS[layout], 0.0)
     with pytest.raises(ValueError, match=r"^at must be a finite number, got "):
         get_engine(name).rate(sides, list(range(1, len(sides) + 1)), at)
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_eight_players_with_numpy_placements_rate_as_with_plain_ints(name):
+    """Eight players is the most a game may hold (docs/rules.md §8), whichever check runs."""
+    sides = players([4, 4], 0.0)
+    engine = get_engine(name)
+
+    assert engine.rate(sides, [np.int64(2), np.int64(1)], DAY) == engine.rate(sides, [2, 1], DAY)
+
+
+GOOD = RatingState(1500.0, 80.0, 0.06, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("player", "games", "at", "message"),
+    [
+        (GOOD, [], DAY, r"^games must hold at least one \(opponent, score\) pair, got none$"),
+        (GOOD._replace(rd=-1.0), [(GOOD, 1.0)], DAY, r"^player\.rd must be above 0, got -1\.0$"),
+        (GOOD, [(GOOD, 1.0)], math.nan, r"^at must be a finite number, got nan$"),
+        (
+            GOOD,
+            [(GOOD, 1.0), (GOOD._replace(rd=0.0), 0.0)],
+            DAY,
+            r"^games\[1\]\.opponent\.rd must be above 0, got 0\.0$",
+        ),
+        (GOOD, [(GOOD, math.inf)], DAY, r"^games\[0\]\.score must be a finite number, got inf$"),
+        (GOOD, [(GOOD, 1.0), (GOOD, 0.3)], DAY, r"^games\[1\]\.score must be 0, 0\.5 or 1, got 0\.3$"),
+    ],
+)
+def test_a_rating_period_refuses_bad_input_naming_it(player, games, at, message):
+    for name in ENGINES:
+        with pytest.raises(ValueError, match=message):
+            get_engine(name).rate_period(player, games, at)
