@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import shutil
@@ -336,12 +337,20 @@ end
 """
 
 
+def wrk_duration(seconds: float) -> str:
+    """``seconds`` as ``wrk -d`` takes it: whole seconds, at least one (it refuses ``0.2s``).
+
+    Rates are worked out from the time the Lua script measured, not from this duration.
+    """
+    return f"{max(1, math.ceil(seconds))}s"
+
+
 def wrk(url: str, script: str, clients: int, seconds: float) -> tuple[int, float, float, dict[int, int]]:
     """Requests per second, p50 and p99 in ms, and the count of each status, measured by ``wrk``."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as file:
         file.write(WRK_COMMON + script)
         file.flush()
-        command = ["wrk", "-t2", f"-c{clients}", f"-d{seconds:g}s", "--latency", "-s", file.name, url]
+        command = ["wrk", "-t2", f"-c{clients}", f"-d{wrk_duration(seconds)}", "--latency", "-s", file.name, url]
         output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     line = next(line for line in output.splitlines() if line.startswith("RESULT "))
     result = json.loads(line.removeprefix("RESULT "))

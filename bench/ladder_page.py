@@ -139,7 +139,8 @@ def wrk(url: str, script: str, clients: int, seconds: float) -> tuple[float, flo
         file.write(_api_bench().WRK_COMMON + script)  # bench/api.py's counting script
         file.flush()
         threads = min(2, clients)
-        command = ["wrk", f"-t{threads}", f"-c{clients}", f"-d{seconds:g}s", "--timeout", "60s", "--latency"]
+        duration = _api_bench().wrk_duration(seconds)
+        command = ["wrk", f"-t{threads}", f"-c{clients}", f"-d{duration}", "--timeout", "60s", "--latency"]
         output = subprocess.run([*command, "-s", file.name, url], capture_output=True, text=True, check=True).stdout
     line = next(line for line in output.splitlines() if line.startswith("RESULT "))
     result = json.loads(line.removeprefix("RESULT "))
