@@ -15,8 +15,8 @@ from django.urls import reverse
 from api.serializers import LadderSettingsOut
 from ladder import formats
 from ladder.fields.reads import ladder_field_dicts
+from ladder.matches.checks import match_format
 from ladder.matches.reads import MatchSummary, match_summaries, matches_with_details
-from ladder.matches.reporting import match_format
 from ladder.matches.series import series_of
 from ladder.models import Ladder, Match, MatchStatus
 from ladder.standings.leaderboard import LeaderboardRow, player_row

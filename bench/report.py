@@ -65,7 +65,7 @@ class Clock:
 
 def trusted_runner(ladder, users, reporter, rng: random.Random, clock: Clock) -> Callable[[int], int]:
     import ladder.matches.reporting as matches
-    from ladder.matches.reporting import SideInput
+    from ladder.matches.checks import SideInput
 
     def run(count: int) -> int:
         for _ in range(count):
@@ -85,7 +85,7 @@ def trusted_runner(ladder, users, reporter, rng: random.Random, clock: Clock) ->
 def two_step_runner(ladder, users, rng: random.Random, clock: Clock, split: dict[str, float]) -> Callable[[int], int]:
     """Participant reports, opponent confirms; ``split`` collects the seconds of each step."""
     import ladder.matches.reporting as matches
-    from ladder.matches.reporting import SideInput
+    from ladder.matches.checks import SideInput
 
     def run(count: int) -> int:
         for _ in range(count):

@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import db
+from ladder.matches import states
 from ladder.matches.reporting import match_contest_claim, match_forfeit
 from ladder.models import CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant, SeriesGame
 from matchmaking import sql_ready, window
@@ -187,12 +188,7 @@ def sweep_matches(*, now: datetime | None = None) -> Settled:
 
 def start(match: Match, ladder: Ladder, now: datetime) -> None:
     """Set a new pairing's deadlines (before it is saved): the ready check, or straight to play."""
-    if ladder.ready_window_seconds:
-        match.status = MatchStatus.READY_CHECK
-        match.ready_deadline = now + timedelta(seconds=ladder.ready_window_seconds)
-    else:
-        match.status = MatchStatus.SCHEDULED
-        match.play_deadline = now + timedelta(minutes=ladder.play_window_minutes)
+    states.pair(match, ladder, now)
 
 
 def ready(*, match: Match, user: User, now: datetime | None = None) -> Match:
@@ -220,7 +216,7 @@ def ready(*, match: Match, user: User, now: datetime | None = None) -> Match:
         if locked is None:
             raise Match.DoesNotExist
         status, play_minutes = locked
-        if status != MatchStatus.READY_CHECK:
+        if not states.ALL_READY.allows(status):
             label = MatchStatus(status).label.lower()
             raise ValidationError(NOT_IN_READY_CHECK, code="not_ready_check", params={"status": label})
         me = Participant.objects.filter(match_id=match.pk, player_id=user.pk)
@@ -235,11 +231,11 @@ def ready(*, match: Match, user: User, now: datetime | None = None) -> Match:
         unready = MatchSide.objects.filter(match_id=OuterRef("pk"), ready_at__isnull=True)
         play_deadline = now + timedelta(minutes=play_minutes)
         if (
-            Match.objects.filter(pk=match.pk)
+            Match.objects.filter(pk=match.pk, status__in=states.ALL_READY.source_values)
             .exclude(Exists(unready))
-            .update(status=MatchStatus.SCHEDULED, play_deadline=play_deadline)
+            .update(status=states.ALL_READY.target, play_deadline=play_deadline)
         ):
-            match.status, match.play_deadline = MatchStatus.SCHEDULED, play_deadline
+            match.status, match.play_deadline = states.ALL_READY.target, play_deadline
     return match
 
 
@@ -256,7 +252,7 @@ def _ready_in_one_statement(match: Match, user: User, now: datetime) -> Match:
     if not plays:
         raise ValidationError(NOT_A_PLAYER, code="not_participant")
     if play_deadline is not None:
-        match.status, match.play_deadline = MatchStatus.SCHEDULED, play_deadline
+        match.status, match.play_deadline = states.ALL_READY.target, play_deadline
     return match
 
 
@@ -458,10 +454,7 @@ def refuse_if_banned(ladder: Ladder, player: User, now: datetime) -> None:
 
 
 def _cancel(match: Match, reason: CancelReason, sides: Sides, now: datetime, *, tell: bool = True) -> None:
-    match.status = MatchStatus.CANCELLED
-    match.cancel_reason = reason
-    match.cancelled_at = now
-    match.save(update_fields=["status", "cancel_reason", "cancelled_at"])
+    match.save(update_fields=states.cancel(match, reason, now))
     players = sides.everyone()
     forget_counts(players)
     if not tell:
@@ -527,9 +520,8 @@ def claim_no_show(*, match: Match, user: User, now: datetime | None = None) -> M
         side.no_show_claimed_at = now
         side.save(update_fields=["no_show_claimed_at"])
         ladder = locked.ladder
-        locked.status = MatchStatus.CLAIMED
-        locked.claim_deadline = now + timedelta(hours=ladder.confirmation_hours)
-        locked.save(update_fields=["status", "claim_deadline"])
+        deadline = now + timedelta(hours=ladder.confirmation_hours)
+        locked.save(update_fields=states.claim_no_show(locked, deadline=deadline))
         notify(
             Kind.NO_SHOW_CLAIMED,
             sides.others(side),
@@ -540,7 +532,7 @@ def claim_no_show(*, match: Match, user: User, now: datetime | None = None) -> M
                 "ladder": ladder.name,
                 "ladder_slug": ladder.slug,
                 "by": user.username,
-                "deadline": locked.claim_deadline.isoformat(),
+                "deadline": deadline.isoformat(),
                 "rated": ladder.forfeits_rated,
             },
             now=now,

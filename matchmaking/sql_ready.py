@@ -12,13 +12,16 @@ from __future__ import annotations
 from datetime import datetime
 
 from core import db
-from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant
+from ladder.matches import states
+from ladder.models import Ladder, Match, MatchSide, Participant
 
 _MATCH = Match._meta.db_table
 _LADDER = Ladder._meta.db_table
 _SIDE = MatchSide._meta.db_table
 _PARTICIPANT = Participant._meta.db_table
-_READY_CHECK = MatchStatus.READY_CHECK.value
+# The ready check's one transition (``ladder.matches.states.ALL_READY``): from its one state, to play.
+(_READY_CHECK,) = states.ALL_READY.source_values
+_SCHEDULED = states.ALL_READY.target.value
 
 READY_SQL = f"""
 WITH m AS MATERIALIZED (
@@ -49,7 +52,7 @@ WITH m AS MATERIALIZED (
     RETURNING t.id
 ), scheduled AS (
     UPDATE {_MATCH} AS t
-    SET status = '{MatchStatus.SCHEDULED.value}',
+    SET status = '{_SCHEDULED}',
         play_deadline = %(now)s + make_interval(mins => (SELECT play_window_minutes FROM m))
     WHERE t.id = (SELECT id FROM m) AND EXISTS (SELECT 1 FROM me) AND NOT EXISTS (SELECT 1 FROM waiting)
     RETURNING t.play_deadline

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from api.models import ApiToken
 from core.bad_input import NUL_IN_ADDRESS, NUL_IN_FIELD
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from ladder.models import MatchStatus
 from matchmaking.models import QueueEntry
 from matchmaking.services import BAD_GAP

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from ladder.matches import decisions as moderation
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ratings import replay_jobs
 from ratings.models import PlayerRating, ReplayJob
 from ratings.services import ladder_replay

@@ -40,8 +40,8 @@ from ladder.fields.answers import Answer, clean_answers, ladder_fields
 from ladder.fields.reads import FieldShown, field_filters, filter_by_fields
 from ladder.matches import decisions as moderation
 from ladder.matches import reporting as match_services
+from ladder.matches.checks import SideInput
 from ladder.matches.reads import matches_with_details, written_match_summary
-from ladder.matches.reporting import SideInput
 from ladder.models import Ladder, Match
 from matchmaking import lifecycle
 from ratings.models import ReplayJob

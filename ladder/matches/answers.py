@@ -19,8 +19,7 @@ from accounts.models import User
 from accounts.roles import is_moderator
 from ladder import permissions
 from ladder.fields.answers import Answer, write_answers
-from ladder.matches import notices
-from ladder.matches import reporting as m
+from ladder.matches import checks, notices, states
 from ladder.matches.answers_sql import LockedMatch, SideState, read_locked, write_answer
 from ladder.models import Confirmation, Match, MatchSide, MatchStatus, SideAnswer
 from ladder.moderation.suspensions import refuse_suspended_players
@@ -58,30 +57,26 @@ def report_result(
     with transaction.atomic():
         locked = _read(match, reporter, now)
         match, ladder = locked.match, locked.match.ladder
-        if match.paired_by_queue and ladder.best_of > 1 and not series:
-            raise ValidationError(m.SERIES_GAMES, code="series_games", params={"games": ladder.best_of})
-        if match.status == MatchStatus.READY_CHECK:
-            raise ValidationError(m.NOT_READY_YET, code="not_ready")
-        if match.status not in (MatchStatus.SCHEDULED, MatchStatus.CLAIMED):  # a result answers a no-show claim
-            raise ValidationError(m.ALREADY_REPORTED, code="already_reported")
-        m._check_placements(ladder, placements, sides=len(locked.sides))
+        checks.check_result_reportable(match, series=series)
+        checks.check_placements(ladder, placements, sides=len(locked.sides))
         moderator = is_moderator(reporter)
         trusted = moderator or is_trusted_everywhere(reporter) or (reporter.is_active and locked.listed)
         mine = next((side for side in locked.sides if any(pk == reporter.pk for pk, _ in side.players)), None)
         if mine is None and not trusted:
-            raise ValidationError(m.REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
+            raise ValidationError(checks.REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
         players = [User(pk=p.id, username=p.username, is_active=p.is_active) for p in locked.players]
         if not trusted and locked.suspended:
             refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
-        m._check_members(ladder, players, locked.members)
+        checks.check_members(ladder, players, locked.members)
         for side, placement in zip(locked.sides, placements, strict=True):
             side.placement = placement
             if side is mine:
                 side.answer, side.answered_by, side.answered_at = SideAnswer.REPORTED, reporter.pk, now
-        match.status, match.reported_by, match.reported_at = MatchStatus.PENDING, reporter, now
+        states.report_result(match, reporter=reporter, now=now)  # written by ``_write``
         write_answers(match, answers)  # before the rating below
         if trusted:
-            _confirm(locked, Confirmation.MODERATOR if moderator else Confirmation.TRUSTED, now)
+            how = Confirmation.MODERATOR if moderator else Confirmation.TRUSTED
+            _confirm(locked, how, now, transition=states.CONFIRM_TRUSTED)
             return match
         batch = notices.reported_batch(
             ladder=ladder,
@@ -118,19 +113,26 @@ def _answerable(locked: LockedMatch, user: User) -> SideState:
     code = permissions.answer_refusal(match, None if side is None else MatchSide(answer=side.answer))
     if code is not None:
         params = {"status": match.get_status_display().lower()} if code == permissions.NOT_PENDING else None
-        raise ValidationError(m._ANSWER_REFUSALS[code], code=code, params=params)
+        raise ValidationError(checks.ANSWER_REFUSALS[code], code=code, params=params)
     assert side is not None  # answer_refusal refuses a user of no side
     return side
 
 
-def _confirm(locked: LockedMatch, how: Confirmation, now: datetime, *, forget: Sequence[int] = ()) -> None:
+def _confirm(
+    locked: LockedMatch,
+    how: Confirmation,
+    now: datetime,
+    *,
+    forget: Sequence[int] = (),
+    transition: states.Transition | None = None,
+) -> None:
     """``matches._confirm``: confirm the match, rate it once, tell its players and the webhooks; then write.
 
     The webhooks' events are read once: none wanted (the usual case), neither the ranks
     before nor the events after are looked at.
     """
     match, ladder = locked.match, locked.match.ladder
-    match.status, match.confirmation, match.confirmed_at = MatchStatus.CONFIRMED, how, now
+    states.confirm(match, how, now, transition=transition)  # written by ``_write``
     hooked = bool(subscribed_events(ladder.pk))
     before = notices.watch_ranks(ladder, now) if hooked else None
     if match.rated_at is not None:  # rated already (``rating_apply_match`` rates a match once)

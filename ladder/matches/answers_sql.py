@@ -31,11 +31,13 @@ from accounts.models import User
 from core import db
 from ladder.matches.sql import LockedMember, Notices
 from ladder.models import Ladder, Match, MatchSide, Participant, Suspension
-from notifications.models import EmailStatus, Kind, Notification
+from notifications.cte import new_notices_cte, read_notices_cte
+from notifications.models import EmailStatus, Kind
+from ratings.cte import match_rating_ctes
 from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS, Standing
-from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange, RatingEvent
+from ratings.models import PlayerRating
 from ratings.services import RatedMatch
-from ratings.sql import CHANGE_TYPES, STANDING_TYPES
+from ratings.sql import STANDING_TYPES
 
 _MATCH = Match._meta.db_table
 _LADDER = Ladder._meta.db_table
@@ -45,9 +47,6 @@ _USER = User._meta.db_table
 _RATING = PlayerRating._meta.db_table
 _TRUSTED = Ladder.trusted_reporters.through._meta.db_table
 _SUSPENSION = Suspension._meta.db_table
-_EVENT = RatingEvent._meta.db_table
-_CHANGE = RatingChange._meta.db_table
-_NOTIFICATION = Notification._meta.db_table
 
 
 def _columns(model: type[Model], alias: str) -> tuple[list[Any], str]:
@@ -202,45 +201,11 @@ WITH sides AS (
         confirmation = %(confirmation)s, confirmed_at = %(confirmed_at)s, rated_at = %(rated_at)s
     WHERE id = %(match)s
     RETURNING id
-){{rating}}, new_notices AS (
-    INSERT INTO {_NOTIFICATION} (recipient_id, kind, key, ladder_id, match_id, data, created_at, email_status)
-    SELECT n.recipient, %(n_kind)s, %(n_key)s, %(ladder)s, %(match)s, n.data, %(now)s, n.status
-    FROM ROWS FROM (jsonb_to_recordset(%(notices)s::jsonb) AS (recipient int8, data jsonb, status text))
-         WITH ORDINALITY AS n(recipient, data, status, number)
-    ORDER BY n.number
-    ON CONFLICT DO NOTHING
-    RETURNING id
-), read_notices AS (
-    UPDATE {_NOTIFICATION} SET read_at = %(now)s
-    WHERE match_id = %(match)s AND recipient_id = ANY(%(read_for)s) AND read_at IS NULL
-      AND kind IN ({", ".join(f"'{kind.value}'" for kind in ANSWERED_KINDS)})
-    RETURNING id
-)
+){{rating}}, {new_notices_cte(match="param")}, {read_notices_cte(kind.value for kind in ANSWERED_KINDS)}
 SELECT (SELECT count(*) FROM sides), (SELECT count(*) FROM answered), (SELECT count(*) FROM new_notices)
 """
 
-_CHANGE_DEFINITION = ", ".join(f"{column} {kind}" for column, kind in CHANGE_TYPES.items())
-_STANDING_DEFINITION = ", ".join(f"{field} {kind}" for field, kind in STANDING_TYPES.items())
-_RATE = f""", new_event AS (
-    INSERT INTO {_EVENT} (ladder_id, kind, match_id, adjustment_id, is_active, at, created_at)
-    VALUES (%(ladder)s, '{EventKind.MATCH.value}', %(match)s, NULL, true, %(played_at)s, %(now)s)
-    RETURNING id
-), new_changes AS (
-    INSERT INTO {_CHANGE} (event_id, ladder_id, match_id, kind, engine, engine_params, created_at,
-                           {", ".join(CHANGE_COLUMNS)})
-    SELECT new_event.id, %(ladder)s, %(match)s, '{ChangeKind.MATCH.value}', %(engine)s, %(engine_params)s::jsonb,
-           %(now)s, {", ".join(f"c.{column}" for column in CHANGE_COLUMNS)}
-    FROM new_event, ROWS FROM (jsonb_to_recordset(%(changes)s::jsonb) AS ({_CHANGE_DEFINITION}))
-         WITH ORDINALITY AS c({", ".join(CHANGE_COLUMNS)}, number)
-    ORDER BY c.number
-    RETURNING id
-), rated AS (
-    UPDATE {_RATING} AS r
-    SET {", ".join(f"{field} = v.{field}" for field in STANDING_FIELDS)}
-    FROM jsonb_to_recordset(%(ratings)s::jsonb) AS v(id int8, {_STANDING_DEFINITION})
-    WHERE r.id = v.id
-    RETURNING r.id
-)"""
+_RATE = match_rating_ctes(match="param", rows="json")  # ``ratings``' CTEs
 
 WRITE = db.Statement.of(_WRITE.replace("{rating}", ""))
 WRITE_AND_RATE = db.Statement.of(_WRITE.replace("{rating}", _RATE))

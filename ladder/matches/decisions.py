@@ -18,16 +18,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from ladder.matches import states
+from ladder.matches.checks import check_placements, locked
 from ladder.matches.notes import confirm_note, correction_note, void_note
 from ladder.matches.notices import lineup_of, tell_decision
-from ladder.matches.reporting import (
-    ALREADY_VOID,
-    CANNOT_CONFIRM,
-    REASON_REQUIRED,
-    _check_placements,
-    _confirm,
-    _locked,
-)
+from ladder.matches.reporting import ALREADY_VOID, CANNOT_CONFIRM, REASON_REQUIRED, confirm_and_rate
 from ladder.models import Confirmation, Match, MatchSide, MatchStatus
 from ratings.models import RatingEvent, ReplayJob, ReplayJobKind
 from ratings.services import replay_job_request
@@ -47,14 +42,14 @@ def match_moderate_confirm(*, match: Match, moderator: User, reason: str, now: d
     if not reason.strip():
         raise ValidationError(REASON_REQUIRED, code="reason_required")
     with transaction.atomic():
-        match = _locked(match)
-        if match.status not in (MatchStatus.PENDING, MatchStatus.DISPUTED):
+        match = locked(match)
+        if not states.MODERATOR_CONFIRM.allows(match.status):
             raise ValidationError(
                 CANNOT_CONFIRM, code="cannot_confirm", params={"status": match.get_status_display().lower()}
             )
         match.moderator_note = _note(match, confirm_note(reason))
         match.save(update_fields=["moderator_note"])
-        _confirm(match, Confirmation.MODERATOR, now)
+        confirm_and_rate(match, Confirmation.MODERATOR, now, transition=states.MODERATOR_CONFIRM)
         tell_decision(match=match, lineup=lineup_of(match), action="confirm", reason=reason.strip(), now=now)
         return match
 
@@ -65,14 +60,11 @@ def match_void(*, match: Match, moderator: User, reason: str, now: datetime | No
     if not reason.strip():
         raise ValidationError(REASON_REQUIRED, code="reason_required")
     with transaction.atomic():
-        match = _locked(match)
-        if match.status == MatchStatus.VOID:
+        match = locked(match)
+        if not states.VOID.allows(match.status):
             raise ValidationError(ALREADY_VOID, code="already_void")
-        match.status = MatchStatus.VOID
-        match.voided_at = now
-        match.voided_by = moderator
         match.moderator_note = _note(match, void_note(moderator.username, reason))
-        match.save(update_fields=["status", "voided_at", "voided_by", "moderator_note"])
+        match.save(update_fields=[*states.void(match, moderator=moderator, now=now), "moderator_note"])
         event = RatingEvent.objects.filter(match=match).first()
         job = None
         if event is not None:
@@ -101,11 +93,11 @@ def match_correct(
     if not reason.strip():
         raise ValidationError(REASON_REQUIRED, code="reason_required")
     with transaction.atomic():
-        match = _locked(match)
+        match = locked(match)
         if match.status == MatchStatus.VOID:
             raise ValidationError(ALREADY_VOID, code="already_void")
         sides = list(match.sides.order_by("index"))
-        _check_placements(match.ladder, placements, sides=len(sides))
+        check_placements(match.ladder, placements, sides=len(sides))
         for side, placement in zip(sides, placements, strict=True):
             side.placement = placement
         MatchSide.objects.bulk_update(sides, ["placement"])
@@ -125,7 +117,7 @@ def match_correct(
                 reason=reason,
             )
         elif match.status != MatchStatus.CONFIRMED:
-            _confirm(match, Confirmation.MODERATOR, now)
+            confirm_and_rate(match, Confirmation.MODERATOR, now, transition=states.CORRECT_UNRATED)
         tell_decision(match=match, lineup=lineup, action="correct", reason=reason.strip(), now=now)
         return Decision(match, job)
 

@@ -20,7 +20,8 @@ from django.db import transaction
 from accounts.models import User
 from accounts.roles import is_moderator
 from ladder.fields.answers import Answer, clean_answers, format_duration, ladder_fields
-from ladder.matches.reporting import REASON_REQUIRED, _locked
+from ladder.matches.checks import locked
+from ladder.matches.reporting import REASON_REQUIRED
 from ladder.models import FieldKind, Match, MatchField, MatchFieldValue, MatchStatus
 from ratings import hooks
 from ratings.models import PlayerRating, RatingEvent
@@ -65,7 +66,7 @@ def match_fields_correct(
     if len(reason) > REASON_MAX_LENGTH:
         raise ValidationError({"reason": ValidationError(REASON_TOO_LONG, code="reason_too_long")})
     with transaction.atomic():
-        match = _locked(match)
+        match = locked(match)
         if match.status == MatchStatus.CANCELLED:
             raise ValidationError(CANCELLED, code="cancelled")
         players = list(User.objects.filter(participations__match=match).order_by("participations__id"))

@@ -12,7 +12,7 @@ is their twin, which other databases run and the tests run on PostgreSQL too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -24,17 +24,26 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.roles import is_moderator
 from core import db
-from ladder import permissions
 from ladder.fields.answers import Answer, write_answers
-from ladder.matches import notices, sql
-from ladder.matches.sql import LockedMember
+from ladder.matches import notices, sql, states
+from ladder.matches.checks import (
+    OWN_REPORT,
+    REPORTER_NOT_IN_MATCH,
+    SideInput,
+    answerable,
+    check_members,
+    check_placements,
+    check_result_reportable,
+    check_sides,
+    lock_members,
+    locked,
+    side_of,
+)
 from ladder.models import (
-    MAX_PLAYERS_PER_MATCH,
     CancelReason,
     Confirmation,
     Ladder,
     Match,
-    MatchFormat,
     MatchSide,
     MatchStatus,
     Participant,
@@ -47,7 +56,7 @@ from notifications.models import Kind, Notification
 from notifications.services import forget_counts, mail_soon
 from ratings import hooks
 from ratings.history import change_values
-from ratings.models import ChangeKind, PlayerRating, RatingChange
+from ratings.models import ChangeKind, RatingChange
 from ratings.services import RatedMatch, rating_apply_locked, rating_apply_match, rating_compute
 from webhooks.services import subscribed_events
 
@@ -55,135 +64,14 @@ FUTURE_TOLERANCE = timedelta(minutes=1)
 # A report after play is a duplicate of a live match with the same players and result played in the same minute.
 DUPLICATE_WINDOW = timedelta(minutes=1)
 
-TOO_FEW_SIDES = "A match needs at least two sides."
-EMPTY_SIDE = "Side %(side)d has no players."
-TOO_MANY_PLAYERS = "A game in %(ladder)s has at most %(most)d players; this one has %(count)d."
-PLAYER_TWICE = "%(player)s is on more than one side."
-NOT_A_MEMBER = "%(player)s is not a member of %(ladder)s."
-ACCOUNT_INACTIVE = "%(player)s's account is deactivated."
-REPORTER_NOT_IN_MATCH = "You can only report matches you played in."
-BAD_PLACEMENT = "Side %(side)d needs a placement of 1 or more."
-PLACEMENTS_PER_SIDE = "Give one placement per side (%(sides)d)."
-DRAWS_NOT_ALLOWED = "%(ladder)s does not allow draws: two sides cannot share a placement."
-FORMAT_NOT_ALLOWED = "%(ladder)s does not allow %(format)s games."
 PLAYED_IN_FUTURE = "The played-at time is in the future."
-PLAYED_BEFORE_JOINING = "%(player)s joined %(ladder)s after the played-at time."
 DUPLICATE_REPORT = (
     "This result was already reported (match %(match)d): the same players, the same result, played in the same "
     "minute. If this was another game, give the time it was played."
 )
-ALREADY_REPORTED = "This match already has a result, or was cancelled."
-NOT_READY_YET = "Both players must press Ready before the result can be reported."
-SERIES_GAMES = "This match is a best-of-%(games)d series: report each game as it ends."
-NOT_PENDING = "This match is %(status)s, not awaiting confirmation."
-NOT_A_PARTICIPANT = "Only players of this match can answer it."
-OWN_REPORT = "You reported this result; the other side confirms it."
-ALREADY_ANSWERED = "Your side has already answered."
 REASON_REQUIRED = "Give a reason; it is kept with the match."
 ALREADY_VOID = "This match is already void."
 CANNOT_CONFIRM = "Only a match awaiting confirmation or disputed can be confirmed, and this one is %(status)s."
-
-
-@dataclass(frozen=True, slots=True)
-class SideInput:
-    """One side of a reported match: its players and its placement (1 is best)."""
-
-    players: Sequence[User]
-    placement: int
-
-
-def match_format(sizes: Sequence[int]) -> MatchFormat:
-    if len(sizes) > 2:
-        return MatchFormat.FREE_FOR_ALL
-    if sizes[0] == sizes[1] == 1:
-        return MatchFormat.ONE_VS_ONE
-    return MatchFormat.TEAMS if sizes[0] == sizes[1] else MatchFormat.UNEVEN_TEAMS
-
-
-def _format_allowed(ladder: Ladder, kind: MatchFormat) -> bool:
-    return {
-        MatchFormat.ONE_VS_ONE: ladder.allow_one_vs_one,
-        MatchFormat.TEAMS: ladder.allow_teams,
-        MatchFormat.UNEVEN_TEAMS: ladder.allow_uneven_teams,
-        MatchFormat.FREE_FOR_ALL: ladder.allow_free_for_all,
-    }[kind]
-
-
-def _check_sides(ladder: Ladder, sides: Sequence[SideInput]) -> None:
-    if len(sides) < 2:
-        raise ValidationError(TOO_FEW_SIDES, code="too_few_sides")
-    seen: set[int] = set()
-    count = 0
-    for number, side in enumerate(sides, start=1):
-        if not side.players:
-            raise ValidationError(EMPTY_SIDE, code="empty_side", params={"side": number})
-        for player in side.players:
-            if player.pk in seen:
-                raise ValidationError(PLAYER_TWICE, code="player_twice", params={"player": player.username})
-            seen.add(player.pk)
-            count += 1
-    most = min(ladder.max_players, MAX_PLAYERS_PER_MATCH)
-    if count > most:
-        raise ValidationError(
-            TOO_MANY_PLAYERS, code="too_many_players", params={"ladder": ladder.name, "most": most, "count": count}
-        )
-    kind = match_format([len(side.players) for side in sides])
-    if not _format_allowed(ladder, kind):
-        raise ValidationError(
-            FORMAT_NOT_ALLOWED, code="format_not_allowed", params={"ladder": ladder.name, "format": kind.label}
-        )
-    _check_placements(ladder, [side.placement for side in sides])
-
-
-def _check_placements(ladder: Ladder, placements: Sequence[int], *, sides: int | None = None) -> None:
-    """One whole-number placement of at least 1 per side, and no shared place without draws."""
-    if sides is not None and len(placements) != sides:
-        raise ValidationError(PLACEMENTS_PER_SIDE, code="bad_placements", params={"sides": sides})
-    for number, placement in enumerate(placements, start=1):
-        if isinstance(placement, bool) or not isinstance(placement, int) or placement < 1:
-            raise ValidationError(BAD_PLACEMENT, code="bad_placement", params={"side": number})
-    if not ladder.allow_draws and len(set(placements)) < len(placements):
-        raise ValidationError(DRAWS_NOT_ALLOWED, code="draws_not_allowed", params={"ladder": ladder.name})
-
-
-def _lock_members(
-    ladder: Ladder, players: Sequence[User], played_at: datetime | None = None
-) -> dict[int, PlayerRating]:
-    """Lock the players' ratings (pk order) and check each is an active member (``_check_members``)."""
-    rows = {
-        row.player_id: row
-        for row in PlayerRating.objects.select_for_update()
-        .filter(ladder=ladder, player__in=[p.pk for p in players])
-        .order_by("pk")
-    }
-    _check_members(ladder, players, rows, played_at)
-    return rows
-
-
-def _check_members(
-    ladder: Ladder,
-    players: Sequence[User],
-    rows: Mapping[int, PlayerRating | LockedMember],
-    played_at: datetime | None = None,
-) -> None:
-    """Every player is an active account and member, and (with ``played_at``) joined before it."""
-    for player in players:
-        if not player.is_active:
-            raise ValidationError(ACCOUNT_INACTIVE, code="account_inactive", params={"player": player.username})
-        row = rows.get(player.pk)
-        if row is None or not row.is_active:
-            raise ValidationError(
-                NOT_A_MEMBER, code="not_member", params={"player": player.username, "ladder": ladder.name}
-            )
-    if played_at is None:
-        return
-    for player in players:
-        if rows[player.pk].joined_at > played_at:
-            raise ValidationError(
-                PLAYED_BEFORE_JOINING,
-                code="played_before_joining",
-                params={"player": player.username, "ladder": ladder.name},
-            )
 
 
 def duplicate_window(played_at: datetime) -> tuple[datetime, datetime]:
@@ -269,7 +157,7 @@ def match_report_with_rows(
     played_at = played_at or now
     if played_at > now + FUTURE_TOLERANCE:
         raise ValidationError(PLAYED_IN_FUTURE, code="played_in_future")
-    _check_sides(ladder, sides)
+    check_sides(ladder, sides)
     if db.on_postgresql():
         return _report_in_two_statements(
             ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now, answers=answers
@@ -279,7 +167,7 @@ def match_report_with_rows(
     if not trusted and reporter.pk not in {p.pk for p in players}:
         raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
     with transaction.atomic():
-        rows = _lock_members(ladder, players, played_at)
+        rows = lock_members(ladder, players, played_at)
         hold = None
         if not trusted:
             refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
@@ -287,19 +175,15 @@ def match_report_with_rows(
         duplicate = _find_duplicate(ladder, sides, played_at)
         if duplicate is not None:
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate.pk})
-        how = (Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED) if trusted else ""
-        match = Match.objects.create(
+        match = Match(
             ladder=ladder,
-            status=MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING,
             played_at=played_at,
-            reported_by=reporter,
-            reported_at=now,
-            confirmation=how,
-            confirmed_at=now if trusted else None,
             rated_at=now if trusted else None,
             held_for_review=hold is not None,
             review_evidence=hold.evidence if hold else None,
         )
+        states.report(match, reporter=reporter, now=now, trusted=trusted)
+        match.save(force_insert=True)
         reporter_side = _reporter_side(sides, reporter)
         match_sides = MatchSide.objects.bulk_create(
             MatchSide(
@@ -380,7 +264,7 @@ def _report_in_two_statements(
         trusted = trusted or (reporter.is_active and listed)
         if not trusted and reporter.pk not in {p.pk for p in players}:
             raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
-        _check_members(ladder, players, members, played_at)
+        check_members(ladder, players, members, played_at)
         hold = None
         if not trusted:
             refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
@@ -400,7 +284,7 @@ def _report_in_two_statements(
                 played_at=played_at,
                 standings={player: member.standing for player, member in members.items()},
             )
-        status = MatchStatus.CONFIRMED if trusted else MatchStatus.PENDING
+        status = states.report_status(trusted=trusted)
         lineup = _lineup(sides)
         changes = {}
         if rated is not None:
@@ -519,16 +403,11 @@ def match_report_result(
             match=match, reporter=reporter, placements=placements, now=now, series=series, answers=answers
         )
     with transaction.atomic():
-        match = _locked(match)
-        if match.paired_by_queue and match.ladder.best_of > 1 and not series:
-            raise ValidationError(SERIES_GAMES, code="series_games", params={"games": match.ladder.best_of})
-        if match.status == MatchStatus.READY_CHECK:
-            raise ValidationError(NOT_READY_YET, code="not_ready")
-        if match.status not in (MatchStatus.SCHEDULED, MatchStatus.CLAIMED):  # a result answers a no-show claim
-            raise ValidationError(ALREADY_REPORTED, code="already_reported")
+        match = locked(match)
+        check_result_reportable(match, series=series)
         ladder = match.ladder
         sides = list(match.sides.order_by("index").prefetch_related("participants__player"))
-        _check_placements(ladder, placements, sides=len(sides))
+        check_placements(ladder, placements, sides=len(sides))
         trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
         players = [p.player for side in sides for p in side.participants.all()]
         reporter_side = next(
@@ -538,19 +417,17 @@ def match_report_result(
             raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
         if not trusted:
             refuse_suspended_players(ladder=ladder, player_ids=[p.pk for p in players], reporter=reporter, now=now)
-        _lock_members(ladder, players)
+        lock_members(ladder, players)
         for side, placement in zip(sides, placements, strict=True):
             side.placement = placement
             if side is reporter_side:
                 side.answer, side.answered_by, side.answered_at = SideAnswer.REPORTED, reporter, now
         MatchSide.objects.bulk_update(sides, ["placement", "answer", "answered_by", "answered_at"])
-        match.status = MatchStatus.PENDING
-        match.reported_by = reporter
-        match.reported_at = now
-        match.save(update_fields=["status", "reported_by", "reported_at"])
+        match.save(update_fields=states.report_result(match, reporter=reporter, now=now))
         write_answers(match, answers)
         if trusted:
-            _confirm(match, Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED, now)
+            how = Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED
+            confirm_and_rate(match, how, now, transition=states.CONFIRM_TRUSTED)
         else:
             notices.tell_reported(
                 match_id=match.pk,
@@ -582,12 +459,9 @@ def match_forfeit(*, match: Match, winner: int, now: datetime) -> None:
     match.claim_deadline = None
     match.save(update_fields=["claim_deadline"])
     if match.ladder.forfeits_rated:
-        _confirm(match, Confirmation.FORFEIT, now)
+        confirm_and_rate(match, Confirmation.FORFEIT, now)
         return
-    match.status = MatchStatus.CANCELLED
-    match.cancel_reason = CancelReason.FORFEIT
-    match.cancelled_at = now
-    match.save(update_fields=["status", "cancel_reason", "cancelled_at"])
+    match.save(update_fields=states.cancel(match, CancelReason.FORFEIT, now))
 
 
 def match_contest_claim(*, match: Match, side: MatchSide, user: User, reason: str, now: datetime) -> None:
@@ -596,15 +470,14 @@ def match_contest_claim(*, match: Match, side: MatchSide, user: User, reason: st
     _place_forfeit(match, claimer if claimer is not None else 1 - side.index)
     match.claim_deadline = None
     match.save(update_fields=["claim_deadline"])
-    _dispute(match, side, user, reason, now)
+    _dispute(match, side, user, reason, now, contest=True)
 
 
-def _confirm(match: Match, how: Confirmation, now: datetime) -> None:
+def confirm_and_rate(
+    match: Match, how: Confirmation, now: datetime, *, transition: states.Transition | None = None
+) -> None:
     """Confirm and rate ``match`` (locked), and tell its players and the webhooks."""
-    match.status = MatchStatus.CONFIRMED
-    match.confirmation = how
-    match.confirmed_at = now
-    match.save(update_fields=["status", "confirmation", "confirmed_at"])
+    match.save(update_fields=states.confirm(match, how, now, transition=transition))
     before = notices.watch_ranks(match.ladder, now)
     if rating_apply_match(match=match, now=now) is not None:
         notices.tell_rated(
@@ -617,40 +490,6 @@ def _confirm(match: Match, how: Confirmation, now: datetime) -> None:
         )
 
 
-def _locked(match: Match) -> Match:
-    return Match.objects.select_for_update(of=("self",)).select_related("ladder").get(pk=match.pk)
-
-
-def _side_of(match: Match, user: User) -> MatchSide:
-    participant = match.participants.filter(player=user).select_related("side").first()
-    if participant is None:
-        raise ValidationError(NOT_A_PARTICIPANT, code="not_participant")
-    return participant.side
-
-
-# The message of each refusal of ``permissions.answer_refusal``, the one rule of who may answer.
-_ANSWER_REFUSALS = {
-    permissions.NOT_PENDING: NOT_PENDING,
-    permissions.NOT_PARTICIPANT: NOT_A_PARTICIPANT,
-    permissions.OWN_REPORT: OWN_REPORT,
-    permissions.ALREADY_ANSWERED: ALREADY_ANSWERED,
-}
-
-
-def _answerable(match: Match, user: User) -> MatchSide:
-    """``user``'s side of ``match`` if it may confirm or dispute it now; else the refusal, as a ValidationError."""
-    side = None
-    if match.status == MatchStatus.PENDING:  # a finished match is refused without looking the user up
-        participant = match.participants.filter(player=user).select_related("side").first()
-        side = participant.side if participant is not None else None
-    code = permissions.answer_refusal(match, side)
-    if code is not None:
-        params = {"status": match.get_status_display().lower()} if code == permissions.NOT_PENDING else None
-        raise ValidationError(_ANSWER_REFUSALS[code], code=code, params=params)
-    assert side is not None  # answer_refusal refuses a user of no side
-    return side
-
-
 def match_confirm(*, match: Match, user: User, now: datetime | None = None) -> Match:
     """A player of another side confirms; once every other side has, the match is rated."""
     now = now or timezone.now()
@@ -659,14 +498,14 @@ def match_confirm(*, match: Match, user: User, now: datetime | None = None) -> M
 
         return answers.confirm(match=match, user=user, now=now)
     with transaction.atomic():
-        match = _locked(match)
-        side = _answerable(match, user)
+        match = locked(match)
+        side = answerable(match, user)
         side.answer = SideAnswer.CONFIRMED
         side.answered_by = user
         side.answered_at = now
         side.save(update_fields=["answer", "answered_by", "answered_at"])
         if not match.sides.filter(answer="").exists():
-            _confirm(match, Confirmation.PARTICIPANT, now)
+            confirm_and_rate(match, Confirmation.PARTICIPANT, now)
         answered = match.participants.filter(side=side).values_list("player_id", flat=True)
         notices.answered_read(match=match, player_ids=answered, now=now)
         return match
@@ -676,19 +515,18 @@ def match_dispute(*, match: Match, user: User, reason: str = "", now: datetime |
     """A player of another side disputes the result; a moderator then decides."""
     now = now or timezone.now()
     with transaction.atomic():
-        match = _locked(match)
-        _dispute(match, _answerable(match, user), user, reason, now)
+        match = locked(match)
+        _dispute(match, answerable(match, user), user, reason, now)
         return match
 
 
-def _dispute(match: Match, side: MatchSide, user: User, reason: str, now: datetime) -> None:
+def _dispute(match: Match, side: MatchSide, user: User, reason: str, now: datetime, *, contest: bool = False) -> None:
     side.answer = SideAnswer.DISPUTED
     side.answered_by = user
     side.answered_at = now
     side.dispute_reason = reason.strip()
     side.save(update_fields=["answer", "answered_by", "answered_at", "dispute_reason"])
-    match.status = MatchStatus.DISPUTED
-    match.save(update_fields=["status"])
+    match.save(update_fields=states.contest_claim(match) if contest else states.dispute(match))
     notices.answered_read(
         match=match, player_ids=match.participants.filter(side=side).values_list("player_id", flat=True), now=now
     )
@@ -729,7 +567,7 @@ def match_dispute_all_from(
         )
         disputed = []
         for match in matches:
-            side = _side_of(match, user)
+            side = side_of(match, user)
             if side.answer:
                 continue
             _dispute(match, side, user, reason, now)
@@ -764,7 +602,7 @@ def match_confirm_overdue(*, now: datetime | None = None) -> int:
                 )
                 if match is None:
                     continue
-                _confirm(match, Confirmation.AUTOMATIC, now)
+                confirm_and_rate(match, Confirmation.AUTOMATIC, now)
                 confirmed += 1
     return confirmed
 

@@ -32,6 +32,7 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.roles import is_moderator
 from ladder.fields.answers import Answer, clean_answers, ladder_fields
+from ladder.matches import states
 from ladder.matches.reporting import match_report_result
 from ladder.models import (
     CancelReason,
@@ -40,7 +41,6 @@ from ladder.models import (
     MatchField,
     MatchFieldValue,
     MatchSide,
-    MatchStatus,
     Participant,
     SeriesGame,
 )
@@ -124,7 +124,7 @@ def _check(match: Match, reporter: User, winner_side: int | None, players: dict[
         raise ValidationError(NOT_A_SERIES, code="not_a_series", params={"ladder": ladder.name})
     if not match.paired_by_queue or len(players) != 2:
         raise ValidationError(NOT_PAIRED, code="not_a_series")
-    if match.status not in (MatchStatus.SCHEDULED, MatchStatus.CLAIMED):
+    if not states.SERIES_DECIDED.allows(match.status):
         raise ValidationError(NOT_IN_PLAY, code="not_scheduled", params={"status": match.get_status_display().lower()})
     moderator = is_moderator(reporter)
     if not moderator and not any(reporter.pk in ids for ids in players.values()):
@@ -285,7 +285,9 @@ def _rated_game(
     answers: Sequence[Answer],
 ) -> Match:
     """One game of a series as its own queue match, reported by ``reporter``: confirmed and rated like any."""
-    game = Match.objects.create(ladder=ladder, played_at=now, paired_by_queue=True, status=MatchStatus.SCHEDULED)
+    game = Match(ladder=ladder, played_at=now, paired_by_queue=True)
+    states.series_game(game)
+    game.save(force_insert=True)
     sides = MatchSide.objects.bulk_create([MatchSide(match=game, index=0), MatchSide(match=game, index=1)])
     Participant.objects.bulk_create(
         Participant(match=game, side=side, player_id=player_id) for side in sides for player_id in players[side.index]
@@ -307,15 +309,8 @@ def _close_unrated(match: Match, placements: list[int], reporter: User, now: dat
     for side, placement in zip(sides, placements, strict=True):
         side.placement = placement
     MatchSide.objects.bulk_update(sides, ["placement"])
-    match.status = MatchStatus.CANCELLED
-    match.cancel_reason = CancelReason.SERIES
-    match.cancelled_at = now
-    match.claim_deadline = None
-    match.reported_by = reporter
-    match.reported_at = now
-    match.save(
-        update_fields=["status", "cancel_reason", "cancelled_at", "claim_deadline", "reported_by", "reported_at"]
-    )
+    changed = states.cancel(match, CancelReason.SERIES, now, claim_deadline=None, reported_by=reporter, reported_at=now)
+    match.save(update_fields=changed)
 
 
 def series_of(match: Match) -> SeriesScore | None:

@@ -31,11 +31,12 @@ from django.db import connection
 from accounts.models import User
 from core import db
 from ladder.models import Ladder, Match, MatchSide, Participant
-from notifications.models import EmailStatus, Notification
+from notifications.cte import new_notices_cte
+from notifications.models import EmailStatus
+from ratings.cte import match_rating_ctes
 from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS, Standing
-from ratings.models import ChangeKind, EventKind, PlayerRating, RatingChange, RatingEvent
+from ratings.models import PlayerRating
 from ratings.services import RatedMatch
-from ratings.sql import CHANGE_TYPES, STANDING_TYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +101,6 @@ class SideRow:
 _MATCH = Match._meta.db_table
 _SIDE = MatchSide._meta.db_table
 _PARTICIPANT = Participant._meta.db_table
-_EVENT = RatingEvent._meta.db_table
-_CHANGE = RatingChange._meta.db_table
-_NOTIFICATION = Notification._meta.db_table
 _USER = User._meta.db_table
 
 # The report: insert the match, its sides and participants unless a live match of the
@@ -141,44 +139,14 @@ WITH duplicate AS (
     JOIN new_sides ON new_sides.index = p.side
     ORDER BY p.n
     RETURNING id
-){{rating}}, new_notices AS (
-    INSERT INTO {_NOTIFICATION} (recipient_id, kind, key, ladder_id, match_id, data, created_at, email_status)
-    SELECT n.recipient, %(n_kind)s, 'match:' || new_match.id, %(ladder)s, new_match.id, n.data, %(now)s,
-           CASE WHEN u.is_active AND u.email <> '' AND lower(u.email) = lower(u.email_verified)
-                THEN '{EmailStatus.PENDING.value}' ELSE '{EmailStatus.NONE.value}' END
-    FROM new_match
-    CROSS JOIN unnest(%(n_recipient)s::bigint[], %(n_data)s::jsonb[]) AS n(recipient, data)
-    JOIN {_USER} u ON u.id = n.recipient
-    ON CONFLICT DO NOTHING
-    RETURNING email_status
-)
+){{rating}}, {new_notices_cte(match="new_match")}
 SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate),
        (SELECT count(*) FROM new_notices WHERE email_status = '{EmailStatus.PENDING.value}')
 """
 
 # A report confirmed at once also inserts the rating event and its history rows and
-# updates the ratings, in the same statement.
-_RATE = f""", new_event AS (
-    INSERT INTO {_EVENT} (ladder_id, kind, match_id, adjustment_id, is_active, at, created_at)
-    SELECT %(ladder)s, '{EventKind.MATCH.value}', new_match.id, NULL, true, %(played_at)s, %(now)s FROM new_match
-    RETURNING id
-), new_changes AS (
-    INSERT INTO {_CHANGE} (event_id, ladder_id, match_id, kind, engine, engine_params, created_at,
-                           {", ".join(CHANGE_COLUMNS)})
-    SELECT new_event.id, %(ladder)s, new_match.id, '{ChangeKind.MATCH.value}', %(engine)s, %(engine_params)s::jsonb,
-           %(now)s, {", ".join(f"c.{column}" for column in CHANGE_COLUMNS)}
-    FROM new_event, new_match, unnest({", ".join(f"%(c_{column})s::{kind}[]" for column, kind in CHANGE_TYPES.items())})
-         WITH ORDINALITY AS c({", ".join(CHANGE_COLUMNS)}, n)
-    ORDER BY c.n
-    RETURNING id
-), rated AS (
-    UPDATE {_RATING} AS r
-    SET {", ".join(f"{field} = v.{field}" for field in STANDING_FIELDS)}
-    FROM unnest(%(r_id)s::bigint[], {", ".join(f"%(r_{field})s::{kind}[]" for field, kind in STANDING_TYPES.items())})
-         AS v(id, {", ".join(STANDING_FIELDS)})
-    WHERE r.id = v.id AND EXISTS (SELECT 1 FROM new_match)
-    RETURNING r.id
-)"""
+# updates the ratings, in the same statement (their CTEs are ``ratings``').
+_RATE = match_rating_ctes(match="new_match", rows="arrays")
 
 RECORD_SQL = _RECORD.replace("{rating}", "")
 RECORD_AND_RATE_SQL = _RECORD.replace("{rating}", _RATE)

@@ -17,7 +17,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from accounts.models import User
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import MAX_PLAYERS_PER_MATCH, Ladder
 
 UNKNOWN_PLAYER = "No player is called “%(name)s”."

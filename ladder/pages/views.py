@@ -32,10 +32,10 @@ from ladder import membership, permissions
 from ladder.fields import answers as field_services
 from ladder.matches import reads as match_reads
 from ladder.matches import reporting as match_services
+from ladder.matches.checks import SideInput
 from ladder.matches.conversation_reads import Typed, match_conversation
 from ladder.matches.notes import readable_note
 from ladder.matches.reads import claims_awaiting, match_summary
-from ladder.matches.reporting import SideInput
 from ladder.matches.settling import settle_match
 from ladder.models import Ladder, LeaderboardScale, Match, MatchStatus, Suspension
 from ladder.moderation import fair_play, suspensions

@@ -8,7 +8,8 @@ import time_machine
 from django.utils import timezone
 
 from ladder import membership
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from ladder.standings.ranking import unranked_code
 from matchmaking.models import EntryStatus
 from tests.api.conftest import error_of

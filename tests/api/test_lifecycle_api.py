@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from ladder.models import Match
 from matchmaking.models import EntryStatus, QueueEntry, QueuePenalty
 from matchmaking.services import queue_join, queue_leave

@@ -6,7 +6,8 @@ import pytest
 from django.utils import timezone
 
 from api.models import IdempotencyKey
-from ladder.matches.reporting import DUPLICATE_REPORT, OWN_REPORT
+from ladder.matches.checks import OWN_REPORT
+from ladder.matches.reporting import DUPLICATE_REPORT
 from ladder.models import Match, MatchStatus
 from ratings.models import PlayerRating
 from tests.api.conftest import error_of, report_body

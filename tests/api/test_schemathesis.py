@@ -20,7 +20,8 @@ from django.test import override_settings
 from django.utils import timezone
 
 from api.services import token_create
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from matchmaking.services import queue_join
 from tests.factories import member
 

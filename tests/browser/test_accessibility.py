@@ -16,7 +16,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput, match_report_result
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report_result
 from ladder.membership import ladder_join
 from matchmaking import lifecycle
 from matchmaking.models import EntryStatus, QueueEntry

@@ -10,7 +10,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import MatchFieldValue
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.test_matches import log_in, no_horizontal_scroll

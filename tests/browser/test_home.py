@@ -9,7 +9,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.membership import ladder_join
 from ratings.models import PlayerRating
 from tests.browser.conftest import DESKTOP, PHONE

@@ -7,7 +7,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import MatchField, MatchFieldValue
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.test_pages import no_horizontal_scroll

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import Ladder, Match, MatchStatus
 from tests.factories import member
 

@@ -22,7 +22,8 @@ assert connection.vendor == "sqlite"
 from accounts.models import User
 from ladder.models import Ladder
 from ladder.membership import ladder_join
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.reporting import match_report
+from ladder.matches.checks import SideInput
 ladder = Ladder.objects.create(name="Chess", slug="chess", game="Chess", pair_limit_per_day=3,
                                review_unanswered_reports=2)
 now = timezone.now()

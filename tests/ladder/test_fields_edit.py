@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder.matches import reporting as svc
+from ladder.matches.checks import SideInput
 from ladder.matches.field_corrections import match_fields_correct
-from ladder.matches.reporting import SideInput
 from ladder.models import FieldKind, MatchField, MatchFieldValue, MatchStatus
 from ratings.models import RatingChange
 from stats.models import FieldValueStat, HeadToHead, PlayerFieldStat

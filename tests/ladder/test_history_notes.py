@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder.matches import reporting as svc
+from ladder.matches.checks import SideInput
 from ladder.matches.decisions import match_correct, match_void
 from ladder.matches.notes import readable_note, result_sentence
-from ladder.matches.reporting import SideInput
 from ladder.models import Match
 from ratings.services import adjustment_withdraw, rating_adjust
 from tests.factories import LadderFactory, member

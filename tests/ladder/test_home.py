@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder.matches import reporting as match_services
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.membership import ladder_join
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, UserFactory

@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from accounts.models import User
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from ladder.models import MatchStatus
 from ratings.models import PlayerRating, RatingAdjustment, RatingChange, ReplayJob
 

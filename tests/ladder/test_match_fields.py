@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from ladder.fields.answers import clean_answers, clean_value, format_duration, parse_duration
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import FieldKind, MatchField, MatchFieldValue, MatchStatus
 from ratings.models import RatingChange
 from tests.ladder.match_fields_cast import add_fields

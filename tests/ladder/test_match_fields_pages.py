@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import MAX_PLAYERS_PER_MATCH, FieldKind, FieldScope, Match, MatchField, MatchFieldValue, MatchStatus
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.services import queue_join

@@ -9,9 +9,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.matches import checks
 from ladder.matches import reporting as svc
+from ladder.matches.checks import SideInput
 from ladder.matches.reads import match_summary
-from ladder.matches.reporting import SideInput
 from ladder.membership import ladder_join, ladder_leave
 from ladder.models import Match, MatchStatus
 from ladder.pages.forms import NOT_YOURSELF, REASON_TOO_LONG
@@ -230,7 +231,7 @@ def test_team_form_with_one_side_gets_the_services_message(client, teams, player
 
     response = login(client, player).post(report_url(teams), sides_post(("alice", 1)))
 
-    assert response.context["team"].non_field_errors() == [svc.TOO_FEW_SIDES]
+    assert response.context["team"].non_field_errors() == [checks.TOO_FEW_SIDES]
 
 
 def test_trusted_reporter_result_is_confirmed_and_rated_at_once(client, ladder, player, opponent, trusted):
@@ -340,7 +341,7 @@ def test_dispute_without_a_reason_is_accepted(client, ladder, player, opponent):
 
 @pytest.mark.parametrize(
     ("who", "expected"),
-    [("alice", svc.OWN_REPORT), ("carol", svc.NOT_A_PARTICIPANT)],
+    [("alice", checks.OWN_REPORT), ("carol", checks.NOT_A_PARTICIPANT)],
 )
 def test_refusals_show_the_services_message(client, ladder, player, opponent, other_member, who, expected):
     match = report(ladder, player, player, opponent)
@@ -459,7 +460,7 @@ def test_htmx_refusal_stays_in_the_card(client, ladder, player, opponent):
         reverse("ladder:match_confirm", args=[match.pk]), headers={"HX-Request": "true"}
     )
 
-    assert svc.OWN_REPORT in response.text and 'class="message error"' in response.text
+    assert checks.OWN_REPORT in response.text and 'class="message error"' in response.text
 
 
 def test_awaiting_forms_work_without_javascript(client, ladder, player, opponent):

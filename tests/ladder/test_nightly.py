@@ -10,7 +10,8 @@ import time_machine
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from ladder.membership import ladder_join
 from ladder.models import LeaderboardScale, LeaderboardSnapshot, NightlyRun, SnapshotEntry
 from ladder.standings.leaderboard import ladder_leaderboard

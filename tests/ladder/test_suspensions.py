@@ -9,7 +9,8 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from ladder.models import Ladder, Suspension
 from ladder.moderation import suspensions
 from ladder.standings.ladders import ladder_list_with_activity

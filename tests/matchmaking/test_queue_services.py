@@ -15,7 +15,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from ladder.models import Match, MatchStatus
 from matchmaking import services as q
 from matchmaking import window

@@ -178,7 +178,8 @@ def test_the_match_page_shows_each_sides_predicted_chance(ladder):
 
 
 def test_a_reported_match_shows_no_prediction(ladder, player, opponent):
-    from ladder.matches.reporting import SideInput, match_report
+    from ladder.matches.checks import SideInput
+    from ladder.matches.reporting import match_report
 
     match = match_report(ladder=ladder, reporter=player, sides=[SideInput([player], 1), SideInput([opponent], 2)])
 

@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from api.permissions import READ_ONLY_TOKEN
 from api.serializers import NOTIFICATION_IDS_OR_ALL, NOTIFICATION_NOTHING, UNKNOWN_FIELD
-from ladder.matches.reporting import SideInput, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_report
 from notifications.models import Kind, Notification
 from notifications.services import notify
 from tests.api.conftest import error_of

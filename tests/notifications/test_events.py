@@ -13,7 +13,7 @@ from django.utils import timezone
 from core import db
 from ladder.matches import decisions as moderation
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import Match, MatchStatus
 from matchmaking import services as q
 from matchmaking.models import EntryStatus

@@ -10,7 +10,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder.matches.reporting import SideInput, match_confirm, match_report
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_confirm, match_report
 from ladder.models import Match
 from notifications.models import Kind, Notification
 from notifications.services import notify

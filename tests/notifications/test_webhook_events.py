@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from ladder.matches import reporting as svc
+from ladder.matches.checks import SideInput
 from ladder.matches.notices import _milestone
-from ladder.matches.reporting import SideInput
 from tests.factories import member
 from webhooks.models import Webhook, WebhookDelivery
 

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from ladder.matches import reporting as svc
+from ladder.matches.checks import SideInput
 from ladder.matches.decisions import match_void
-from ladder.matches.reporting import SideInput
 from ladder.membership import ladder_join
 from ladder.models import Ladder
 from ladder.models.ladder import WIN_CHANCE_SLOPE_MAX, WIN_CHANCE_SLOPE_MIN

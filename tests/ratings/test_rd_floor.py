@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from ladder.admin.ladders import LadderAdmin
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import Ladder
 from ladder.standings.rating_settings import rating_settings_change
 from ratings.engines import Params, RatingState, get_engine

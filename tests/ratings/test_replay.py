@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from ladder.matches import decisions as moderation
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import Match
 from ratings.engines import ENGINES
 from ratings.models import PlayerRating, RatingChange, RatingEvent, SupersededChange

@@ -20,7 +20,7 @@ from django_celery_beat.models import PeriodicTask
 
 from ladder.matches import decisions as moderation
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import Match, MatchStatus
 from ratings import replay_jobs
 from ratings.models import PlayerRating, RatingEvent, ReplayJob, SupersededChange

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from ladder.matches import decisions as moderation
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.membership import ladder_join
 from ladder.standings.nightly import ladder_nightly, local_midnight, local_midnights
 from ratings import nightly

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from core import db
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.membership import ladder_join
 from ladder.models import Ladder
 from ratings import settings_timeline

@@ -11,7 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import LeaderboardSnapshot, SnapshotEntry
 from notifications.models import Kind, Notification
 from ratings.models import EventKind, PlayerRating, RatingChange, RatingEvent

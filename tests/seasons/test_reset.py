@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from core import db
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.membership import ladder_join
 from ladder.standings.nightly import ladder_nightly, local_midnight, local_midnights
 from ratings.engines import ENGINES

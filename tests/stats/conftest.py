@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import MatchField, MatchFieldValue
 
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from ladder.matches import decisions as moderation
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from ladder.models import MatchField, MatchFieldValue, MatchStatus, Participant
 from ratings.engines import win_probability
 from ratings.models import RatingChange, RatingEvent, ReplayJob

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from accounts.roles import moderator_ids
 from ladder.matches import reporting as svc
-from ladder.matches.reporting import SideInput
+from ladder.matches.checks import SideInput
 from notifications.models import Notification
 from tests.factories import member
 from webhooks import delivery

@@ -16,9 +16,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
+from ladder.matches.checks import SideInput
 from ladder.matches.conversation import comment_add, evidence_add
 from ladder.matches.decisions import match_void
-from ladder.matches.reporting import SideInput, match_dispute, match_remind_unanswered, match_report
+from ladder.matches.reporting import match_dispute, match_remind_unanswered, match_report
 from ladder.membership import ladder_join
 from ladder.models import Ladder, Match
 from ladder.models.ladder import NEW_LADDER_SETTINGS, NEW_TEAM_LADDER_SETTINGS
