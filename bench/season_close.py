@@ -199,9 +199,8 @@ def time_phases() -> dict[str, float]:
 
 def check(ladder, season, before: list) -> None:
     """Sampled ratings after the close against ``reset_standing`` in Python (to 1e-9)."""
-    from ratings.history import Standing
+    from ratings.history import Standing, reset_standing
     from ratings.models import PlayerRating
-    from ratings.history import reset_standing
 
     engine = ladder.get_engine()
     reset = season.reset
