@@ -24,6 +24,7 @@ from ratings.engines.probability import (
     recalibrated,
     win_probability,
 )
+from ratings.engines.teams import null_influence_bound
 
 DAY = 86_400.0
 GLICKO_FAMILY = ["elo", "glicko1", "glicko2", "tgr"]
@@ -77,6 +78,11 @@ def test_the_win_chance_of_two_players_is_docs_rules_2_with_grown_rds():
 
 def test_glickmans_example_expected_scores():
     """Glickman (1999), the example: a 1500 player against 1400/30, 1550/100 and 1700/300."""
+    for rating, rd in ((1400, 30), (1550, 100), (1700, 300)):
+        g = 1 / math.sqrt(1 + 3 * Q * Q * rd * rd / math.pi**2)
+        assert expected_score(1500, rating, rd) == pytest.approx(
+            1 / (1 + 10 ** (-g * (1500 - rating) / 400)), rel=1e-14
+        )
     assert expected_score(1500, 1400, 30) == pytest.approx(0.639, abs=5e-4)
     assert expected_score(1500, 1550, 100) == pytest.approx(0.432, abs=5e-4)
     assert expected_score(1500, 1700, 300) == pytest.approx(0.303, abs=5e-4)
@@ -95,7 +101,7 @@ def test_pair_scores_of_a_free_for_all():
 
 
 @pytest.mark.parametrize("probability", [0.05, 0.3, 0.5, 0.77, 0.999])
-@pytest.mark.parametrize("slope", [0.5, 0.8, 1.3])
+@pytest.mark.parametrize("slope", [0.5, 0.8, 1.3, 2.0])
 def test_recalibration_scales_the_log_odds(probability, slope):
     """docs/backtests.md: σ(slope·logit p)."""
     log_odds = math.log(probability / (1 - probability))
@@ -128,6 +134,10 @@ def test_the_windows_rating_gap_inverts_the_win_chance(probability, rd_a, rd_b):
 def test_the_rating_gap_refuses_a_chance_outside_0_to_1(probability, beta):
     with pytest.raises(ValueError, match=r"^probability must be strictly between 0 and 1, got "):
         rating_gap_for_probability(probability, 50.0, 50.0, beta)
+
+
+def test_the_rating_gap_takes_any_rd_above_0():
+    assert rating_difference_for_probability(0.75, 0.5, 0.25) == pytest.approx(400 * math.log10(3), rel=1e-5)
 
 
 @pytest.mark.parametrize("bad", [0.0, -5.0, math.inf, math.nan])
@@ -222,3 +232,41 @@ def test_a_glicko2_period_whose_results_were_certain_is_a_period_without_games(o
     assert mu == pytest.approx(0.0, abs=1e-20)
     assert phi == math.sqrt(1.2**2 + 0.06**2)
     assert sigma == 0.06
+
+
+@pytest.mark.parametrize(
+    ("strongest", "nulls", "null_rating"), [(1800.0, 2, 1.0), (1600.0, 3, 1500.0), (900.0, 1, 1200.0)]
+)
+def test_the_null_players_influence_bound_is_docs_rules_8(strongest, nulls, null_rating):
+    """``ln(1 + k·β^(R0 − Rmax)) / ln β``, written with β = 10^(1/400)."""
+    expected = math.log(1 + nulls * BETA ** (null_rating - strongest), BETA)
+
+    assert null_influence_bound(strongest, nulls, null_rating) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("score", [1.0, 0.5, 0.0])
+@pytest.mark.parametrize("rd_min", [None, 81.0])
+def test_a_trueskill_period_of_one_game_is_that_game(score, rd_min):
+    """TrueSkill's ``rate_period`` with one opponent is exactly ``rate`` of that 1 v 1 game."""
+    engine = get_engine("trueskill", Params(rd_min=rd_min))
+    player, opponent = RatingState(1550.0, 80.0, 0.06, 0.0), RatingState(1480.0, 120.0, 0.06, 0.0)
+    placements = {1.0: [1, 2], 0.5: [1, 1], 0.0: [2, 1]}[score]
+
+    period = engine.rate_period(player, [(opponent, score)], DAY)
+    game = engine.rate([[player], [opponent]], placements, DAY).sides[0][0]
+
+    assert period == pytest.approx(game, rel=1e-12)
+    if rd_min is not None:
+        assert period.rd == rd_min  # the floor holds: one game takes an RD of 82.5 to about 80
+
+
+def test_a_trueskill_period_averages_its_games_expectations_and_scores():
+    engine = get_engine("trueskill")
+    player = RatingState(1550.0, 80.0, 0.06, 0.0)
+    games = [(RatingState(1480.0, 120.0, 0.06, 0.0), 1.0), (RatingState(1700.0, 60.0, 0.06, 0.0), 0.5)]
+    singles = [engine.rate_period(player, [game], DAY) for game in games]
+
+    period = engine.rate_period(player, games, DAY)
+
+    assert period.expected == pytest.approx((singles[0].expected + singles[1].expected) / 2, rel=1e-12)
+    assert period.score == 0.75
