@@ -5,7 +5,7 @@ concurrent request with the same key waits on the unique constraint until the fi
 commits (then it finds that row and replays its response) or rolls back (then it goes on
 as the first). On PostgreSQL the claim is one prepared ``INSERT … ON CONFLICT DO NOTHING``
 and storing the response one prepared ``UPDATE`` (``api.sql``); elsewhere it is the ORM, with a savepoint
-around the insert. Keys are remembered for ``API_IDEMPOTENCY_KEY_HOURS`` (24 by default);
+around the insert (``api.store`` chooses). Keys are remembered for ``API_IDEMPOTENCY_KEY_HOURS`` (24 by default);
 ``expire`` forgets older ones, every hour from Celery beat. A retry after that is a new
 request; when it gives the game's ``played_at``, the report's duplicate check still
 refuses the same game twice.
@@ -18,44 +18,24 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.models import User
-from api import sql
+from api import store
 from api.models import IdempotencyKey
-from core import db
 
 
 def claim(*, user: User, key: str, request_hash: str) -> int | IdempotencyKey:
     """The new row's id if this request is the key's first; else the row of the request that
     used it first, with its response and request hash."""
-    if db.on_postgresql():
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.IDEMPOTENCY_CLAIM, [user.pk, key, request_hash])
-            row = cursor.fetchone()
-        if row is not None:
-            return row[0]
-        return IdempotencyKey.objects.get(user=user, key=key)
-    try:
-        with transaction.atomic():
-            record = IdempotencyKey.objects.create(
-                user=user, key=key, request_hash=request_hash, response_status=0, response_body={}
-            )
-    except IntegrityError:
-        return IdempotencyKey.objects.get(user=user, key=key)
-    return record.pk
+    return store.idempotency_claim(user=user, key=key, request_hash=request_hash)
 
 
 def settle(record_id: int, *, status: int, body: Any) -> None:
     """Store the response of the claimed key's request, for its retries to replay."""
     text = json.dumps(body, cls=JSONEncoder)  # as the response was rendered: times in ISO 8601
-    if db.on_postgresql():
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.IDEMPOTENCY_SETTLE, [status, text, record_id])
-        return
-    IdempotencyKey.objects.filter(pk=record_id).update(response_status=status, response_body=json.loads(text))
+    store.idempotency_settle(record_id, status=status, text=text)
 
 
 def expire(*, now: datetime | None = None) -> int:

@@ -1,13 +1,14 @@
 """The API's hand-written statements: PostgreSQL runs them, other databases their ORM twins.
 
 Each statement runs on a hot path of a report or of every authenticated request, through
-``core.db.prepared_cursor`` (prepared once per connection). The module that runs one also
+``core.db.prepared_cursor`` (prepared once per connection). ``api.store`` runs each and
 holds its ORM twin, behind ``core.db.on_postgresql()``:
 
-- ``LIVE_TOKEN``: ``api.authentication.live_token``, the token, its user and their permissions;
-- ``LADDER_BY_SLUG`` and ``USERS_BY_USERNAME``: ``api.lookups``, a report's ladder (and whether it
-  has match fields) and players;
-- ``IDEMPOTENCY_CLAIM`` and ``IDEMPOTENCY_SETTLE``: ``api.idempotency``, a report's key.
+- ``LIVE_TOKEN``: ``api.store.live_token``, the token, its user and their permissions;
+- ``LADDER_BY_SLUG`` and ``USERS_BY_USERNAME``: ``api.store.ladder_by_slug`` and
+  ``users_by_username``, a report's ladder (and whether it has match fields) and players;
+- ``IDEMPOTENCY_CLAIM`` and ``IDEMPOTENCY_SETTLE``: ``api.store.idempotency_claim`` and
+  ``idempotency_settle``, a report's key.
 
 A row becomes a model instance with ``core.db.instance`` and the ``*_FIELDS`` names below,
 in the order the statement selects the columns.

@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api import presenters
+from api import presenters, store
 from api.errors import ApiError
 from api.pagination import ApiPagination
 from api.serializers import (
@@ -39,7 +39,6 @@ from api.serializers import (
     WinProbabilityOut,
 )
 from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
-from core import db
 from core.throttling import search_allow
 from ladder import membership
 from ladder.models import Ladder, LeaderboardSnapshot
@@ -47,8 +46,6 @@ from ladder.standings.ladders import listed_member_count
 from ladder.standings.leaderboard import (
     Leaderboard,
     LeaderboardRow,
-    cached,
-    cached_entry,
     ladder_leaderboard,
     ladder_leaderboard_in_order,
     ladder_order_cached,
@@ -120,12 +117,14 @@ class LeaderboardView(APIView):
             # The links in the page are absolute, so the address the client used is part of the key.
             where = f"{slug}|{request.scheme}://{request.get_host()}|{sorted(params.items())}"
             key = "api:leaderboard:" + hashlib.sha256(where.encode()).hexdigest()
-            if db.on_postgresql() and not searching:
-                _, body = cached_entry(
-                    key, lambda: _leaderboard_in_order(request, slug, params, seconds), source=order_key(slug)
-                )
-            else:
-                body = cached(key, seconds, lambda: self._page(request, slug, params, searching=searching))
+            body = store.leaderboard_page(
+                key,
+                searching=searching,
+                seconds=seconds,
+                in_order=lambda: _leaderboard_in_order(request, slug, params, seconds),
+                ranked=lambda: self._page(request, slug, params, searching=searching),
+                source=order_key(slug),
+            )
         if "indent" in request.accepted_media_type:  # "application/json; indent=4": DRF pretty-prints it
             return Response(json.loads(body))
         return HttpResponse(body, content_type="application/json")

@@ -17,7 +17,6 @@ from rest_framework.views import APIView
 from accounts.models import User
 from api import idempotency, presenters
 from api.errors import ApiError
-from api.lookups import ladder_by_slug, users_by_username
 from api.models import IdempotencyKey
 from api.pagination import ApiPagination
 from api.permissions import IsModerator, TokenScope
@@ -34,6 +33,7 @@ from api.serializers import (
     ResultIn,
     VoidIn,
 )
+from api.store import ladder_by_slug, users_by_username
 from api.views.base import AuthenticatedRequest, errors, paginated, parse
 from api.views.jobs import job_dict, job_url
 from ladder.fields.answers import Answer, clean_answers, ladder_fields

@@ -57,7 +57,7 @@ _NO_FIELDS = "_known_without_match_fields"
 
 
 def without_fields(ladder: Ladder) -> None:
-    """Mark ``ladder`` as read together with the fact that it has no match fields (``api.lookups``)."""
+    """Mark ``ladder`` as read together with the fact that it has no match fields (``api.store``)."""
     setattr(ladder, _NO_FIELDS, True)
 
 

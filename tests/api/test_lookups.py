@@ -7,10 +7,9 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group, Permission
 from django.test import override_settings
 
-from api.authentication import live_token
-from api.lookups import ladder_by_slug, users_by_username
 from api.models import IdempotencyKey
 from api.services import token_create, token_hash, token_revoke
+from api.store import ladder_by_slug, live_token, users_by_username
 from core import db
 from ladder.fields.answers import ladder_fields
 from ladder.models import MatchField
