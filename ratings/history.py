@@ -2,9 +2,10 @@
 
 Both go through ``apply_match`` and ``apply_adjustment`` with the same inputs in the same
 order (``RatingEvent`` ids), which is what makes a replay reproduce the live ratings.
-Every writer of history rows (the ORM path in ``ratings.services``, the report statement
-in ``ladder.matches.sql``, the replay's ``COPY``) takes their values from ``match_changes`` and
-``adjustment_change``, so the three cannot drift apart.
+Every writer of history rows (the ORM path in ``ratings.services``, the CTEs of
+``ratings.cte`` that the ladder's report and answer statements are built with, the replay's
+``COPY``) takes their values from ``match_changes`` and ``adjustment_change``, so the three
+cannot drift apart.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from ladder.models import Ladder, Match
 from ratings.engines import Engine, GameResult, RatingState
-from ratings.models import PlayerRating, RatingAdjustment
+from ratings.models import PlayerRating, RatingAdjustment, RatingReset
 
 
 @dataclass(slots=True)
@@ -198,3 +199,21 @@ def apply_adjustment(adjustment: RatingAdjustment, old: Standing, engine: Engine
 def initial_standing(ladder: Ladder, joined_at: datetime) -> Standing:
     """A member before any event: the ladder's initial values, RD valid from joining."""
     return Standing(ladder.initial_rating, ladder.initial_rd, ladder.initial_volatility, joined_at)
+
+
+def reset_params(reset: RatingReset) -> dict[str, Any]:
+    """What a reset's history rows record in ``engine_params``: its reason and numbers."""
+    return {"reason": reset.reason, "center": reset.center, "factor": reset.factor, "rd_reset": reset.rd_reset}
+
+
+def reset_standing(old: Standing, reset: RatingReset, engine: Engine) -> tuple[float, Standing]:
+    """The RD at the reset's instant and the standing after it; live and replays both use this."""
+    rd_at_event = engine.rd_at(old.state(), reset.at.timestamp())
+    rd = rd_at_event if reset.rd_reset is None else max(rd_at_event, reset.rd_reset)
+    new = dataclasses.replace(
+        old,
+        rating=reset.center + reset.factor * (old.rating - reset.center),
+        rd=rd,
+        rd_as_of=max(old.rd_as_of, reset.at),
+    )
+    return rd_at_event, new

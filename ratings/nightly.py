@@ -33,9 +33,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection
-
-from core import db
+from ratings import store
 from ratings.engines import (
     GLICKO2_SCALE,
     SECONDS_PER_DAY,
@@ -47,7 +45,6 @@ from ratings.engines import (
     TimedGlicko,
     TrueSkill,
 )
-from ratings.models import PlayerRating
 
 if TYPE_CHECKING:
     from ladder.models import Ladder
@@ -118,36 +115,13 @@ def ratings_materialise(*, ladder: Ladder, at: datetime) -> int:
     members are included: their RD keeps growing while they are away. Returns the
     number of ratings written.
     """
-    if not db.on_postgresql():
-        return _materialise_in_python(ladder, at)
-    table = PlayerRating._meta.db_table
+    return store.rds_write_back(ladder=ladder, at=at, grown_rd=lambda: _grown_rd(ladder))
+
+
+def _grown_rd(ladder: Ladder) -> tuple[str, dict[str, Any]]:
+    """Rating row ``r``'s RD grown to ``%(at)s`` (capped at ``%(rd_max)s``), as SQL, and its growth's parameters."""
     growth, params = growth_sql(ladder, "r")
-    sql = f"""
-        WITH locked AS (
-            SELECT id FROM {table}
-            WHERE ladder_id = %(ladder)s AND rd_as_of < %(at_ts)s
-            ORDER BY id
-            FOR NO KEY UPDATE
-        )
-        UPDATE {table} AS r
-        SET rd = {_grown_sql(growth, "r")}, rd_as_of = %(at_ts)s
-        FROM locked
-        WHERE r.id = locked.id
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, {**params, "ladder": ladder.pk, "at_ts": at, "at": at.timestamp(), "rd_max": ladder.rd_max})
-        return cursor.rowcount
-
-
-def _materialise_in_python(ladder: Ladder, at: datetime) -> int:
-    """The ORM twin (SQLite, one writer at a time): ``Engine.materialize``, row by row."""
-    engine = ladder.get_engine()
-    rows = list(PlayerRating.objects.filter(ladder=ladder, rd_as_of__lt=at).order_by("pk"))
-    for row in rows:
-        row.rd = engine.materialize(row.state(), at.timestamp()).rd
-        row.rd_as_of = at
-    PlayerRating.objects.bulk_update(rows, ["rd", "rd_as_of"], batch_size=500)
-    return len(rows)
+    return _grown_sql(growth, "r"), params
 
 
 class NightlyTimeline:

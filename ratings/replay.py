@@ -5,7 +5,7 @@ event order (one query for the matches' players, one for adjustments), the arith
 ``ratings.history`` (the same as the live updates), new history rows stream into
 PostgreSQL with ``COPY`` (batched ``bulk_create`` elsewhere), and the final standings go
 back through a temporary table in one ``UPDATE``. The PostgreSQL statements are in
-``ratings.sql``; each has its ORM twin here, and ``core.db.on_postgresql()`` picks.
+``ratings.sql``; ``ratings.store`` holds each one's ORM twin and picks.
 """
 
 from __future__ import annotations
@@ -13,28 +13,27 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
-from core import db
 from ladder.models import Ladder, Participant
-from ratings import hooks, sql
+from ratings import hooks, store
 from ratings.history import (
-    STANDING_FIELDS,
     ChangeRow,
     Standing,
     adjustment_change,
     apply_adjustment,
     apply_match,
-    change_values,
     initial_standing,
     match_changes,
+    reset_params,
+    reset_standing,
 )
 from ratings.models import (
     ChangeKind,
@@ -45,7 +44,7 @@ from ratings.models import (
     RatingEvent,
     RatingReset,
 )
-from ratings.resets import reset_params, reset_players, reset_standing
+from ratings.resets import reset_players
 from ratings.settings_timeline import SettingsTimeline, ladder_with
 
 EVENTS_PER_BATCH = 50_000
@@ -117,10 +116,10 @@ def ladder_replay(
             if not start.full:
                 replaced = RatingChange.objects.filter(ladder=ladder, event_id__gte=start.first)
                 touched.update(replaced.values_list("player_id", flat=True).distinct())
-            _supersede(ladder, start.first, now=timezone.now())
-        writer = _change_writer(ladder_id=ladder.pk, kind=ChangeKind.REPLAY.value, created_at=timezone.now())
+            store.history_supersede(ladder, start.first, now=timezone.now())
+        writer = store.change_writer(ladder_id=ladder.pk, kind=ChangeKind.REPLAY.value, created_at=timezone.now())
         rater = _rate_log(ladder=ladder, start=start, writer=writer, touched=touched, total=total, progress=progress)
-        _store_standings(ladder, {player: start.standings[player] for player in touched})
+        store.standings_store(ladder, {player: start.standings[player] for player in touched})
         hooks.ladder_replayed(ladder.pk)
         return ReplayStats(
             events=total,
@@ -308,7 +307,7 @@ def _stream(ladder: Ladder, first: int | None) -> Iterator[_Event]:
             "match__rating_event__id", "match_id", "match__played_at", "side__index", "side__placement", "player_id"
         )
     )
-    rows = sql.fetch_raw(query) if db.on_postgresql() else query.iterator(chunk_size=20_000)
+    rows = store.participant_rows(query)
     current: _Event | None = None
     for event_id, match_id, played_at, side_index, placement, player_id in rows:
         if current is None or current.id != event_id:
@@ -333,21 +332,6 @@ def _adjustment_event(event: RatingEvent) -> _Event:
     return _Event(id=event.pk, at=event.at, adjustment=event.adjustment)
 
 
-def _supersede(ladder: Ladder, first: int, *, now: datetime) -> None:
-    """Move the ladder's history rows from event ``first`` on to ``SupersededChange``, unchanged.
-
-    On PostgreSQL one statement deletes them and inserts what the delete returns; elsewhere
-    the rows are copied, then deleted (the same transaction either way).
-    """
-    params: dict[str, Any] = {"ladder": ladder.pk, "first": first, "now": now}
-    with connection.cursor() as cursor:
-        if db.on_postgresql():
-            cursor.execute(sql.SUPERSEDE_SQL, params)
-        else:
-            cursor.execute(sql.COPY_REPLACED_SQL, params)
-            cursor.execute(sql.DELETE_REPLACED_SQL, params)
-
-
 def _starting_standings(ladder: Ladder, first: int | None, members: list[tuple[Any, ...]]) -> dict[int, Standing]:
     """Each member's standing before event ``first``, as far as the events from ``first`` on go.
 
@@ -364,16 +348,7 @@ def _starting_standings(ladder: Ladder, first: int | None, members: list[tuple[A
     }
     if first is None:
         return standings
-    if db.on_postgresql():
-        rows = sql.starting_rows(ladder.pk, first)
-    else:
-        seen: dict[int, tuple[Any, ...]] = {}
-        history = RatingChange.objects.filter(ladder=ladder, event_id__gte=first).order_by("player_id", "event_id")
-        for row in history.values_list(
-            "player_id", "rating_before", "rd_before", "volatility_before", "rd_as_of_before"
-        ):
-            seen.setdefault(row[0], row)
-        rows = list(seen.values())
+    rows = store.starting_rows(ladder, first)
     for player, rating, rd, volatility, rd_as_of in rows:
         if player in standings:
             standings[player] = Standing(rating, rd, volatility, rd_as_of)
@@ -383,15 +358,7 @@ def _starting_standings(ladder: Ladder, first: int | None, members: list[tuple[A
 def _load_standings_before(ladder: Ladder, first: int, standings: dict[int, Standing]) -> None:
     """Each player's standing just before event ``first``, from the current history."""
     earlier = RatingChange.objects.all().filter(ladder=ladder, event_id__lt=first)
-    latest: Iterable[RatingChange]
-    if db.on_postgresql():
-        latest = earlier.order_by("player_id", "-event_id").distinct("player_id")
-    else:
-        by_player: dict[int, RatingChange] = {}
-        for change in earlier.order_by("event_id"):
-            by_player[change.player_id] = change
-        latest = list(by_player.values())
-    for change in latest:
+    for change in store.latest_changes(earlier):
         standing = standings[change.player_id]
         standing.rating = change.rating_after
         standing.rd = change.rd_after
@@ -419,54 +386,6 @@ def _load_standings_before(ladder: Ladder, first: int, standings: dict[int, Stan
         standing.last_played_at = row["last"]
 
 
-def _change_writer(*, ladder_id: int, kind: str, created_at: datetime) -> _Writer:
-    """The replay's binary ``COPY`` on PostgreSQL (``ratings.sql.ChangeCopy``), batches of ``bulk_create`` elsewhere."""
-    if db.on_postgresql():
-        return sql.ChangeCopy(ladder_id=ladder_id, kind=kind, created_at=created_at)
-    return _ChangeBatches(ladder_id=ladder_id, kind=kind, created_at=created_at)
-
-
-class _ChangeBatches:
-    """The ORM twin of ``ratings.sql.ChangeCopy``: history rows in ``bulk_create`` batches."""
-
-    CHUNK = 2_000  # rows per bulk_create
-
-    def __init__(self, *, ladder_id: int, kind: str, created_at: datetime) -> None:
-        self.count = 0
-        self._shared = {"ladder_id": ladder_id, "kind": kind, "created_at": created_at}
-        self._rows: list[RatingChange] = []
-
-    def __enter__(self) -> _ChangeBatches:
-        return self
-
-    def write(self, event_id: int, match_id: int | None, engine: str, params: str, rows: Sequence[ChangeRow]) -> None:
-        self.count += len(rows)
-        for row in rows:
-            self._rows.append(
-                RatingChange(
-                    event_id=event_id,
-                    match_id=match_id,
-                    engine=engine,
-                    engine_params=json.loads(params),
-                    **self._shared,
-                    **change_values(row),
-                )
-            )
-        if len(self._rows) >= self.CHUNK:
-            self._send()
-
-    def _send(self) -> None:
-        RatingChange.objects.bulk_create(self._rows)
-        self._rows = []
-
-    def __exit__(self, *exc: Any) -> None:
-        try:
-            if exc[0] is None and self._rows:
-                self._send()
-        finally:
-            self._rows = []
-
-
 class _NoWriter:
     """A writer that keeps nothing, for previews."""
 
@@ -480,18 +399,3 @@ class _NoWriter:
 
     def write(self, event_id: int, match_id: int | None, engine: str, params: str, rows: Sequence[ChangeRow]) -> None:
         return None
-
-
-def _store_standings(ladder: Ladder, standings: dict[int, Standing]) -> None:
-    """Write final standings: a temp table and one ``UPDATE … FROM`` on PostgreSQL, ``bulk_update`` elsewhere."""
-    if not standings:
-        return
-    if db.on_postgresql():
-        sql.store_standings(ladder.pk, standings)
-        return
-    rows = list(PlayerRating.objects.filter(ladder=ladder, player_id__in=list(standings)))
-    for row in rows:
-        standing = standings[row.player_id]
-        for field in STANDING_FIELDS:
-            setattr(row, field, getattr(standing, field))
-    PlayerRating.objects.bulk_update(rows, STANDING_FIELDS, batch_size=500)

@@ -24,15 +24,14 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
-from core import db
 from ladder.models import Ladder, Match
-from ratings import sql
+from ratings import sql, store
 from ratings.models import RatingEvent, ReplayJob, ReplayJobKind, ReplayJobStatus
 from ratings.replay import ladder_replay
 
@@ -129,7 +128,7 @@ def replay_jobs_end_stale(*, now: datetime, silent_for: timedelta = RUN_STALE_AF
         for ladder_id, job_id in silent:
             by_ladder.setdefault(ladder_id, []).append(job_id)
         for ladder_id, ids in by_ladder.items():
-            if db.on_postgresql() and not sql.ladder_replays_idle(ladder_id):
+            if not store.ladder_replays_idle(ladder_id):
                 continue  # a run holds the lock: alive, just quiet
             ended += ReplayJob.objects.filter(pk__in=ids, status=ReplayJobStatus.RUNNING).update(
                 status=ReplayJobStatus.FAILED, error=WORKER_LOST, finished_at=now
@@ -151,8 +150,7 @@ def replay_job_run(*, job_id: int, retry: bool = False) -> ReplayJob | None:
     ids: list[int] = [job_id]
     try:
         with transaction.atomic():
-            if db.on_postgresql():
-                sql.lock_ladder_replays(ladder.pk)  # a run of this ladder finishes first
+            store.ladder_replays_lock(ladder.pk)  # a run of this ladder finishes first
             jobs = list(ReplayJob.objects.unfinished().filter(ladder=ladder).order_by("pk"))
             ids = [item.pk for item in jobs]
             if job_id not in ids:
@@ -215,8 +213,8 @@ class _Progress:
         self._db: Any = None
 
     def __enter__(self) -> _Progress:
-        if db.on_postgresql():
-            self._db = connections.create_connection(DEFAULT_DB_ALIAS)
+        self._db = store.progress_connection()
+        if self._db is not None:
             self._execute("SET lock_timeout = '2s'", None)
             self._execute(
                 sql.JOB_START_SQL,

@@ -16,11 +16,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from core import db
 from ladder.models import Ladder, Match, MatchStatus
 from notifications.models import Kind
 from notifications.services import notify
-from ratings import hooks, sql
+from ratings import hooks, store
 from ratings.engines import GameResult
 from ratings.history import (
     STANDING_FIELDS,
@@ -74,17 +73,14 @@ def _lock_ratings(ladder: Ladder, players: Iterable[int]) -> dict[int, PlayerRat
 
 
 def _store(rows: dict[int, PlayerRating], after: dict[int, Standing]) -> None:
-    """Write the new standings of locked rating rows (``ratings.sql.store_ratings`` on PostgreSQL)."""
+    """Write the new standings of locked rating rows (``ratings.store.ratings_store``)."""
     changed = []
     for player, standing in after.items():
         row = rows[player]
         for field in STANDING_FIELDS:
             setattr(row, field, getattr(standing, field))
         changed.append(row)
-    if db.on_postgresql():
-        sql.store_ratings(changed)
-    else:
-        PlayerRating.objects.bulk_update(changed, STANDING_FIELDS)
+    store.ratings_store(changed)
 
 
 def rating_apply_match(*, match: Match, now: datetime | None = None) -> RatingEvent | None:

@@ -46,8 +46,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from core import db
-from ratings import sql
+from ratings import store
 from ratings.engines import Engine, Params, get_engine
 from ratings.models import RatingChange, RatingEvent, RatingSettingsChange, SettingsChangeMode
 from ratings.nightly import NightlyTimeline
@@ -358,20 +357,14 @@ def _runs_as_recorded(
 
 def _load_runs(ladder: Ladder, book: EngineBook) -> list[_Run]:
     """Runs of match events with the same recorded settings, in event order, not overlapping."""
-    if db.on_postgresql():
-        rows = sql.fetch_all(sql.SETTINGS_RUNS_SQL, [ladder.pk])
-        groups = [_Run(low, high, book.of_recorded(name, text)) for name, text, low, high in rows]
+    stretches = store.settings_stretches(ladder.pk)
+    if stretches is not None:
+        groups = [_Run(low, high, book.of_recorded(name, text)) for name, text, low, high in stretches]
         groups.sort(key=lambda run: run.first)
         if all(a.last < b.first for a, b in itertools.pairwise(groups)):
             return groups
-        rows = sql.fetch_all(sql.SETTINGS_EVENTS_SQL, [ladder.pk])
-        events = [(event_id, book.of_recorded(name, text)) for event_id, name, text in rows]
-    else:
-        seen: dict[int, RatedWith] = {}
-        history = RatingChange.objects.filter(ladder=ladder, match__isnull=False).order_by("event_id")
-        for event_id, name, params in history.values_list("event_id", "engine", "engine_params"):
-            seen.setdefault(event_id, book.of_recorded(name, params))
-        events = list(seen.items())
+    rows = store.settings_by_event(ladder.pk)
+    events = [(event_id, book.of_recorded(name, params)) for event_id, name, params in rows]
     runs: list[_Run] = []
     for event_id, rated in events:
         if runs and runs[-1].rated is rated:

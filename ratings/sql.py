@@ -1,10 +1,10 @@
 """Every hand-written statement of the ratings app, and the small functions that run them.
 
-They run on PostgreSQL only. Each caller asks ``core.db.on_postgresql()`` and otherwise
-runs the ORM twin next to the call: the replay's in ``ratings.replay``, the rating
-store's in ``ratings.services``, the replay jobs' in ``ratings.replay_jobs``, the settings
-timeline's in ``ratings.settings_timeline``. The tests run both sides of each pair
-(``core.db.orm_twins()`` makes PostgreSQL take the twins).
+They run on PostgreSQL only. ``ratings.store`` chooses between each and its ORM twin,
+which it holds too (the replay's, the rating store's, the replay jobs' and the settings
+timeline's); the replay jobs' progress updates run on the connection of their own that
+``ratings.store.progress_connection`` opens on PostgreSQL only. The tests run both sides
+of each pair (``core.db.orm_twins()`` makes PostgreSQL take the twins).
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ class ChangeCopy:
     same rows as text. The rows go to the server while the replay computes the next ones,
     so PostgreSQL stores and indexes them on another core meanwhile. The ``COPY`` ends
     with the block, because the connection cannot fetch the next part of the log while
-    it is open. (``ratings.replay._ChangeBatches`` is the twin.)
+    it is open. (``ratings.store.ChangeBatches`` is the twin.)
     """
 
     def __init__(self, *, ladder_id: int, kind: str, created_at: datetime) -> None:
