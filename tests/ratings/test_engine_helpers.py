@@ -8,12 +8,14 @@ come from docs/rules.md's formulas and Glickman's paper, not from the module und
 
 from __future__ import annotations
 
+import itertools
 import math
+from statistics import NormalDist
 
 import pytest
 
 from ratings.engines import ENGINES, Params, RatingState, display, get_engine
-from ratings.engines.balance import pair_win_probability, rating_gap_for_probability
+from ratings.engines.balance import ffa_unfairness, pair_win_probability, rating_gap_for_probability
 from ratings.engines.base import Engine, pair_score
 from ratings.engines.display import gxe
 from ratings.engines.glicko import glicko2_rating_period
@@ -270,3 +272,20 @@ def test_a_trueskill_period_averages_its_games_expectations_and_scores():
 
     assert period.expected == pytest.approx((singles[0].expected + singles[1].expected) / 2, rel=1e-12)
     assert period.score == 0.75
+
+
+def test_a_trueskill_free_for_all_is_as_fair_as_its_most_lopsided_pair():
+    """docs/rules.md §9, §20: the largest |Φ((μi − μj)/sqrt(2β² + σi² + σj²)) − ½| over the pairs."""
+    players = [(1500.0, 80.0), (1650.0, 200.0), (1400.0, 50.0), (1480.0, 120.0)]
+    pairs = itertools.combinations(players, 2)
+    expected = max(
+        abs(NormalDist().cdf((a - b) / math.sqrt(2 * 175.0**2 + da**2 + db**2)) - 0.5) for (a, da), (b, db) in pairs
+    )
+
+    assert ffa_unfairness(players, 175.0) == pytest.approx(expected, rel=1e-12)
+    assert ffa_unfairness(players, 175.0) != pytest.approx(ffa_unfairness(players), rel=1e-3)
+
+
+def test_a_free_for_all_refuses_a_bad_player_naming_them():
+    with pytest.raises(ValueError, match=r"^members\[1\] rating must be a finite number, got nan$"):
+        ffa_unfairness([(1500.0, 50.0), (math.nan, 50.0)])
