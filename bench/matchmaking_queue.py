@@ -491,9 +491,9 @@ def service_targets() -> list[tuple[object, str]]:
     from django.db import connections
     from django.db.models import Model, QuerySet
 
-    from matchmaking import pairing, selectors, services, views, window
+    from matchmaking import pairing, selectors, services, store, views, window
 
-    targets = project_functions(services, pairing, window, prefixes=("matchmaking.", "ladder.", "ratings."))
+    targets = project_functions(services, pairing, window, store, prefixes=("matchmaking.", "ladder.", "ratings."))
     targets += [(selectors, "panel_context")]
     targets += [(views, name) for name in ("_render", "render", "get_object_or_404")]
     targets += [(auth, "get_user"), (SessionStore, "load")]

@@ -316,7 +316,7 @@ def join_phases(queue: Queue, joiners: Joiners, code: str, count: int) -> None:
 
     targets = mq.service_targets()
     # service_targets() has the services' own functions (try_match, candidates, claim …) already.
-    targets += [(forming, name) for name in ("try_form", "_form", "_around", "_best_game", "_create", "_conflicts")]
+    targets += [(forming, name) for name in ("try_form", "_form", "_around", "_best_game", "_create")]
     targets += [(forming, name) for name in ("_tell_formed", "_candidates_for", "_seat", "_anchor_rows")]
     targets += [(forming, "best_team_group"), (forming, "best_ffa_group"), (forming, "notify")]
     targets += [(balance, "best_team_group"), (balance, "best_ffa_group"), (lifecycle, "start")]

@@ -30,20 +30,15 @@ with their party if they have one (a *unit*: a party searches, waits and plays a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import combinations
-from typing import Any
 
 from django.db import transaction
-from django.db.models import Case, FloatField, Value, When
 
-from core import db
 from ladder import formats
 from ladder.models import Ladder, Match, MatchSide, Participant
-from matchmaking import attempts, lifecycle, sql, sql_formed, window
-from matchmaking.models import Block, EntryStatus, QueueEntry
+from matchmaking import attempts, lifecycle, store, window
+from matchmaking.models import EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify, recipients_of
 from ratings.engines import Engine, RatingState
@@ -176,33 +171,6 @@ def _anchor_rows(entry: QueueEntry) -> list[window.Candidate]:
     return rows if len(rows) == entry.party_size else []
 
 
-def _conflicts(ladder: Ladder, players: Sequence[int], now: datetime) -> set[frozenset[int]]:
-    """Pairs among ``players`` who may not meet: a block either way, or a game within the rematch cooldown."""
-    cooldown = ladder.rematch_cooldown_minutes
-    since = now - timedelta(minutes=cooldown)
-    if db.on_postgresql():  # both in one prepared statement (``sql.conflicts``); below, its ORM twin
-        params: dict[str, Any] = {"players": list(players), "ladder": ladder.pk, "since": since}
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.conflicts(cooldown=bool(cooldown)), params)
-            return {frozenset(pair) for pair in cursor.fetchall()}
-    pairs = {
-        frozenset(pair)
-        for pair in Block.objects.filter(blocker_id__in=players, blocked_id__in=players).values_list(
-            "blocker_id", "blocked_id"
-        )
-    }
-    if cooldown:
-        recent: dict[int, set[int]] = {}
-        played = Match.objects.filter(window.PLAYED, ladder=ladder, created_at__gte=since)
-        for match_id, player in Participant.objects.filter(match__in=played, player_id__in=players).values_list(
-            "match_id", "player_id"
-        ):
-            recent.setdefault(match_id, set()).add(player)
-        for together in recent.values():
-            pairs.update(frozenset(pair) for pair in combinations(sorted(together), 2))
-    return pairs
-
-
 def _fit(a: Unit, b: Unit, conflicts: set[frozenset[int]]) -> bool:
     for x in a.seats:
         for y in b.seats:
@@ -240,7 +208,7 @@ class Around:
         if self._conflicts is None:
             players = [seat.player for seat in self.anchor.seats]
             players += [seat.player for unit, _, _ in self.units for seat in unit.seats]
-            self._conflicts = _conflicts(ladder, players, now)
+            self._conflicts = store.conflicts(ladder=ladder, players=players, now=now)
         return self._conflicts
 
 
@@ -339,7 +307,7 @@ def _form(
         return None
     entries = [seat.entry for seat in game.seats]
     with transaction.atomic():
-        if len(window.claim(*entries)) < len(entries):
+        if len(store.claim(*entries)) < len(entries):
             entry.contended = True  # someone was placed meanwhile, or is being placed now: the next poll tries again
             return None
         match = _create(ladder, kind, game, now)
@@ -351,37 +319,14 @@ def _create(ladder: Ladder, kind: formats.Format, game: Game, now: datetime) -> 
     """The match of a claimed game: its sides and players, the searches matched, everyone told."""
     match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=kind.code)
     lifecycle.start(match, ladder, now)
-    if db.on_postgresql():  # all of it in one statement (``sql_formed``); below, its ORM twin
-        sides = [MatchSide(index=index, win_probability=chance) for index, chance in enumerate(game.chances)]
-        seating = [index for index, seats in enumerate(game.sides) for _ in seats]
-        players = [Participant(player_id=seat.player) for seats in game.sides for seat in seats]
-        entries = [seat.entry for seat in game.seats]
-        chances = [game.chances[index] for index in seating]
-        sql_formed.create_formed(match, sides, players, seating, entries, chances, now)
-    else:
-        match.save(force_insert=True)
-        sides = MatchSide.objects.bulk_create(
-            MatchSide(match=match, index=index, win_probability=chance) for index, chance in enumerate(game.chances)
-        )
-        Participant.objects.bulk_create(
-            Participant(match=match, side=side, player_id=seat.player)
-            for side, seats in zip(sides, game.sides, strict=True)
-            for seat in seats
-        )
-        _matched(match, game, now)
+    sides = [MatchSide(index=index, win_probability=chance) for index, chance in enumerate(game.chances)]
+    seating = [index for index, seats in enumerate(game.sides) for _ in seats]
+    players = [Participant(player_id=seat.player) for seats in game.sides for seat in seats]
+    entries = [seat.entry for seat in game.seats]
+    chances = [game.chances[index] for index in seating]
+    store.formed_create(match, sides, players, seating, entries, chances, now)
     _tell_formed(ladder, match, kind, game, now)
     return match
-
-
-def _matched(match: Match, game: Game, now: datetime) -> None:
-    """Every search of ``game`` matched to ``match``, each with its own side's chance (the ORM twin)."""
-    entries = [seat.entry for seat in game.seats]
-    chances = [chance for seats, chance in zip(game.sides, game.chances, strict=True) for _ in seats]
-    whens = [When(pk=pk, then=Value(chance)) for pk, chance in zip(entries, chances, strict=True)]
-    chance_of = Case(*whens, output_field=FloatField())
-    QueueEntry.objects.filter(pk__in=entries).update(
-        status=EntryStatus.MATCHED, match=match, ended_at=now, win_probability=chance_of
-    )
 
 
 def _tell_formed(ladder: Ladder, match: Match, kind: formats.Format, game: Game, now: datetime) -> None:

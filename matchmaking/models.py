@@ -85,7 +85,7 @@ class QueueEntry(models.Model):
     class Meta:
         verbose_name_plural = "queue entries"
         constraints = [
-            # Also one waiting entry per player and ladder; ``services._entry_create`` names this predicate.
+            # Also one waiting entry per player and ladder; ``sql.join`` names this predicate.
             models.UniqueConstraint(
                 fields=["ladder", "player"], condition=~Q(status="matched"), name="queue_one_open_per_player"
             ),

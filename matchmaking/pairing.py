@@ -1,10 +1,9 @@
 """The queue's 1 v 1 pairing (docs/rules.md §13): the opponent whose win chance is closest to 50%.
 
 A join and each poll of a search offering 1 v 1 try it first (``services.try_match``); team
-and free-for-all games are ``forming``'s. It reads the window and the candidates and claims
-both searches through ``window``, starts the match's life (``lifecycle``), writes the match,
-its sides, its players and both searches (on PostgreSQL in one statement, ``sql_formed``),
-then tells both players.
+and free-for-all games are ``forming``'s. It reads the window and the candidates (``window``),
+claims both searches (``store.claim``), starts the match's life (``lifecycle``), writes the match,
+its sides, its players and both searches (``store.formed_create``), then tells both players.
 """
 
 from __future__ import annotations
@@ -14,10 +13,9 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from core import db
 from ladder import formats
 from ladder.models import Ladder, Match, MatchSide, Participant
-from matchmaking import lifecycle, sql_formed, window
+from matchmaking import lifecycle, store, window
 from matchmaking.models import EntryStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify, recipients_of
@@ -58,7 +56,7 @@ def queue_try_pair(*, entry: QueueEntry, now: datetime | None = None) -> Match |
     choices.sort(key=lambda choice: choice[:3])
     with transaction.atomic():
         for _, _, _, p, other in choices:
-            claimed = window.claim(entry.pk, other.pk)
+            claimed = store.claim(entry.pk, other.pk)
             if entry.pk not in claimed:  # already paired, or being paired by someone else right now
                 entry.contended = True
                 return None
@@ -72,34 +70,17 @@ def _pair(ladder: Ladder, me: QueueEntry, other: window.Candidate, p: float, now
     """Create the scheduled match and mark both claimed searches matched; ``me`` is updated in place."""
     match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=formats.DUEL.code)
     lifecycle.start(match, ladder, now)
+    store.formed_create(
+        match,
+        [MatchSide(index=0, win_probability=p), MatchSide(index=1, win_probability=1.0 - p)],
+        [Participant(player_id=me.player_id), Participant(player_id=other.player_id)],
+        [0, 1],
+        [me.pk, other.pk],
+        [p, 1.0 - p],
+        now,
+        opponents=[other.player_id, me.player_id],
+    )
     ended = {"status": EntryStatus.MATCHED, "match": match, "ended_at": now}
-    if db.on_postgresql():  # all of it in one statement (``sql_formed``); below, its ORM twin
-        sql_formed.create_formed(
-            match,
-            [MatchSide(index=0, win_probability=p), MatchSide(index=1, win_probability=1.0 - p)],
-            [Participant(player_id=me.player_id), Participant(player_id=other.player_id)],
-            [0, 1],
-            [me.pk, other.pk],
-            [p, 1.0 - p],
-            now,
-            opponents=[other.player_id, me.player_id],
-        )
-    else:
-        match.save(force_insert=True)
-        sides = MatchSide.objects.bulk_create(
-            [
-                MatchSide(match=match, index=0, win_probability=p),
-                MatchSide(match=match, index=1, win_probability=1.0 - p),
-            ]
-        )
-        Participant.objects.bulk_create(
-            [
-                Participant(match=match, side=sides[0], player_id=me.player_id),
-                Participant(match=match, side=sides[1], player_id=other.player_id),
-            ]
-        )
-        QueueEntry.objects.filter(pk=me.pk).update(**ended, opponent_id=other.player_id, win_probability=p)
-        QueueEntry.objects.filter(pk=other.pk).update(**ended, opponent_id=me.player_id, win_probability=1.0 - p)
     for name, value in ended.items():
         setattr(me, name, value)
     me.opponent_id = other.player_id

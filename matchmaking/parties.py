@@ -20,9 +20,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from core import db
 from ladder.models import Ladder
-from matchmaking import sql
+from matchmaking import store
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, PartyStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify
@@ -78,20 +77,9 @@ def current_party(*, ladder: Ladder, player: User) -> Party | None:
     """The party the player is in (accepted) in the ladder, if any.
 
     Every search asks it first, so on PostgreSQL it is one statement prepared on the
-    connection (``sql.current_party``); below, its ORM twin.
+    connection (``store.current_party``).
     """
-    if db.on_postgresql():
-        names, statement = sql.current_party()
-        with db.prepared_cursor() as cursor:
-            cursor.execute(statement, [ladder.pk, player.pk, PartyStatus.ACCEPTED.value])
-            row = cursor.fetchone()
-        return db.instance(Party, names, row) if row is not None else None
-    place = (
-        PartyMember.objects.filter(ladder=ladder, player=player, status=PartyStatus.ACCEPTED)
-        .select_related("party")
-        .first()
-    )
-    return place.party if place is not None else None
+    return store.current_party(ladder=ladder, player=player)
 
 
 def party_view(party: Party, now: datetime | None = None) -> PartyView:

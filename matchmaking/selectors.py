@@ -9,40 +9,25 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.cache import cache as site_cache
-from django.db import connection
 from django.db.models import Count
 
 from accounts.models import User
 from accounts.roles import is_moderator
-from core import db
 from ladder import formats
 from ladder.matches.series import series_of
 from ladder.models import OPEN_STATUSES, Ladder, Match, MatchSide, MatchStatus, Participant
-from matchmaking import forming, lifecycle, parties, sql, window
+from matchmaking import forming, lifecycle, parties, store, window
 from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 
 
 def ladder_and_entry(*, slug: str, player: User) -> tuple[Ladder | None, QueueEntry | None]:
     """The ladder at ``slug`` (None if there is none) and the player's latest search in it, if any.
 
-    One statement on PostgreSQL, whose values need no conversion for these models'
-    fields (a test compares the result with the ORM's). Elsewhere, two ORM queries.
+    Read by ``store.ladder_and_entry``: one statement on PostgreSQL.
     """
-    if not db.on_postgresql():
-        ladder = Ladder.objects.filter(slug=slug).first()
-        if ladder is None:
-            return None, None
-        entry = QueueEntry.objects.filter(ladder=ladder, player=player).order_by("-pk").first()
-    else:
-        statement, ladder_names, entry_names = sql.ladder_and_entry()
-        with db.prepared_cursor() as cursor:
-            cursor.execute(statement, [player.pk, slug])
-            row = cursor.fetchone()
-        if row is None:
-            return None, None
-        split = len(ladder_names)
-        ladder = Ladder.from_db(connection.alias, ladder_names, row[:split])
-        entry = QueueEntry.from_db(connection.alias, entry_names, row[split:]) if row[split] is not None else None
+    ladder, entry = store.ladder_and_entry(slug=slug, player=player)
+    if ladder is None:
+        return None, None
     if entry is not None:
         entry.ladder = ladder
         entry.player = player  # the search is the player's: no query when the poll asks for them
@@ -163,43 +148,20 @@ HELD_BACK_FOR = timedelta(seconds=30)
 def held_back(ladder: Ladder, entry: QueueEntry, now: datetime) -> list[HeldBack]:
     """The searching players the ladder's rematch cooldown keeps from ``entry`` (they played it
     within the cooldown), soonest free first: the panel and the API say why nobody was found.
-    Matches cancelled unplayed do not count (``window.PLAYED``). Read at most every 30 s per
-    search (cached; one statement on PostgreSQL, ``sql.held_back``), since polls come every 2 s."""
+    Matches cancelled unplayed do not count (``store.PLAYED``). Read at most every 30 s per
+    search (cached; one statement on PostgreSQL, ``store.held_back``), since polls come every 2 s."""
     cooldown = timedelta(minutes=ladder.rematch_cooldown_minutes)
     if not cooldown:
         return []
     key = f"queue:held-back:{entry.pk}:{entry.joined_at.timestamp()}"
     cached = site_cache.get(key)
     if cached is None:
-        cached = _held_back(ladder, entry.player_id, now - cooldown)
+        cached = store.held_back(ladder=ladder, player_id=entry.player_id, since=now - cooldown)
         site_cache.set(key, cached, timeout=int(HELD_BACK_FOR.total_seconds()))
     return sorted(
         (HeldBack(username, created + cooldown) for username, created in cached if created + cooldown > now),
         key=lambda row: (row.until, row.username),
     )
-
-
-def _held_back(ladder: Ladder, player_id: int, since: datetime) -> list[tuple[str, datetime]]:
-    """Each searching player who played ``player_id`` in ``ladder`` since ``since``: (name, latest game's creation)."""
-    if db.on_postgresql():
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.held_back(), {"player": player_id, "ladder": ladder.pk, "since": since})
-            return [(username, created) for _, username, created in cursor.fetchall()]
-    recent = Match.objects.filter(
-        window.PLAYED, ladder=ladder, created_at__gte=since, participants__player_id=player_id
-    )
-    last: dict[int, tuple[str, datetime]] = {}
-    rows = (
-        Participant.objects.filter(match__in=recent)
-        .exclude(player_id=player_id)
-        .values_list("player_id", "player__username", "match__created_at")
-    )
-    for player, username, created in rows:
-        if player not in last or last[player][1] < created:
-            last[player] = (username, created)
-    waiting = QueueEntry.objects.filter(ladder=ladder, status=EntryStatus.WAITING, player_id__in=list(last))
-    searching = set(waiting.values_list("player_id", flat=True))
-    return [row for player, row in last.items() if player in searching]
 
 
 def idle_state(entry: QueueEntry | None) -> str:

@@ -3,9 +3,9 @@
 A join starts a search (every member's, for a party) and tries to form a game at once; each
 poll keeps the search alive, expires it, or tries again; a leave ends it. Forming a game is
 below: the 1 v 1 pairing (``pairing``), team and free-for-all games (``forming``), both over
-the search window, candidates and claim (``window``), and the paired match's life
-(``lifecycle``). None of them imports this module. The statements PostgreSQL runs are in
-``matchmaking.sql``; the ORM twins here.
+the search window and its candidates (``window``), and the paired match's life
+(``lifecycle``). None of them imports this module. Its statements, in their PostgreSQL and
+their ORM form, are ``store``'s.
 """
 
 from __future__ import annotations
@@ -17,20 +17,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from core import db
 from ladder import formats
-from ladder.models import OPEN_STATUSES, Ladder, Match, Participant
-from ladder.moderation.suspensions import active_suspension, refuse_if_suspended
-from matchmaking import attempts, forming, lifecycle, pairing, parties, sql, window
+from ladder.models import OPEN_STATUSES, Ladder, Match
+from matchmaking import attempts, forming, lifecycle, pairing, parties, store, window
 from matchmaking.models import EntryStatus, Party, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify
-from ratings.models import PlayerRating
 from ratings.services import rating_reset_clock
 
 STALE_AFTER = timedelta(seconds=30)
@@ -163,7 +160,7 @@ def _party_create(
         if player.pk not in members:
             raise ValidationError(NOT_YOUR_PARTY, code="not_in_party")
         users = User.objects.in_bulk(members)
-        busy = open_match_of(ladder=ladder, players=members)
+        busy = store.open_match_of(ladder=ladder, players=members)
         if busy is not None:  # one game at a time, for each of them (docs/rules.md §13)
             raise _in_game(ladder, busy[1], member=None if busy[0] == player.pk else users[busy[0]].username)
         for member in members:
@@ -219,34 +216,12 @@ def _not_a_member(ladder: Ladder) -> ValidationError:
     return ValidationError(NOT_A_MEMBER, code="not_member", params={"ladder": ladder.name})
 
 
-def open_match_of(*, ladder: Ladder, players: Sequence[int]) -> tuple[int, int] | None:
-    """A player of ``players`` with a match of ``ladder`` still to be played (its ready check,
-    scheduled, or a no-show claimed), and that match's id: (player id, match id), or None.
-
-    docs/rules.md §13: nobody is in two games of a ladder at once. A result reported, a
-    cancel or a void ends the game; a reported result awaiting confirmation does not hold the
-    player (the game was played).
-    """
-    return (
-        Participant.objects.filter(player_id__in=players, match__ladder=ladder, match__status__in=OPEN_STATUSES)
-        .order_by("match_id")
-        .values_list("player_id", "match_id")
-        .first()
-    )
-
-
 def _in_game(ladder: Ladder, match_id: int, *, member: str | None = None) -> ValidationError:
     """A search refused while a game is still to be played: the searcher's own, or ``member``'s in their party."""
     params = {"ladder": ladder.name, "url": Match(pk=match_id).get_absolute_url(), "match": match_id}
     if member is None:
         return ValidationError(IN_GAME, code="in_game", params=params)
     return ValidationError(MEMBER_IN_GAME, code="in_game", params={**params, "username": member})
-
-
-def _refuse_if_in_game(ladder: Ladder, player: User) -> None:
-    found = open_match_of(ladder=ladder, players=[player.pk])
-    if found is not None:
-        raise _in_game(ladder, found[1])
 
 
 def _already_searching(ladder: Ladder) -> ValidationError:
@@ -268,107 +243,49 @@ def _entry_create(
 ) -> QueueEntry:
     """A waiting search holding a copy of the player's rating; refuses non-members, a player
     with a game of the ladder still to be played, a second search and a search during the
-    cool-down after leaving.
+    cool-down after leaving (``store.search_write``, which also reuses the player's open entry).
 
-    The player's open entry in the ladder (left or expired) is reused, so searching again
-    adds no row. On PostgreSQL one ``INSERT … SELECT … ON CONFLICT DO UPDATE … WHERE``
-    reads and copies the rating into a new or the reused row; only when it writes nothing
-    does a second query tell the refusals apart.
-
-    A game that formed while the statement ran (the player's previous search paired by
+    A game that formed while the join's statement ran (the player's previous search paired by
     another process) is not in its snapshot; the statement says when that can have happened
     (a search of the player was waiting as it found the table), and then the search it wrote
-    is ended again at once when a fresh read finds the game. Pairing (``claim``) never takes
-    such a search either way.
+    is ended again at once when a fresh read finds the game. Pairing (``store.claim``) never
+    takes such a search either way.
     """
-    max_rating_gap, format_bits, now = search.max_rating_gap, search.format_bits, search.now
     party_id, party_size = party or (None, 1)
+    now = search.now
     fields: dict[str, Any] = {
         "ladder": ladder,
         "player": player,
-        "max_rating_gap": max_rating_gap,
+        "max_rating_gap": search.max_rating_gap,
         "joined_at": now,
-        "formats": format_bits,
+        "formats": search.format_bits,
         "party_id": party_id,
         "party_size": party_size,
     }
-    if not db.on_postgresql():
-        return _entry_create_orm(ladder=ladder, player=player, fields=fields, now=now)
-    with db.prepared_cursor() as cursor:
-        cursor.execute(
-            sql.join(),
-            {
-                "waiting": EntryStatus.WAITING.value,
-                "gap": max_rating_gap,
-                "now": now,
-                "ladder": ladder.pk,
-                "player": player.pk,
-                "formats": format_bits,
-                "party": party_id,
-                "party_size": party_size,
-            },
+    written = store.search_write(ladder=ladder, player=player, fields=fields, now=now)
+    if isinstance(written, store.Refused):
+        raise _refusal(ladder, player, written, now)
+    formed = store.open_match_of(ladder=ladder, players=[player.pk]) if written.raced else None
+    if formed is not None:  # paired a moment ago, while the statement ran
+        QueueEntry.objects.filter(pk=written.entry.pk, status=EntryStatus.WAITING).update(
+            status=EntryStatus.LEFT, ended_at=now
         )
-        row = cursor.fetchone()
-    if row is None:
-        refuse_if_suspended(ladder=ladder, player=player, now=now)  # the statement wrote nothing: tell why
-        if not PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).exists():
-            raise _not_a_member(ladder)
-        _refuse_if_in_game(ladder, player)
-        rejoin_after = (
-            QueueEntry.objects.filter(ladder=ladder, player=player)
-            .exclude(status__in=[EntryStatus.MATCHED, EntryStatus.WAITING])
-            .values_list("rejoin_after", flat=True)
-            .first()
-        )
-        if rejoin_after is not None and rejoin_after > now:
-            lifecycle.refuse_if_banned(ladder, player, now)
-            raise _cooling_down(ladder, rejoin_after, now)
-        raise _already_searching(ladder)
-    pk, rating, rd, volatility, rd_as_of, raced = row
-    formed = open_match_of(ladder=ladder, players=[player.pk]) if raced else None
-    if formed is not None:  # paired a moment ago, while this statement ran
-        QueueEntry.objects.filter(pk=pk, status=EntryStatus.WAITING).update(status=EntryStatus.LEFT, ended_at=now)
         raise _in_game(ladder, formed[1])
-    entry = QueueEntry(
-        pk=pk, rating=rating, rd=rd, volatility=volatility, rd_as_of=rd_as_of, last_seen_at=now, **fields
-    )
-    entry._state.adding = False  # as loaded from the database: it is stored
-    entry._state.db = connection.alias
-    return entry
+    return written.entry
 
 
-def _entry_create_orm(*, ladder: Ladder, player: User, fields: dict[str, Any], now: datetime) -> QueueEntry:
-    """``_entry_create`` on other databases: the open entry locked and reused, or a new one."""
-    refuse_if_suspended(ladder=ladder, player=player, now=now)
-    rating = PlayerRating.objects.filter(ladder=ladder, player=player, is_active=True).first()
-    if rating is None:
-        raise _not_a_member(ladder)
-    copied = {name: getattr(rating, name) for name in ("rating", "rd", "volatility", "rd_as_of")}
-    with transaction.atomic():
-        entry = (
-            QueueEntry.objects.select_for_update()
-            .filter(ladder=ladder, player=player)
-            .exclude(status=EntryStatus.MATCHED)
-            .first()
-        )
-        if entry is not None and entry.status == EntryStatus.WAITING:
-            raise _already_searching(ladder)
-        _refuse_if_in_game(ladder, player)
-        if entry is None:
-            try:
-                with transaction.atomic():
-                    return QueueEntry.objects.create(**fields, **copied, last_seen_at=now)
-            except IntegrityError:
-                raise _already_searching(ladder) from None
-        if entry.rejoin_after is not None and entry.rejoin_after > now:
-            lifecycle.refuse_if_banned(ladder, player, now)
-            raise _cooling_down(ladder, entry.rejoin_after, now)
-        reset = {"status": EntryStatus.WAITING, "last_seen_at": now, "ended_at": None, "match": None}
-        reset |= {"opponent": None, "win_probability": None, "rejoin_after": None, "requeued_after": None}
-        for name, value in {**fields, **copied, **reset}.items():
-            setattr(entry, name, value)
-        entry.save()
-        return entry
+def _refusal(ladder: Ladder, player: User, refused: store.Refused, now: datetime) -> ValidationError:
+    """The message of a search the store did not write; a cool-down is a missed-ready-check ban's when one runs."""
+    if refused.why == store.Refusal.NOT_A_MEMBER:
+        return _not_a_member(ladder)
+    if refused.why == store.Refusal.IN_GAME:
+        assert refused.match_id is not None
+        return _in_game(ladder, refused.match_id)
+    if refused.why == store.Refusal.COOLING_DOWN:
+        assert refused.rejoin_after is not None
+        lifecycle.refuse_if_banned(ladder, player, now)
+        return _cooling_down(ladder, refused.rejoin_after, now)
+    return _already_searching(ladder)
 
 
 def current_entry(*, ladder: Ladder, player: User) -> QueueEntry | None:
@@ -402,7 +319,7 @@ def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime 
         entry.refresh_from_db()
         return entry
     if now - entry.last_seen_at >= SEEN_EVERY:  # a write every few polls is enough to stay fresh
-        if _seen_unless_suspended(ladder, entry, now):
+        if store.search_seen(ladder=ladder, entry=entry, now=now):
             # suspended while searching: the search ends, and their party's with it
             ending = Q(pk=entry.pk) | (Q(party_id=entry.party_id) if entry.party_id else Q(pk=entry.pk))
             QueueEntry.objects.filter(ending, status=EntryStatus.WAITING).update(status=EntryStatus.LEFT, ended_at=now)
@@ -411,20 +328,6 @@ def queue_poll_entry(*, ladder: Ladder, entry: QueueEntry | None, now: datetime 
         entry.last_seen_at = now
     poll_try_match(entry=entry, now=now)
     return entry
-
-
-def _seen_unless_suspended(ladder: Ladder, entry: QueueEntry, now: datetime) -> bool:
-    """True if a suspension of the searcher is in force in ``ladder``; otherwise the search's
-    ``last_seen_at`` is now. One prepared statement on PostgreSQL (``sql.SEEN``), else its ORM twin."""
-    if db.on_postgresql():
-        params: dict[str, Any] = {"ladder": ladder.pk, "player": entry.player_id, "now": now, "entry": entry.pk}
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.SEEN, params)
-            return bool(cursor.fetchone()[0])
-    if active_suspension(ladder=ladder, player=entry.player, now=now) is not None:
-        return True
-    QueueEntry.objects.filter(pk=entry.pk, status=EntryStatus.WAITING).update(last_seen_at=now)
-    return False
 
 
 def _settle_pairing(ladder: Ladder, entry: QueueEntry, now: datetime) -> QueueEntry:

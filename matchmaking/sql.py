@@ -2,19 +2,20 @@
 
 A searching player's page polls every 2 seconds, and each poll may run a pairing search,
 so these run many times a second; all go through ``core.db.prepared_cursor``.
-The module that runs one also holds its ORM twin, behind ``core.db.on_postgresql()``:
+``matchmaking.store`` runs each and holds its ORM twin; it alone asks
+``core.db.on_postgresql()``:
 
-- ``join``: ``services._entry_create``, a new search or the reused open one;
-- ``candidates``: ``services.candidates``, the nearest waiting searches each way;
-- ``claim``: ``services.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
-- ``ladder_and_entry``: ``selectors.ladder_and_entry``, a poll's ladder and search;
-- ``conflicts``: ``forming._conflicts``, who among a game's candidates may not meet whom;
-- ``current_party``: ``parties.current_party``, the party a player searches with, asked by every join;
-- ``SEEN``: ``services._seen_unless_suspended``, a poll's renewal of its search every 10 s;
-- ``held_back``: ``selectors.held_back``, whom the rematch cooldown keeps from a search.
+- ``join``: ``store.search_write``, a new search or the reused open one;
+- ``candidates``: ``store.candidates``, the nearest waiting searches each way;
+- ``claim``: ``store.claim``, the searches still waiting, locked with ``SKIP LOCKED``;
+- ``ladder_and_entry``: ``store.ladder_and_entry``, a poll's ladder and search;
+- ``conflicts``: ``store.conflicts``, who among a game's candidates may not meet whom;
+- ``current_party``: ``store.current_party``, the party a player searches with, asked by every join;
+- ``SEEN``: ``store.search_seen``, a poll's renewal of its search every 10 s;
+- ``held_back``: ``store.held_back``, whom the rematch cooldown keeps from a search.
 
 A paired or formed game's match, sides, players and searches are one statement of their own
-(``sql_formed``).
+(``sql_formed``, run by ``store.formed_create``).
 
 Statements built from the models' columns are built once, when first asked for.
 """
@@ -56,7 +57,7 @@ def in_open_match(entries: str) -> str:
 
 @cache
 def join() -> str:
-    """The join's one statement (``services._entry_create``): the rating copied into a new or the
+    """The join's one statement (``store.search_write``): the rating copied into a new or the
     player's reused search row, unless suspended, not a member, in a game still to be played,
     searching or cooling down.
 
@@ -99,7 +100,7 @@ def played(matches: str) -> str:
     """A condition: the match ``matches`` (an alias) counts toward the rematch cooldown, which is
     every match except one cancelled unplayed (a missed ready check, an agreement, a lapsed play
     window, a forfeit, a moderator); a series whose games were rated one by one was played.
-    Its ORM twin is ``matchmaking.services.PLAYED``."""
+    Its ORM twin is ``matchmaking.store.PLAYED``."""
     return (
         f"NOT ({matches}.status = '{MatchStatus.CANCELLED.value}'"
         f" AND {matches}.cancel_reason <> '{CancelReason.SERIES.value}')"
@@ -108,10 +109,10 @@ def played(matches: str) -> str:
 
 @cache
 def held_back() -> str:
-    """The searching players the rematch cooldown keeps from a search (``selectors.held_back``): each
+    """The searching players the rematch cooldown keeps from a search (``store.held_back``): each
     one who played the searcher in the ladder since ``since`` (``played``) and is waiting now, with
     their name and their latest such game's creation, in one statement. The searcher's own games
-    come from the index on (player, match); ORM twin in ``selectors.held_back``."""
+    come from the index on (player, match); ORM twin in ``store.held_back``."""
     participants, matches = Participant._meta.db_table, Match._meta.db_table
     return (
         f"SELECT DISTINCT ON (theirs.player_id) theirs.player_id, u.username, m.created_at"
@@ -128,7 +129,7 @@ def held_back() -> str:
 @cache
 def candidates(*, cooldown: bool) -> str:
     """Both index-ordered range reads and the exclusions (blocks, and recent opponents when
-    the ladder has a rematch ``cooldown``), one statement; rows as ``services.Candidate``."""
+    the ladder has a rematch ``cooldown``), one statement; rows as ``window.Candidate``."""
     blocks, matches, participants = Block._meta.db_table, Match._meta.db_table, Participant._meta.db_table
     excluded = (
         f"SELECT blocked_id FROM {blocks} WHERE blocker_id = %(player)s"

@@ -1,8 +1,8 @@
 """A paired or formed game written in one statement on PostgreSQL: its match, sides, players and searches.
 
 The ORM takes four statements for it (the match, its sides, its players, then the searches),
-each built anew in Python; ``forming._create`` and ``services._pair`` (a 1 v 1 pairing) keep
-them as the twin other databases run.
+each built anew in Python; ``store.formed_create`` keeps them as the twin other databases run,
+for ``forming._create`` and ``pairing._pair`` (a 1 v 1 pairing).
 Here one statement of data-modifying CTEs inserts the match, then its sides (each with the
 match's new id), then its players (each with its side's), and matches the searches, and
 returns the match's id. The rows' values are the model instances' own, as ``save()`` would

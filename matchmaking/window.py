@@ -1,4 +1,4 @@
-"""Whom a waiting search may meet (docs/rules.md §13): its rating window, the candidates in it, the claim.
+"""Whom a waiting search may meet (docs/rules.md §13): its rating window and the candidates in it.
 
 The 1 v 1 pairing (``pairing``), the forming of team and free-for-all games (``forming``)
 and the requeue after a missed ready check (``lifecycle``) read it; it imports none of them.
@@ -7,35 +7,27 @@ The window turns the ladder's win-probability window into a rating range with th
 inverse win probability (using the largest RD an opponent can have, so the range never
 misses anyone). ``candidates`` reads the nearest waiting searches in that range from an
 index, without locks (on PostgreSQL one statement); the caller checks each exactly with
-both RDs inflated to now. Only when someone fits are the searches claimed (``claim``) with
-``SELECT … FOR UPDATE SKIP LOCKED`` and re-checked as still waiting, inside the transaction
-that forms the game: a search being placed by another process is skipped, never waited for,
-so nobody is placed twice and two searches never deadlock.
+both RDs inflated to now. Only when someone fits are the searches claimed
+(``store.claim``) with ``SELECT … FOR UPDATE SKIP LOCKED`` and re-checked as still
+waiting, inside the transaction that forms the game: a search being placed by another
+process is skipped, never waited for, so nobody is placed twice and two searches never
+deadlock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from itertools import chain
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from django.db.models import Exists, F, OuterRef, Q
-from django.db.models.functions import Abs
-
-from core import db
 from ladder import formats
-from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchStatus, Participant
-from matchmaking import attempts, sql
-from matchmaking.models import Block, EntryStatus, QueueEntry
+from ladder.models import Ladder
+from matchmaking import attempts, store
+from matchmaking.models import QueueEntry
 from ratings.engines import Engine, RatingState
 from ratings.engines.balance import rating_gap_for_probability
 
 CANDIDATES_EACH_WAY = 16
-
-
-# The matches the rematch cooldown counts: all but those cancelled unplayed (``sql.played``).
-PLAYED = ~Q(status=MatchStatus.CANCELLED) | Q(cancel_reason=CancelReason.SERIES)
 
 
 def window_min_probability(ladder: Ladder, waited: timedelta) -> float:
@@ -90,24 +82,6 @@ def arrived(ladder: Ladder, entry: QueueEntry, now: datetime, entries: Sequence[
     attempts.try_next([pk for pk in entries if pk != entry.pk], now)
 
 
-def _excluded_players(ladder: Ladder, player_id: int, now: datetime) -> set[int]:
-    """Recent opponents (rematch cooldown) and blocks in either direction."""
-    excluded = {player_id}
-    if ladder.rematch_cooldown_minutes:
-        since = now - timedelta(minutes=ladder.rematch_cooldown_minutes)
-        recent = Match.objects.filter(PLAYED, ladder=ladder, created_at__gte=since, participants__player_id=player_id)
-        excluded.update(
-            Participant.objects.filter(match__in=recent)
-            .exclude(player_id=player_id)
-            .values_list("player_id", flat=True)
-        )
-    for blocker, blocked in Block.objects.filter(Q(blocker_id=player_id) | Q(blocked_id=player_id)).values_list(
-        "blocker_id", "blocked_id"
-    ):
-        excluded.add(blocked if blocker == player_id else blocker)
-    return excluded
-
-
 def candidates(
     ladder: Ladder,
     entry: QueueEntry,
@@ -124,56 +98,5 @@ def candidates(
     either direction, and searches whose own ±N limit refuses the gap (so they do not
     crowd out those who would accept).
     """
-    cooldown = ladder.rematch_cooldown_minutes
-    since = now - timedelta(minutes=cooldown)
-    if db.on_postgresql():
-        params: dict[str, Any] = {
-            "ladder": ladder.pk,
-            "player": entry.player_id,
-            "since": since,
-            "rating": entry.rating,
-            "low": low,
-            "high": high,
-            "each_way": each_way,
-            "bit": bit,
-        }
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.candidates(cooldown=bool(cooldown)), params)
-            return [Candidate(*row) for row in cursor.fetchall()]
-    excluded = _excluded_players(ladder, entry.player_id, now)
-    accepts = Q(max_rating_gap__isnull=True) | Q(max_rating_gap__gte=Abs(F("rating") - entry.rating))
-    waiting = (
-        QueueEntry.objects.annotate(offered=F("formats").bitand(bit))
-        .filter(accepts, ladder=ladder, status=EntryStatus.WAITING, offered__gt=0)
-        .exclude(player_id__in=excluded)
-        .values_list(*Candidate._fields)
-    )
-    below = waiting.filter(rating__gte=low, rating__lte=entry.rating).order_by("-rating")[:each_way]
-    above = waiting.filter(rating__gt=entry.rating, rating__lte=high).order_by("rating")[:each_way]
-    return [
-        Candidate(pk, player, rating, rd, volatility, as_of.timestamp(), joined.timestamp(), gap, party, size, bits)
-        for pk, player, rating, rd, volatility, as_of, joined, gap, party, size, bits in chain(below, above)
-    ]
-
-
-def claim(*pks: int) -> set[int]:
-    """Lock those of the searches that are still waiting and not being paired by someone else.
-
-    ``SKIP LOCKED``: a search locked by another pairing is left out, never waited for. So is a
-    search whose player has a game of the ladder still to be played (docs/rules.md §13): read
-    under the lock, after the search was written, it sees any game formed before.
-    Call inside the pairing's transaction, which holds the locks to its end.
-    """
-    if not db.on_postgresql():
-        busy = Participant.objects.filter(
-            player_id=OuterRef("player_id"), match__ladder_id=OuterRef("ladder_id"), match__status__in=OPEN_STATUSES
-        )
-        claimed = (
-            QueueEntry.objects.select_for_update(skip_locked=True)
-            .filter(pk__in=pks, status=EntryStatus.WAITING)
-            .exclude(Exists(busy))
-        )
-        return set(claimed.values_list("pk", flat=True))
-    with db.prepared_cursor() as cursor:
-        cursor.execute(sql.claim(len(pks)), pks)
-        return {pk for (pk,) in cursor.fetchall()}
+    rows = store.candidates(ladder=ladder, entry=entry, low=low, high=high, now=now, bit=bit, each_way=each_way)
+    return [Candidate(*row) for row in rows]

@@ -20,7 +20,7 @@ from django.utils import timezone
 from core import db
 from ladder.matches.reporting import match_report_result
 from ladder.models import Match, MatchStatus
-from matchmaking import lifecycle, parties, window
+from matchmaking import lifecycle, parties, store
 from matchmaking import services as q
 from matchmaking.models import EntryStatus, QueueEntry
 from tests.api.conftest import error_of
@@ -126,7 +126,7 @@ def test_pairing_never_places_a_search_whose_player_has_an_open_game(sql_or_orm,
     )  # fmt: skip
 
     with transaction.atomic():
-        assert window.claim(slipped.pk) == set()
+        assert store.claim(slipped.pk) == set()
     entry = q.queue_join(ladder=ladder, player=outsider, now=now + timedelta(seconds=1))
 
     assert entry.status == EntryStatus.WAITING, "the outsider is not paired with a player in a game"
@@ -148,7 +148,7 @@ def test_a_join_racing_the_pairing_of_the_previous_search_ends_its_search():
     def place_elsewhere() -> None:
         try:
             with transaction.atomic():
-                assert window.claim(waiting.pk) == {waiting.pk}
+                assert store.claim(waiting.pk) == {waiting.pk}
                 match = Match.objects.create(ladder=ladder, played_at=now, paired_by_queue=True, queue_format="1v1")
                 match.status = MatchStatus.READY_CHECK
                 match.save(update_fields=["status"])
