@@ -8,6 +8,7 @@ transaction as the confirmation.
 On PostgreSQL a report, a queue match's result and its confirmation run as hand-written
 statements (``_report_in_two_statements``, ``ladder.matches.answers``); the ORM code here
 is their twin, which other databases run and the tests run on PostgreSQL too.
+``ladder.matches.store`` chooses between the two.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.roles import is_moderator
-from core import db
 from ladder.fields.answers import Answer, write_answers
-from ladder.matches import notices, sql, states
+from ladder.matches import answers as two_statements
+from ladder.matches import notices, sql, states, store
 from ladder.matches.checks import (
     OWN_REPORT,
     REPORTER_NOT_IN_MATCH,
@@ -150,18 +151,28 @@ def match_report_with_rows(
 ) -> ReportedMatch:
     """``match_report``, with the rows written when they are known (see ``ReportedMatch``).
 
-    On PostgreSQL the report takes two statements (``ladder.matches.sql``); the ORM path below is
-    its twin, which other databases run.
+    On PostgreSQL the report takes two statements (``ladder.matches.sql``); ``_report_through_orm``
+    is its twin, which other databases run (``ladder.matches.store`` chooses).
     """
     now = now or timezone.now()
     played_at = played_at or now
     if played_at > now + FUTURE_TOLERANCE:
         raise ValidationError(PLAYED_IN_FUTURE, code="played_in_future")
     check_sides(ladder, sides)
-    if db.on_postgresql():
-        return _report_in_two_statements(
-            ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now, answers=answers
-        )
+    report = store.match_report(in_two_statements=_report_in_two_statements, orm=_report_through_orm)
+    return report(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now, answers=answers)
+
+
+def _report_through_orm(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    sides: Sequence[SideInput],
+    played_at: datetime,
+    now: datetime,
+    answers: Sequence[Answer] = (),
+) -> ReportedMatch:
+    """``match_report`` on other databases: the ORM twin of ``_report_in_two_statements``."""
     players = [p for side in sides for p in side.players]
     trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
     if not trusted and reporter.pk not in {p.pk for p in players}:
@@ -396,12 +407,20 @@ def match_report_result(
     (``series=True``): a single result would skip the series' games.
     """
     now = now or timezone.now()
-    if db.on_postgresql():  # the same in two statements (``ladder.matches.answers``); below, its ORM twin
-        from ladder.matches import answers as answers_sql
+    report = store.match_report_result(in_two_statements=two_statements.report_result, orm=_report_result_through_orm)
+    return report(match=match, reporter=reporter, placements=placements, now=now, series=series, answers=answers)
 
-        return answers_sql.report_result(
-            match=match, reporter=reporter, placements=placements, now=now, series=series, answers=answers
-        )
+
+def _report_result_through_orm(
+    *,
+    match: Match,
+    reporter: User,
+    placements: Sequence[int],
+    now: datetime,
+    series: bool,
+    answers: Sequence[Answer] = (),
+) -> Match:
+    """``match_report_result`` on other databases: the ORM twin of ``ladder.matches.answers.report_result``."""
     with transaction.atomic():
         match = locked(match)
         check_result_reportable(match, series=series)
@@ -493,10 +512,12 @@ def confirm_and_rate(
 def match_confirm(*, match: Match, user: User, now: datetime | None = None) -> Match:
     """A player of another side confirms; once every other side has, the match is rated."""
     now = now or timezone.now()
-    if db.on_postgresql():  # the same in two statements (``ladder.matches.answers``); below, its ORM twin
-        from ladder.matches import answers
+    confirm = store.match_confirm(in_two_statements=two_statements.confirm, orm=_confirm_through_orm)
+    return confirm(match=match, user=user, now=now)
 
-        return answers.confirm(match=match, user=user, now=now)
+
+def _confirm_through_orm(*, match: Match, user: User, now: datetime) -> Match:
+    """``match_confirm`` on other databases: the ORM twin of ``ladder.matches.answers.confirm``."""
     with transaction.atomic():
         match = locked(match)
         side = answerable(match, user)

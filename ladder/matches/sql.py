@@ -1,7 +1,7 @@
 """Every hand-written statement of the ladder app, and the small functions that run them.
 
-They run on PostgreSQL only: ``core.db.on_postgresql()`` says so, and otherwise the
-service runs its ORM twin; the tests run both (``core.db.orm_twins()``).
+They run on PostgreSQL only: ``ladder.matches.store`` chooses them there, and otherwise
+the service runs its ORM twin; the tests run both (``core.db.orm_twins()``).
 
 A reported match takes two statements: lock the players, then record (and rate) it.
 ``match_report`` (``ladder.matches.reporting``) is the hot path of game servers and bots,

@@ -10,7 +10,6 @@ from django.core.paginator import Page, Paginator
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from accounts.models import User
-from core import db
 from core.numbers import signed
 from ladder.matches.notes import readable_note
 from ladder.matches.reads import MatchSummary, PlayerLine, match_summaries, matches_with_details
@@ -19,8 +18,7 @@ from ladder.models import (
     Match,
     MatchStatus,
 )
-from ladder.standings.leaderboard import LeaderboardRow, ladder_standings, rows_of
-from ladder.standings.leaderboard_sql import standings_sql
+from ladder.standings.leaderboard import LeaderboardRow, ladder_player_row
 from ladder.standings.ranking import scale_value
 from ladder.standings.snapshots import RankHistoryPoint, player_rank_history
 from ratings.models import AdjustmentKind, PlayerRating, RatingAdjustment, RatingChange, ReplayJob, ReplayJobKind
@@ -90,12 +88,7 @@ def player_standing(
     current ``RatingChange`` (the chart plots them all and the match list takes its
     deltas from them), and the match list is one paginated page.
     """
-    if db.on_postgresql():
-        _, found = standings_sql(ladder=ladder, now=now, player_id=player.pk)
-        row = rows_of(ladder=ladder, now=now, found=found)[0] if found else None
-    else:
-        ranked, unranked = ladder_standings(ladder=ladder, now=now)
-        row = next((r for r in ranked + unranked if r.rating.player_id == player.pk), None)
+    row = ladder_player_row(ladder=ladder, player_id=player.pk, now=now)
     if row is None:
         rating = PlayerRating.objects.filter(ladder=ladder, player=player).first()
         if rating is None:

@@ -2,7 +2,7 @@
 
 Ranked in PostgreSQL (``leaderboard_sql``: ``standings_sql`` for a page, ``ladder_order``
 for a whole ladder's ranking) and in Python on other databases (``ladder_standings``); both
-follow ``ladder.standings.ranking``, and ``core.db.on_postgresql()`` picks one. Ranking a big ladder
+follow ``ladder.standings.ranking``, and ``ladder.standings.store`` picks one. Ranking a big ladder
 costs PostgreSQL about 0.1–0.25 s per 100,000 members, so the API and the ladder page
 serve it from the cache: ``ladder_order_cached`` ranks each ladder once per cache period
 for both, and ``cached_entry`` lets one request at a time recompute an expired entry.
@@ -24,8 +24,8 @@ from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 
 from accounts.models import User
-from core import db
 from ladder.models import Ladder, LeaderboardSnapshot
+from ladder.standings import store
 from ladder.standings.leaderboard_sql import (
     Found,
     LeaderboardOrder,
@@ -121,12 +121,23 @@ def rows_of(*, ladder: Ladder, now: datetime, found: Found) -> list[LeaderboardR
 def player_row(*, rating: PlayerRating, now: datetime) -> LeaderboardRow | None:
     """``rating``'s row in its ladder's standings at ``now``, ranked as the leaderboard ranks it;
     None when it is not listed (the player left). One ranking statement on PostgreSQL."""
-    ladder = rating.ladder
-    if db.on_postgresql():
-        _, found = standings_sql(ladder=ladder, now=now, player_id=rating.player_id)
-        return rows_of(ladder=ladder, now=now, found=found)[0] if found else None
+    return ladder_player_row(ladder=rating.ladder, player_id=rating.player_id, now=now)
+
+
+def ladder_player_row(*, ladder: Ladder, player_id: int, now: datetime) -> LeaderboardRow | None:
+    """``player_id``'s row in ``ladder``'s standings at ``now`` (see ``player_row``)."""
+    row = store.player_row(in_sql=_player_row_sql, in_python=_player_row_in_python)
+    return row(ladder=ladder, player_id=player_id, now=now)
+
+
+def _player_row_sql(*, ladder: Ladder, player_id: int, now: datetime) -> LeaderboardRow | None:
+    _, found = standings_sql(ladder=ladder, now=now, player_id=player_id)
+    return rows_of(ladder=ladder, now=now, found=found)[0] if found else None
+
+
+def _player_row_in_python(*, ladder: Ladder, player_id: int, now: datetime) -> LeaderboardRow | None:
     ranked, unranked = ladder_standings(ladder=ladder, now=now)
-    return next((row for row in ranked + unranked if row.rating.player_id == rating.player_id), None)
+    return next((row for row in ranked + unranked if row.rating.player_id == player_id), None)
 
 
 BOT_FILTERS = ("hide", "only")
@@ -149,8 +160,14 @@ def ladder_leaderboard(
     """
     query = query.strip()
     bots = bots if bots in BOT_FILTERS else ""
-    if db.on_postgresql():
-        return _leaderboard_sql(ladder=ladder, now=now, page=page, per_page=per_page, query=query, bots=bots)
+    board = store.leaderboard_page(in_sql=_leaderboard_sql, in_python=_leaderboard_in_python)
+    return board(ladder=ladder, now=now, page=page, per_page=per_page, query=query, bots=bots)
+
+
+def _leaderboard_in_python(
+    *, ladder: Ladder, now: datetime, page: int | str | None, per_page: int, query: str, bots: str
+) -> Leaderboard:
+    """``ladder_leaderboard`` on other databases: every member ranked in Python (``ladder_standings``)."""
     ranked, unranked = ladder_standings(ladder=ladder, now=now)
     member_count = len(ranked) + len(unranked)
     ranked_count, unranked_count = len(ranked), len(unranked)
@@ -435,14 +452,13 @@ def ladder_leaderboard_cached(
     if query or bots:
         searched = hashlib.sha256(f"{query}|{bots}".encode()).hexdigest()
         return cached_entry(f"ladder:leaderboard:search:{where}:{searched}", ranked_for_itself)
-    if not db.on_postgresql():
-        return cached_entry(f"ladder:leaderboard:page:{where}", ranked_for_itself)
 
     def cut() -> tuple[float, Leaderboard]:
         expires, order = ladder_order_cached(ladder=ladder, now=now, seconds=seconds)
         return expires, _keepable(ladder_leaderboard_in_order(ladder=ladder, order=order, page=number))
 
-    return cached_entry(f"ladder:leaderboard:page:{where}", cut, source=order_key(ladder.slug))
+    compute, source = store.plain_page_entry(in_order=cut, ranked=ranked_for_itself, order_key=order_key(ladder.slug))
+    return cached_entry(f"ladder:leaderboard:page:{where}", compute, source=source)
 
 
 MOVERS_CACHE_SECONDS = 300

@@ -3,8 +3,8 @@
 ``ranking_sql`` ranks a ladder with ``ladder.standings.ranking``'s SQL twins and ``rd_at_sql``'s
 RDs, so ranks, order and RDs are those of the Python path (``ladder_standings``),
 bit for bit. ``standings_sql`` reads one page (or one player) of it; ``ladder_order``
-packs a whole ladder's order for the cache. Callers ask ``core.db.on_postgresql()``
-first: on other databases, and under ``core.db.orm_twins()``, the leaderboard ranks in
+packs a whole ladder's order for the cache. ``ladder.standings.store`` chooses them on
+PostgreSQL: on other databases, and under ``core.db.orm_twins()``, the leaderboard ranks in
 Python instead.
 """
 
@@ -208,7 +208,7 @@ def ladder_state(ladder: Ladder) -> str:
 
 
 def ladder_order(*, ladder: Ladder, now: datetime) -> LeaderboardOrder:
-    """``ladder`` ranked at ``now``, PostgreSQL only (``core.db.on_postgresql()``): one statement.
+    """``ladder`` ranked at ``now``, PostgreSQL only (``ladder.standings.store``): one statement.
 
     The ranking is ``ranking_sql``'s and the order ``visible_order``'s, those of
     ``standings_sql``; the server packs the rows itself (``int8send`` and ``float8send``

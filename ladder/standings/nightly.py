@@ -26,8 +26,8 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from core import db
 from ladder.models import Ladder, LeaderboardSnapshot, NightlyRun, SnapshotEntry
+from ladder.standings import store
 from ladder.standings.ranking import (
     listed_sql,
     provisional_sql,
@@ -219,13 +219,12 @@ def leaderboard_snapshot(*, ladder: Ladder, midnight: datetime, now: datetime | 
     ranked and provisional players; the N entries get their display values from the
     engines' ``display`` and go in with one insert. A snapshot of the same local date is
     replaced. Other databases (the embedded SQLite default), and PostgreSQL under
-    ``core.db.orm_twins()``, rank in Python, as the live leaderboard does.
+    ``core.db.orm_twins()``, rank in Python, as the live leaderboard does (``ladder.standings.store``
+    chooses).
     """
     now = now or timezone.now()
-    if db.on_postgresql():
-        top, members, ranked_count, provisional_count = _rank_in_sql(ladder, midnight)
-    else:
-        top, members, ranked_count, provisional_count = _rank_in_python(ladder, midnight)
+    rank = store.snapshot_ranking(in_sql=_rank_in_sql, in_python=_rank_in_python)
+    top, members, ranked_count, provisional_count = rank(ladder, midnight)
     day = local_date(ladder=ladder, midnight=midnight)
     LeaderboardSnapshot.objects.filter(ladder=ladder, date=day).delete()
     snapshot = LeaderboardSnapshot.objects.create(
