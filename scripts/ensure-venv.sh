@@ -23,6 +23,8 @@ fi
 stamp=".venv/.installed-$(basename "$requirements")"
 if [ ! -f "$stamp" ] || [ "$requirements" -nt "$stamp" ] || [ requirements.txt -nt "$stamp" ]; then
   echo "==> installing $requirements into .venv"
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$requirements"
+  # Every pin carries its hashes (pip-compile, from requirements*.in): a file that changed on
+  # the way, or a dependency left unpinned, is refused.
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r "$requirements"
   touch "$stamp"
 fi
