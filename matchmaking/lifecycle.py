@@ -21,16 +21,13 @@ from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Value
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
-from core import db
 from ladder.matches import states
 from ladder.matches.reporting import match_contest_claim, match_forfeit
 from ladder.models import CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant, SeriesGame
-from matchmaking import sql_ready, window
+from matchmaking import store, window
 from matchmaking.models import EntryStatus, QueueEntry, QueuePenalty
 from notifications.models import Kind
 from notifications.services import forget_counts, notify
@@ -196,56 +193,17 @@ def ready(*, match: Match, user: User, now: datetime | None = None) -> Match:
     match is to be played within the play window.
 
     Pressing Ready twice is harmless. Past the deadline the check ends instead (and the
-    refusal says so), whoever asks first. On PostgreSQL one statement (``sql_ready``);
-    its ORM twin below takes five: the match locked, the player's side read, the player
-    marked, the side marked if none of its players is left, and the match scheduled if no
-    side is left unready. A later press runs after an earlier one committed (the match's
-    lock orders them), so it sees every press before it.
+    refusal says so), whoever asks first. The press is ``store.ready_press``: one statement
+    on PostgreSQL, five in one transaction elsewhere. A later press runs after an earlier one
+    committed (the match's lock orders them), so it sees every press before it.
     """
     now = now or timezone.now()
     settle(match, now=now)
-    if db.on_postgresql():
-        return _ready_in_one_statement(match, user, now)
-    with transaction.atomic():
-        locked = (
-            Match.objects.select_for_update(of=("self",))
-            .filter(pk=match.pk)
-            .values_list("status", "ladder__play_window_minutes")
-            .first()
-        )
-        if locked is None:
-            raise Match.DoesNotExist
-        status, play_minutes = locked
-        if not states.ALL_READY.allows(status):
-            label = MatchStatus(status).label.lower()
-            raise ValidationError(NOT_IN_READY_CHECK, code="not_ready_check", params={"status": label})
-        me = Participant.objects.filter(match_id=match.pk, player_id=user.pk)
-        side = me.values_list("side_id", flat=True).first()
-        if side is None:
-            raise ValidationError(NOT_A_PLAYER, code="not_participant")
-        me.update(ready_at=Coalesce("ready_at", Value(now)))
-        unready_players = Participant.objects.filter(side_id=OuterRef("pk"), ready_at__isnull=True)
-        MatchSide.objects.filter(pk=side).exclude(Exists(unready_players)).update(
-            ready_at=Coalesce("ready_at", Value(now))
-        )
-        unready = MatchSide.objects.filter(match_id=OuterRef("pk"), ready_at__isnull=True)
-        play_deadline = now + timedelta(minutes=play_minutes)
-        if (
-            Match.objects.filter(pk=match.pk, status__in=states.ALL_READY.source_values)
-            .exclude(Exists(unready))
-            .update(status=states.ALL_READY.target, play_deadline=play_deadline)
-        ):
-            match.status, match.play_deadline = states.ALL_READY.target, play_deadline
-    return match
-
-
-def _ready_in_one_statement(match: Match, user: User, now: datetime) -> Match:
-    """``ready`` on PostgreSQL: the same refusals, the same rows, one statement."""
-    pressed = sql_ready.press_ready(match.pk, user.pk, now)
+    pressed = store.ready_press(match_id=match.pk, user_id=user.pk, now=now)
     if pressed is None:
         raise Match.DoesNotExist
     status, plays, play_deadline = pressed
-    if status != MatchStatus.READY_CHECK:
+    if not states.ALL_READY.allows(status):
         raise ValidationError(
             NOT_IN_READY_CHECK, code="not_ready_check", params={"status": MatchStatus(status).label.lower()}
         )

@@ -8,8 +8,8 @@ both sides (``core.db.orm_twins()`` makes PostgreSQL take the twins).
 
 A searching player's page polls every 2 seconds, and each poll may run a pairing search,
 so the statements of the join, the poll, the candidates and the claim run many times a
-second; on PostgreSQL all go through ``core.db.prepared_cursor``. The ready check's one
-statement (``matchmaking.sql_ready``) is chosen in ``lifecycle``.
+second; on PostgreSQL all go through ``core.db.prepared_cursor``. A press of Ready is one
+statement too (``matchmaking.sql_ready``).
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, FloatField, OuterRef, Q, Value, When
-from django.db.models.functions import Abs
+from django.db.models.functions import Abs, Coalesce
 
 from accounts.models import User
 from core import db
+from ladder.matches import states
 from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant
 from ladder.moderation.suspensions import active_suspension, refuse_if_suspended
-from matchmaking import sql, sql_formed
+from matchmaking import sql, sql_formed, sql_ready
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, PartyStatus, QueueEntry
 from ratings.models import PlayerRating
 
@@ -404,3 +405,45 @@ def current_party(*, ladder: Ladder, player: User) -> Party | None:
         .first()
     )
     return place.party if place is not None else None
+
+
+def ready_press(*, match_id: int, user_id: int, now: datetime) -> tuple[str, bool, datetime | None] | None:
+    """A press of Ready: (the match's status before, whether ``user_id`` plays in it, the play
+    deadline if the match is now to be played), or None when there is no such match.
+
+    On PostgreSQL one statement (``sql_ready.press_ready``); its ORM twin takes five, in one
+    transaction: the match locked, the player's side read, the player marked, the side marked
+    if none of its players is left, and the match scheduled if no side is left unready. A
+    match past its ready check, or a user not in it, marks nothing.
+    """
+    if db.on_postgresql():
+        return sql_ready.press_ready(match_id, user_id, now)
+    with transaction.atomic():
+        locked = (
+            Match.objects.select_for_update(of=("self",))
+            .filter(pk=match_id)
+            .values_list("status", "ladder__play_window_minutes")
+            .first()
+        )
+        if locked is None:
+            return None
+        status, play_minutes = locked
+        if not states.ALL_READY.allows(status):
+            return status, False, None
+        me = Participant.objects.filter(match_id=match_id, player_id=user_id)
+        side = me.values_list("side_id", flat=True).first()
+        if side is None:
+            return status, False, None
+        me.update(ready_at=Coalesce("ready_at", Value(now)))
+        unready_players = Participant.objects.filter(side_id=OuterRef("pk"), ready_at__isnull=True)
+        MatchSide.objects.filter(pk=side).exclude(Exists(unready_players)).update(
+            ready_at=Coalesce("ready_at", Value(now))
+        )
+        unready = MatchSide.objects.filter(match_id=OuterRef("pk"), ready_at__isnull=True)
+        play_deadline = now + timedelta(minutes=play_minutes)
+        scheduled = (
+            Match.objects.filter(pk=match_id, status__in=states.ALL_READY.source_values)
+            .exclude(Exists(unready))
+            .update(status=states.ALL_READY.target, play_deadline=play_deadline)
+        )
+        return status, True, play_deadline if scheduled else None

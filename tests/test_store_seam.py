@@ -6,9 +6,6 @@ its callers never branch on the database. This test reads every module of the pr
 (``ast``, not imports) and fails on any other call of ``on_postgresql``.
 
 ``ladder/``, one app in rooms, has a store per room that branches (``ROOM_STORES``).
-``matchmaking/`` gets its store next: ``NOT_YET`` lists its modules that still ask, and an
-entry is taken off when its module stops asking (the test fails on a stale entry too),
-until the list is empty.
 """
 
 from __future__ import annotations
@@ -23,9 +20,6 @@ APPS = (
 )  # fmt: skip
 SWITCH = "on_postgresql"
 DEFINED_IN = "core/db.py"
-
-# Modules of matchmaking/ that still ask, until it has its store.
-NOT_YET = frozenset({"matchmaking/lifecycle.py"})
 
 # ladder/ is one app in rooms by subject: each room whose statements branch has its own store.
 ROOM_STORES = frozenset({"ladder/matches/store.py", "ladder/standings/store.py"})
@@ -63,17 +57,11 @@ def _is_store(path: str) -> bool:
 
 
 def test_only_an_apps_store_asks_which_database_it_is_on():
-    outside = {path: lines for path, lines in _askers().items() if not _is_store(path) and path not in NOT_YET}
+    outside = {path: lines for path, lines in _askers().items() if not _is_store(path)}
 
     assert outside == {}, "move these branches into the app's store.py: " + ", ".join(
         f"{path}:{lines}" for path, lines in sorted(outside.items())
     )
-
-
-def test_the_list_of_modules_still_asking_holds_only_modules_that_ask():
-    askers = _askers()
-
-    assert sorted(path for path in NOT_YET if path not in askers) == []
 
 
 def test_each_app_store_is_a_module_of_its_own_app():
