@@ -2,7 +2,8 @@
 # `make test-fast` is the quick loop: ruff and the tests with no browser and no program of their own.
 # `make run`'s server (core/management/commands/serve.py) also runs the periodic tasks.
 # `make stack` runs it production-like: PostgreSQL, Redis, gunicorn, a Celery worker and beat.
-.PHONY: run stack test test-fast lint format migrate shell clean
+# `make mutate` (not in CI) mutates ratings/engines and runs its tests, no database needed.
+.PHONY: run stack test test-fast lint format migrate shell clean mutate
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -42,6 +43,12 @@ format:
 	@bash scripts/ensure-venv.sh requirements-dev.txt
 	.venv/bin/ruff check --fix .
 	.venv/bin/ruff format .
+
+# mutmut's settings: setup.cfg [mutmut]; what the figures mean: docs/architecture.md, "Mutation testing".
+mutate:
+	@bash scripts/ensure-venv.sh requirements-dev.txt
+	nice -n 10 .venv/bin/mutmut run --max-children 2
+	@.venv/bin/mutmut results
 
 migrate:
 	@bash scripts/ensure-venv.sh requirements.txt
