@@ -18,7 +18,9 @@ from django.utils.html import format_html, format_html_join
 
 from accounts.http import AuthenticatedHttpRequest
 from ladder.admin.fields import MatchFieldValueInline
+from ladder.admin.prediction import prediction_quality_view
 from ladder.admin.queue_formats import QueueFormatsField
+from ladder.admin.rating_settings import rating_settings_view
 from ladder.matches.decisions import match_correct, match_moderate_confirm, match_void
 from ladder.matches.reads import match_summaries, matches_with_details, side_outcome
 from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchSide, NightlyRun, Participant, SnapshotEntry
@@ -197,9 +199,6 @@ class LadderAdmin(admin.ModelAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         from django.urls import path
-
-        from ladder.admin.prediction import prediction_quality_view
-        from ladder.admin.rating_settings import rating_settings_view
 
         def view(request: AuthenticatedHttpRequest, object_id: str) -> HttpResponse:
             return rating_settings_view(self, request, object_id)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -33,9 +33,6 @@ from ratings.backtests import (
 )
 from ratings.engines import recalibrated
 from ratings.models import Backtest, BacktestStatus
-
-if TYPE_CHECKING:
-    from ladder.admin.ladders import LadderAdmin
 
 REFRESH_SECONDS = 3
 # The baselines a report may hold, in the table's order: a 1 v 1 ladder's, or a ladder's of every game type.
@@ -75,7 +72,7 @@ SLOPE_STALE = "The page was out of date: nothing changed. Here is the latest bac
 
 
 def prediction_quality_view(
-    model_admin: LadderAdmin, request: AuthenticatedHttpRequest, object_id: str
+    model_admin: admin.ModelAdmin[Ladder], request: AuthenticatedHttpRequest, object_id: str
 ) -> HttpResponse:
     ladder = model_admin.get_object(request, object_id)
     if ladder is None:
@@ -112,7 +109,9 @@ def prediction_quality_view(
     return TemplateResponse(request, "admin/ladder/ladder/prediction_quality.html", context)
 
 
-def _set_slope(model_admin: LadderAdmin, request: AuthenticatedHttpRequest, ladder: Ladder, latest: Any) -> None:
+def _set_slope(
+    model_admin: admin.ModelAdmin[Ladder], request: AuthenticatedHttpRequest, ladder: Ladder, latest: Any
+) -> None:
     """The latest backtest's fitted slope becomes the ladder's win-chance slope (no rating changes)."""
     slope = (latest.result or {}).get("recommended_slope") if latest is not None else None
     if slope is None or str(slope) != request.POST.get("slope"):  # the page was out of date

@@ -7,10 +7,10 @@ parses the form and calls ``ladder.standings.rating_settings``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.http import Http404, HttpResponse, HttpResponseRedirect
@@ -26,9 +26,6 @@ from ladder.standings.rating_settings import (
     rating_settings_preview,
 )
 from ratings.models import RatingSettingsChange, SettingsChangeMode
-
-if TYPE_CHECKING:
-    from ladder.admin.ladders import LadderAdmin
 
 REASON_REQUIRED_TO_APPLY = "Give a reason to apply the change; it is kept with the record of it."
 
@@ -85,7 +82,9 @@ def _prefill(request: AuthenticatedHttpRequest) -> dict[str, str]:
     return {name: request.GET[name] for name in names if name in request.GET}
 
 
-def rating_settings_view(model_admin: LadderAdmin, request: AuthenticatedHttpRequest, object_id: str) -> HttpResponse:
+def rating_settings_view(
+    model_admin: admin.ModelAdmin[Ladder], request: AuthenticatedHttpRequest, object_id: str
+) -> HttpResponse:
     ladder = model_admin.get_object(request, object_id)
     if ladder is None:
         raise Http404("No such ladder.")
