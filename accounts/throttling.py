@@ -54,7 +54,7 @@ def client_address(request: HttpRequest) -> str | None:
     remote = request.META.get("REMOTE_ADDR") or None
     proxies = settings.PROXY_COUNT
     if proxies:
-        forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        forwarded = [part.strip() for part in request.headers.get("x-forwarded-for", "").split(",")]
         forwarded = [part for part in forwarded if part]
         if forwarded:
             candidate = forwarded[-min(proxies, len(forwarded))]

@@ -40,7 +40,7 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
-    revoked_by = models.CharField(max_length=20, choices=RevokedBy.choices, blank=True)
+    revoked_by = models.CharField(max_length=20, choices=RevokedBy, blank=True)
 
     objects = ApiTokenQuerySet.as_manager()
 

@@ -31,7 +31,7 @@ class QueueEntry(models.Model):
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="queue_entries")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entries")
-    status = models.CharField(max_length=8, choices=EntryStatus.choices, default=EntryStatus.WAITING)
+    status = models.CharField(max_length=8, choices=EntryStatus, default=EntryStatus.WAITING)
     rating = models.FloatField()
     rd = models.FloatField("RD")
     volatility = models.FloatField(default=0.06)
@@ -179,7 +179,7 @@ class PartyMember(models.Model):
     party = models.ForeignKey(Party, on_delete=models.CASCADE, related_name="members")
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="party_places")
-    status = models.CharField(max_length=9, choices=PartyStatus.choices)
+    status = models.CharField(max_length=9, choices=PartyStatus)
     invited_at = models.DateTimeField()
     answered_at = models.DateTimeField(null=True, blank=True)
 

@@ -61,7 +61,7 @@ class Notification(models.Model):
         db_index=False,
         db_constraint=False,
     )
-    kind = models.CharField(max_length=32, choices=Kind.choices)
+    kind = models.CharField(max_length=32, choices=Kind)
     # What the event is about, unique per recipient and kind: "match:12", "search:7", "adjustment:3".
     key = models.CharField(max_length=64)
     # Likewise no trigger on the ladder and the match, which that statement has just
@@ -82,7 +82,7 @@ class Notification(models.Model):
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField()
     read_at = models.DateTimeField(null=True, blank=True)
-    email_status = models.CharField(max_length=8, choices=EmailStatus.choices, default=EmailStatus.NONE)
+    email_status = models.CharField(max_length=8, choices=EmailStatus, default=EmailStatus.NONE)
     emailed_at = models.DateTimeField(null=True, blank=True)
     # Tries of the mail that failed, when the mail sweep tries it next (while queued, also
     # how long a sweep holds the mails it took), and what the SMTP server said last. Defaults
@@ -144,8 +144,8 @@ class EmailPreference(models.Model):
     """A player's choice of mail for one kind; without a row, ``DEFAULT_EMAIL_MODES`` holds."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="email_preferences")
-    kind = models.CharField(max_length=32, choices=Kind.choices)
-    mode = models.CharField(max_length=8, choices=EmailMode.choices)
+    kind = models.CharField(max_length=32, choices=Kind)
+    mode = models.CharField(max_length=8, choices=EmailMode)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "kind"], name="email_preference_once_per_kind")]

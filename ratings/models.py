@@ -105,7 +105,7 @@ class RatingAdjustment(models.Model):
     without the RD growing (docs/rules.md §13); logging it keeps replays exact.
     """
 
-    kind = models.CharField(max_length=16, choices=AdjustmentKind.choices, default=AdjustmentKind.MANUAL)
+    kind = models.CharField(max_length=16, choices=AdjustmentKind, default=AdjustmentKind.MANUAL)
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="adjustments")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_adjustments")
     rating_delta = models.FloatField(default=0.0, help_text="Added to the rating.")
@@ -169,7 +169,7 @@ class RatingEvent(models.Model):
     """
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_events")
-    kind = models.CharField(max_length=10, choices=EventKind.choices)
+    kind = models.CharField(max_length=10, choices=EventKind)
     match = models.OneToOneField(
         "ladder.Match", null=True, blank=True, on_delete=models.PROTECT, related_name="rating_event"
     )
@@ -201,7 +201,7 @@ class RatingEvent(models.Model):
 class ChangeValues(models.Model):
     """What a history row records: the standing before and after one event for one player."""
 
-    kind = models.CharField(max_length=10, choices=ChangeKind.choices)
+    kind = models.CharField(max_length=10, choices=ChangeKind)
     rating_before = models.FloatField()
     rd_before = models.FloatField("RD before")
     volatility_before = models.FloatField()
@@ -349,7 +349,7 @@ class ReplayJob(models.Model):
     """
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="replay_jobs")
-    kind = models.CharField(max_length=10, choices=ReplayJobKind.choices)
+    kind = models.CharField(max_length=10, choices=ReplayJobKind)
     match = models.ForeignKey(
         "ladder.Match", null=True, blank=True, on_delete=models.PROTECT, related_name="replay_jobs"
     )
@@ -365,7 +365,7 @@ class ReplayJob(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     reason = models.TextField(blank=True)
-    status = models.CharField(max_length=10, choices=ReplayJobStatus.choices, default=ReplayJobStatus.QUEUED)
+    status = models.CharField(max_length=10, choices=ReplayJobStatus, default=ReplayJobStatus.QUEUED)
     events_done = models.PositiveBigIntegerField(default=0)
     events_total = models.PositiveBigIntegerField(null=True, blank=True, help_text="Known once the replay starts.")
     error = models.TextField(blank=True, help_text="Why the last run failed.")
@@ -424,7 +424,7 @@ class RatingSettingsChange(models.Model):
     """
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_settings_changes")
-    mode = models.CharField(max_length=12, choices=SettingsChangeMode.choices)
+    mode = models.CharField(max_length=12, choices=SettingsChangeMode)
     old_values = models.JSONField(help_text="Every rating setting before the change.")
     new_values = models.JSONField(help_text="Every rating setting after the change.")
     reason = models.TextField()
@@ -477,7 +477,7 @@ class Backtest(models.Model):
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    status = models.CharField(max_length=8, choices=BacktestStatus.choices, default=BacktestStatus.QUEUED)
+    status = models.CharField(max_length=8, choices=BacktestStatus, default=BacktestStatus.QUEUED)
     progress = models.FloatField(default=0.0, help_text="From 0 to 1.")
     matches = models.PositiveIntegerField(default=0, help_text="Confirmed matches replayed.")
     result = models.JSONField(null=True, blank=True)

@@ -27,7 +27,7 @@ class Season(models.Model):
     name = models.CharField(max_length=80)
     starts_at = models.DateTimeField()
     ends_at = models.DateTimeField()
-    status = models.CharField(max_length=10, choices=SeasonStatus.choices, default=SeasonStatus.SCHEDULED)
+    status = models.CharField(max_length=10, choices=SeasonStatus, default=SeasonStatus.SCHEDULED)
     closed_at = models.DateTimeField(null=True, blank=True)
     ranked_count = models.PositiveIntegerField(default=0, help_text="Players ranked at the close.")
     reset = models.OneToOneField(
@@ -93,7 +93,7 @@ class SeasonSettings(models.Model):
     """
 
     ladder = models.OneToOneField("ladder.Ladder", on_delete=models.CASCADE, related_name="season_settings")
-    mode = models.CharField(max_length=8, choices=ResetMode.choices, default=ResetMode.SOFT)
+    mode = models.CharField(max_length=8, choices=ResetMode, default=ResetMode.SOFT)
     factor = models.FloatField(
         "reset factor f", default=0.5, help_text="How much of the distance to the center a rating keeps (0 to 1)."
     )
@@ -170,7 +170,7 @@ class BadgeTier(models.Model):
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="badge_tiers")
     name = models.CharField(max_length=40, help_text="Shown on the badge, e.g. “Champion” or “Top 10”.")
     top_n = models.PositiveIntegerField("top N", help_text="Players ranked this high or better get it.")
-    basis = models.CharField(max_length=8, choices=BadgeBasis.choices, default=BadgeBasis.FINAL)
+    basis = models.CharField(max_length=8, choices=BadgeBasis, default=BadgeBasis.FINAL)
 
     class Meta:
         ordering = ["ladder_id", "top_n", "id"]

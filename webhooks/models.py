@@ -140,7 +140,7 @@ class Webhook(models.Model):
     )
     format = models.CharField(
         max_length=10,
-        choices=Format.choices,
+        choices=Format,
         default=Format.DISCORD,
         help_text="Discord: a message with an embed, for a Discord channel's webhook address. JSON: the event as "
         "JSON, signed with this webhook's secret in the X-Ladder-Signature header, for your own bot.",
@@ -217,7 +217,7 @@ class WebhookDelivery(models.Model):
     )
     event = models.CharField(max_length=50)
     payload = models.TextField(help_text="The exact JSON body posted, byte for byte.")
-    status = models.CharField(max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
+    status = models.CharField(max_length=10, choices=DeliveryStatus, default=DeliveryStatus.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
     response_code = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="The latest attempt's HTTP status."

@@ -39,8 +39,8 @@ class MatchField(models.Model):
     )
     label = models.CharField(max_length=60, help_text='What the report form shows, e.g. "Map".')
     help_text = models.CharField(max_length=200, blank=True, help_text="A hint shown under the field.")
-    kind = models.CharField(max_length=10, choices=FieldKind.choices)
-    scope = models.CharField(max_length=10, choices=FieldScope.choices, default=FieldScope.MATCH)
+    kind = models.CharField(max_length=10, choices=FieldKind)
+    scope = models.CharField(max_length=10, choices=FieldScope, default=FieldScope.MATCH)
     required = models.BooleanField(default=False, help_text="A report without this field is refused.")
     choices = models.JSONField(default=list, blank=True, help_text="The allowed values of a choice field, in order.")
     unrated_when_yes = models.BooleanField(

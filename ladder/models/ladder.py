@@ -110,7 +110,7 @@ class Ladder(models.Model):
     engine = models.CharField(
         "rating engine",
         max_length=10,
-        choices=RatingEngine.choices,
+        choices=RatingEngine,
         default=RatingEngine.TGR,
         help_text="How results change ratings. Timed Glicko (TGR) is Glicko whose uncertainty grows every idle day.",
     )
@@ -197,7 +197,7 @@ class Ladder(models.Model):
     team_update = models.CharField(
         "team update",
         max_length=10,
-        choices=TeamUpdate.choices,
+        choices=TeamUpdate,
         default=TeamUpdate.OWN_RD,
         help_text="Team games: how the team's result reaches its members. Their share of the team's variance "
         "(what new ladders use) shares one result between the members and moves a newcomer more than a veteran; "
@@ -224,7 +224,7 @@ class Ladder(models.Model):
     )
     leaderboard_scale = models.CharField(
         max_length=12,
-        choices=LeaderboardScale.choices,
+        choices=LeaderboardScale,
         default=LeaderboardScale.GXE,
         help_text="The display value that sorts the leaderboard. All three are shown on profiles.",
     )

@@ -76,14 +76,14 @@ class Match(models.Model):
     """
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="matches")
-    status = models.CharField(max_length=12, choices=MatchStatus.choices, default=MatchStatus.PENDING)
+    status = models.CharField(max_length=12, choices=MatchStatus, default=MatchStatus.PENDING)
     played_at = models.DateTimeField(help_text="When the game was played; ratings use the RDs at this instant.")
     reported_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reported_matches"
     )
     reported_at = models.DateTimeField(null=True, blank=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
-    confirmation = models.CharField(max_length=12, choices=Confirmation.choices, blank=True)
+    confirmation = models.CharField(max_length=12, choices=Confirmation, blank=True)
     rated_at = models.DateTimeField(null=True, blank=True, help_text="When the ratings were applied.")
     voided_at = models.DateTimeField(null=True, blank=True)
     voided_by = models.ForeignKey(
@@ -110,7 +110,7 @@ class Match(models.Model):
         null=True, blank=True, help_text="A no-show claim unanswered by then becomes a forfeit."
     )
     cancelled_at = models.DateTimeField(null=True, blank=True)
-    cancel_reason = models.CharField(max_length=12, choices=CancelReason.choices, blank=True, default="", db_default="")
+    cancel_reason = models.CharField(max_length=12, choices=CancelReason, blank=True, default="", db_default="")
     held_for_review = models.BooleanField(
         "flagged",
         default=False,
@@ -164,7 +164,7 @@ class MatchSide(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
     index = models.PositiveSmallIntegerField()
     placement = models.PositiveSmallIntegerField(null=True, blank=True)
-    answer = models.CharField(max_length=10, choices=SideAnswer.choices, blank=True)
+    answer = models.CharField(max_length=10, choices=SideAnswer, blank=True)
     answered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
