@@ -50,6 +50,9 @@ SERVICE_STATUS: dict[str, int] = {
     "not_a_series": status.HTTP_409_CONFLICT,  # a ladder of single games, or a match the queue did not pair
     "series_decided": status.HTTP_409_CONFLICT,
     "series_started": status.HTTP_409_CONFLICT,  # a no-show claimed after games of the series were recorded
+    # A change the match's state machine does not allow from its state (ladder.matches.states); the services
+    # refuse such requests with their own codes first, so this is the state machine's last word.
+    "illegal_transition": status.HTTP_409_CONFLICT,
     # The queue's parties (matchmaking.parties): the party, or the invitation, is not in the state asked for.
     "not_in_party": status.HTTP_409_CONFLICT,
     "in_a_party": status.HTTP_409_CONFLICT,
