@@ -149,7 +149,7 @@ def test_every_demo_command_refuses_production_without_force(settings, command):
         call_command(command)
 
 
-def test_the_demo_moderator_finds_an_open_dispute_on_the_desk(client, capsys):
+def test_the_demo_moderator_finds_an_open_dispute_on_the_desk_and_the_decision_survives_a_reseed(client, capsys):
     call_command("seed_demo", force=True)
     assert "moderator: gary disputes brock's reported win" in capsys.readouterr().out
     [open_dispute] = Match.objects.filter(status=MatchStatus.DISPUTED)
@@ -169,10 +169,7 @@ def test_the_demo_moderator_finds_an_open_dispute_on_the_desk(client, capsys):
     assert page.index("The replay shows the timer") < page.index("My connection dropped")
     assert "https://replay.pokemonshowdown.com/gen9ou-demo-31" in page
 
-
-def test_the_moderators_decision_on_the_open_dispute_stands_when_the_demo_is_seeded_again(capsys):
-    call_command("seed_demo", force=True)
-    [open_dispute] = Match.objects.filter(status=MatchStatus.DISPUTED)
+    # The moderator decides; seeding the demo again must not reopen what they decided.
     match_void(match=open_dispute, moderator=User.objects.get(username="moderator"), reason="Replay it.")
     capsys.readouterr()
 

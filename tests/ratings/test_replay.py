@@ -61,7 +61,7 @@ def test_full_replay_gives_exactly_the_live_ratings(engine, moderator, report_pa
     start = timezone.now() - timedelta(days=400)
     clock = start
     pending = []
-    for number in range(300 if engine == "tgr" else 120):
+    for number in range(160 if engine == "tgr" else 120):
         clock += timedelta(hours=rng.choice([0.2, 1, 5, 30, 24 * 12]))  # idle gaps up to 12 days
         sides = random_sides(rng, players, allow_draws=True)
         reporter = rng.choice([moderator, sides[0].players[0]])
