@@ -54,6 +54,10 @@ RUNS: dict[str, tuple[str, str]] = {
         "--waiting 1300 --lonely 3 --short 2 --joins 10 --polls 10 --sample 3 --warmup 2 --workers",
         r"queue_join of .*, a game formed",
     ),
+    "tournaments.py": (
+        "--players 60 --rounds 3 --standings-rounds 3 --runs 1",
+        r"Swiss round of 60 players after 3 rounds +best +[\d.]+ ms",
+    ),
     "webhooks.py": ("--deliveries 20", r"one Celery worker \(solo\), commit to last delivered +20"),
 }
 NEEDS_WRK = {"ladder_page.py"}

@@ -67,32 +67,42 @@ def standings(
         by_entrant.setdefault(entrant, [])
         points.setdefault(entrant, 0.0)
 
-    def wins(entrant: int) -> float:
-        return sum(
-            1 for seat in by_entrant[entrant] if seat.kind == "forfeit_win" or (seat.played and seat.result == 1)
-        )
+    terms: dict[int, list[float]] = {}
 
     def opponent_points(entrant: int) -> list[float]:
-        return [
-            points[entrant] if seat.opponent is None or not seat.played else points[seat.opponent]
+        """Each round's opponent's points; an unplayed round's virtual opponent has one's own."""
+        found = terms.get(entrant)
+        if found is None:
+            own = points[entrant]
+            found = terms[entrant] = [
+                points[seat.opponent] if seat.kind == "played" and seat.opponent is not None else own
+                for seat in by_entrant[entrant]
+            ]
+        return found
+
+    def wins(entrant: int) -> float:
+        return sum(
+            1
             for seat in by_entrant[entrant]
-        ]
+            if seat.kind == "forfeit_win" or (seat.kind == "played" and seat.result == 1)
+        )
 
     def buchholz(entrant: int) -> float:
         return sum(opponent_points(entrant))
 
     def buchholz_cut1(entrant: int) -> float:
-        terms = opponent_points(entrant)
-        return sum(terms) - min(terms) if terms else 0.0
+        found = opponent_points(entrant)
+        return sum(found) - min(found) if found else 0.0
 
     def sonneborn_berger(entrant: int) -> float:
+        share = rule.share
         return sum(
-            opponent * rule.share(seat)
+            opponent * (seat.result if seat.kind == "played" else share(seat))
             for seat, opponent in zip(by_entrant[entrant], opponent_points(entrant), strict=True)
         )
 
     def performance(entrant: int) -> float:
-        played = [seat for seat in by_entrant[entrant] if seat.played]
+        played = [seat for seat in by_entrant[entrant] if seat.kind == "played"]
         if not played:
             return 0.0
         balance = sum(1 if seat.result == 1 else -1 if seat.result == 0 else 0 for seat in played)
