@@ -91,6 +91,13 @@ MODERATORS = GroupSpec(
         "seasons.delete_badgetier",
         "seasons.view_seasonstanding",
         "seasons.view_badge",
+        # Tournaments: moderators organise them.
+        "tournaments.view_tournament",
+        "tournaments.add_tournament",
+        "tournaments.change_tournament",
+        "tournaments.view_entry",
+        "tournaments.view_board",
+        "tournaments.view_action",
     ),
     # Changing an account would let a moderator set a superuser's password: banning is ban_user.
     revoked=("accounts.change_user",),
@@ -172,6 +179,14 @@ PERIODIC_TASKS = (
         expire_seconds=60,
         description="Queues pending webhook deliveries that are overdue: retries after a long backoff, "
         "and deliveries whose task was lost.",
+    ),
+    TaskSpec(
+        name="Tournaments: check-in, start and the next rounds",
+        task="tournaments.tasks.sweep_tournaments_task",
+        schedule=Every(1, "minutes"),
+        expire_seconds=60,
+        description="Every minute, tells registered entries when check-in opens, starts the tournaments whose "
+        "start has come, and pairs the next round of each running tournament whose games are all decided.",
     ),
     TaskSpec(
         name="Forget old Idempotency-Keys of API reports",

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "webhooks",
     "seasons",
     "stats",
+    "tournaments",
 ]
 
 MIDDLEWARE = [
@@ -323,6 +324,8 @@ SPECTACULAR_SETTINGS = {
         "SeasonStatusEnum": "seasons.models.SeasonStatus",
         "SideAnswerEnum": "ladder.models.match.SideAnswer",
         "UnrankedCodeEnum": "ladder.standings.ranking.UnrankedCode",
+        "TournamentStatusEnum": "tournaments.models.Status",
+        "TournamentEntryStatusEnum": "tournaments.models.EntryStatus",
     },
     # drf-spectacular's enum components, then forms a strict OpenAPI 3.0.3 reader takes as meant (api.schema).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "api.schema.strict_openapi_30"],

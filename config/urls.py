@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("matchmaking.urls")),
     path("", include("seasons.urls")),
     path("", include("stats.urls")),
+    path("", include("tournaments.urls")),
     path("notifications/bell/", ladder_header.bell, name="header_counts"),
     path("notifications/", include("notifications.urls")),
     path("accounts/tokens/", api_web.tokens, name="api_tokens"),

@@ -32,6 +32,7 @@ class Kind(models.TextChoices):
     SUSPENDED = "suspended", "Suspended from a ladder"
     PARTY_INVITED = "party_invited", "Invited to a party"
     SEASON_ENDED = "season_ended", "A season ended"
+    TOURNAMENT = "tournament", "News of a tournament you entered"
 
 
 class EmailStatus(models.TextChoices):
@@ -137,6 +138,7 @@ DEFAULT_EMAIL_MODES: dict[str, str] = {
     Kind.SUSPENDED: EmailMode.INSTANT,
     Kind.PARTY_INVITED: EmailMode.OFF,  # the invitation lasts minutes: they are on the site together
     Kind.SEASON_ENDED: EmailMode.DIGEST,  # nothing to answer; a whole ladder is told at once
+    Kind.TOURNAMENT: EmailMode.INSTANT,  # a pairing has a deadline
 }
 
 

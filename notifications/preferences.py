@@ -45,6 +45,8 @@ KIND_HELP: dict[str, str] = {
     Kind.SUSPENDED: "A moderator suspended you from a ladder, with the reason and until when.",
     Kind.PARTY_INVITED: "Someone invited you to search with them as a party; you accept on the ladder's page.",
     Kind.SEASON_ENDED: "A season of a ladder you were ranked in ended: your final rank and any badge you earned.",
+    Kind.TOURNAMENT: "A tournament you entered: your entry confirmed, your pairing each round (with the opponent "
+    "and the deadline), a withdrawal, the final standings.",
 }
 
 

@@ -228,6 +228,34 @@ def _season_ended(d: dict[str, Any]) -> tuple[str, str]:
     )
 
 
+def _tournament(d: dict[str, Any]) -> tuple[str, str]:
+    name, event = d.get("tournament", "A tournament"), d.get("event")
+    if event == "registered":
+        return f"You are entered in {name}", f"{d.get('entry', 'Your entry')} is registered for {name}."
+    if event == "paired":
+        return (
+            f"{name}, round {d.get('round', '?')}: you play {d.get('opponent', 'your opponent')}",
+            f"Round {d.get('round', '?')} of {name} pairs you with {d.get('opponent', 'your opponent')}. "
+            f"Play by {_when(d.get('deadline'))}; after that a moderator decides the game.",
+        )
+    if event == "check_in":
+        return (
+            f"Check in for {name}",
+            f"Check-in for {name} is open: check in on its page before it starts at {_when(d.get('starts_at'))}, "
+            "or your entry does not play.",
+        )
+    if event == "withdrawn":
+        return f"Withdrawn from {name}", f"Your entry no longer plays in {name}. Reason: {_sentence(d.get('reason'))}"
+    if event == "finished":
+        return (
+            f"{name} is over: you finished #{d.get('rank', '?')}",
+            f"{name} ended; you finished #{d.get('rank', '?')} of {d.get('entries', '?')}.",
+        )
+    if event == "cancelled":
+        return f"{name} was cancelled", f"{name} was called off. Reason: {_sentence(d.get('reason'))}"
+    return f"News of {name}", f"Something changed in {name}."
+
+
 WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.PAIRED: _paired,
     Kind.RESULT_AWAITING: _awaiting,
@@ -245,6 +273,7 @@ WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.SUSPENDED: _suspended,
     Kind.PARTY_INVITED: _party_invited,
     Kind.SEASON_ENDED: _season_ended,
+    Kind.TOURNAMENT: _tournament,
 }
 
 
@@ -257,6 +286,8 @@ def _url(notification: Notification) -> str:
             return reverse("ladder:match", args=[notification.match_id])
         if data.get("season_url"):
             return str(data["season_url"])
+        if data.get("tournament_url"):
+            return str(data["tournament_url"])
         if data.get("ladder_slug"):
             return reverse("ladder:detail", args=[data["ladder_slug"]])
     except NoReverseMatch:
