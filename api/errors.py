@@ -59,6 +59,21 @@ SERVICE_STATUS: dict[str, int] = {
     "already_invited": status.HTTP_409_CONFLICT,
     "party_searching": status.HTTP_409_CONFLICT,
     "no_invitation": status.HTTP_409_CONFLICT,
+    # Tournaments (tournaments.services): the tournament, or the entry, is not in the state the step needs.
+    "registration_closed": status.HTTP_409_CONFLICT,
+    "already_entered": status.HTTP_409_CONFLICT,
+    "name_taken": status.HTTP_409_CONFLICT,
+    "check_in_closed": status.HTTP_409_CONFLICT,
+    "no_check_in": status.HTTP_409_CONFLICT,
+    "not_entered": status.HTTP_409_CONFLICT,
+    "entry_withdrawn": status.HTTP_409_CONFLICT,
+    "not_startable": status.HTTP_409_CONFLICT,
+    "too_few_entries": status.HTTP_409_CONFLICT,
+    "not_running": status.HTTP_409_CONFLICT,
+    "not_paused": status.HTTP_409_CONFLICT,
+    "round_has_results": status.HTTP_409_CONFLICT,
+    "board_decided": status.HTTP_409_CONFLICT,
+    "tournament_over": status.HTTP_409_CONFLICT,
     # A new search within seconds of leaving one: retrying after Retry-After succeeds.
     "queue_cooldown": status.HTTP_429_TOO_MANY_REQUESTS,
     # Fair-play limits on reports (ladder settings): retrying later succeeds (Retry-After says when).
@@ -75,6 +90,11 @@ SERVICE_STATUS: dict[str, int] = {
     "suspended": status.HTTP_403_FORBIDDEN,
     "inactive_account": status.HTTP_403_FORBIDDEN,
     "new_account": status.HTTP_403_FORBIDDEN,
+    "not_yours": status.HTTP_403_FORBIDDEN,  # an entry of other players
+    "not_organiser": status.HTTP_403_FORBIDDEN,
+    "rating_too_low": status.HTTP_403_FORBIDDEN,  # a tournament's conditions of entry
+    "rating_too_high": status.HTTP_403_FORBIDDEN,
+    "too_few_games": status.HTTP_403_FORBIDDEN,
 }
 
 # DRF's default codes, renamed where ours read better.

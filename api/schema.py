@@ -73,6 +73,19 @@ CONFLICTS: dict[str, set[str]] = {
     "party_accept": {"no_invitation", "in_a_party", "party_searching"},
     "party_decline": {"no_invitation"},
     "party_leave": {"not_in_party"},
+    "tournaments_enter": {"registration_closed", "already_entered", "name_taken"},
+    "tournaments_withdraw": {"not_entered", "entry_withdrawn", "tournament_over"},
+    "tournaments_check_in": {"not_entered", "check_in_closed", "no_check_in"},
+    "tournaments_organise": {
+        "not_startable",
+        "too_few_entries",
+        "not_running",
+        "not_paused",
+        "round_has_results",
+        "board_decided",
+        "entry_withdrawn",
+        "tournament_over",
+    },
 }
 RESPONSE_HEADERS: list[tuple[str | None, str, str, dict[str, Any]]] = [
     (None, "429", "Retry-After", RETRY_AFTER),

@@ -43,6 +43,7 @@ register_converter(DateConverter, "isodate")
 urlpatterns = [
     path("", include("api.urls_seasons")),
     path("", include("api.urls_stats")),
+    path("", include("api.urls_tournaments")),
     path("schema/", schema.SchemaView.as_view(), name="schema"),
     path("me/", players.MeView.as_view(), name="me"),
     path("ladders/", ladders.LadderListView.as_view(), name="ladders"),

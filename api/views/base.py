@@ -57,6 +57,8 @@ BAD_INPUT_CODES = (
     *("bad_gap", "blocked", "no_format", "no_team_formats", "party_too_large", "self_invite", "team_ladder"),
     *("no_such_player", "account_inactive", "already_lifted", "already_withdrawn", "bad_delta", "bad_rd"),
     *("own_rating", "rating_out_of_range", "not_over"),
+    # Tournaments.
+    *("team_size", "draw_in_elimination"),
 )
 STATUS_CODES: dict[int, tuple[str, ...]] = {
     400: tuple(dict.fromkeys(BAD_INPUT_CODES)),

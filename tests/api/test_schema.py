@@ -155,7 +155,14 @@ def test_public_reads_declare_no_security_and_everything_else_requires_a_token(s
 
 def test_the_declared_auth_is_what_an_anonymous_client_gets(schema, api, ladder, player):
     """Each operation called without credentials: 401 exactly where the schema requires them."""
-    values = {"slug": ladder.slug, "username": player.username, "id": "1", "party_id": "1", "date": "2026-01-01"}
+    values = {
+        "slug": ladder.slug,
+        "username": player.username,
+        "id": "1",
+        "party_id": "1",
+        "date": "2026-01-01",
+        "tournament": "cup",
+    }
     for path, method, operation in _operations(schema):
         url = path
         for name, value in values.items():

@@ -18,6 +18,7 @@ from ladder.standings.nightly import leaderboard_snapshot, local_midnight
 from seasons.models import Season, SeasonStatus
 from tests.api.openapi import Recorded, Recorder
 from tests.factories import LadderFactory, member
+from tournaments.services import tournament_create
 
 pytestmark = pytest.mark.django_db
 
@@ -156,6 +157,45 @@ def test_every_operation_answers_as_the_schema_says(
     anon.get(f"/api/v1/ladders/{slug}/seasons/{season.pk}/")
     alice.delete(f"/api/v1/ladders/{slug}/membership/")
     alice.post(f"/api/v1/ladders/{slug}/membership/")
+
+    # A tournament played through the API: entries, a withdrawal, the start, the pairing's match, the end.
+    cup = tournament_create(
+        ladder=ladder,
+        by=moderator_anywhere,
+        name="Cup",
+        slug="cup",
+        rounds=1,
+        check_in_minutes=0,
+        registration_closes_at=now + timedelta(hours=1),
+        starts_at=now + timedelta(hours=1),
+    )
+    base = f"/api/v1/ladders/{slug}/tournaments/"
+    anon.get(base)
+    anon.get("/api/v1/ladders/nowhere/tournaments/")
+    anon.get(f"{base}{cup.slug}/")
+    anon.get(f"{base}nothing/")
+    anon.get(f"{base}{cup.slug}/standings/")
+    anon.get(f"{base}{cup.slug}/pairings/")
+    assert alice.post(f"{base}{cup.slug}/entry/").status_code == 201
+    alice.post(f"{base}{cup.slug}/entry/")  # already entered: 409
+    alice.post(f"{base}{cup.slug}/entry/", {"teammates": ["ghost"]})  # no such player: 400
+    alice.post(f"{base}{cup.slug}/entry/check-in/")  # no check-in: 409
+    assert bob.post(f"{base}{cup.slug}/entry/").status_code == 201
+    assert carol.post(f"{base}{cup.slug}/entry/").status_code == 201
+    assert carol.delete(f"{base}{cup.slug}/entry/").status_code == 200
+    carol.delete(f"{base}{cup.slug}/entry/")  # withdrawn already: 409
+    bob.post(f"{base}{cup.slug}/actions/", {"action": "start"})  # not a moderator: 403
+    mod.post(f"{base}{cup.slug}/actions/", {"action": "pause"})  # not running: 409
+    assert mod.post(f"{base}{cup.slug}/actions/", {"action": "start"}).status_code == 200
+    board = alice.get(f"{base}{cup.slug}/pairings/").json()["boards"][0]
+    for client in (alice, bob):
+        client.post(f"/api/v1/matches/{board['match']}/ready/")
+    first = alice if board["a"] == "alice" else bob
+    second = bob if first is alice else alice
+    first.post(f"/api/v1/matches/{board['match']}/result/", {"placements": [1, 2]})
+    second.post(f"/api/v1/matches/{board['match']}/confirm/")
+    assert anon.get(f"{base}{cup.slug}/").json()["status"] == "finished"
+    assert anon.get(f"{base}{cup.slug}/standings/").json()[0]["entry"] == board["a"]
 
     operations = {
         operation["operationId"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from ladder.matches.checks import SideInput
 from ladder.matches.reporting import match_report
 from matchmaking.services import queue_join
 from tests.factories import member
+from tournaments.services import tournament_create
 
 CHECKS = "all"
 
@@ -63,9 +65,16 @@ include-operation-id = ["matches_ready", "matches_cancel", "matches_no_show", "m
 parameters = {"path.id" = %(paired)d}
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 
+# A tournament of the ladder taking entries: the caller enters it and withdraws (each 409 once done),
+# checks in before check-in opens (409) and, as a player, is refused the organiser's actions (403).
+[[operations]]
+include-operation-id = ["tournaments_enter", "tournaments_withdraw", "tournaments_check_in", "tournaments_organise"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
+
 [parameters]
 "path.slug" = "chess"
 "path.username" = "bob"
+"path.tournament" = "cup"
 """
 
 
@@ -79,10 +88,20 @@ def _paired_match(ladder, player) -> int:
 
 @pytest.mark.django_db(transaction=True)
 @override_settings(API_THROTTLE_RATES={"anon": None, "token": None, "user": None})
-def test_schemathesis_finds_no_server_error_or_schema_violation(live_server, tmp_path: Path, ladder, player, opponent):
+def test_schemathesis_finds_no_server_error_or_schema_violation(
+    live_server, tmp_path: Path, ladder, player, opponent, moderator
+):
     _, secret = token_create(user=player, name="schemathesis")
     sides = [SideInput([opponent], 1), SideInput([player], 2)]
     match = match_report(ladder=ladder, reporter=opponent, sides=sides, played_at=timezone.now())
+    tournament_create(
+        ladder=ladder,
+        by=moderator,
+        name="Cup",
+        slug="cup",
+        registration_closes_at=timezone.now() + timedelta(days=1),
+        starts_at=timezone.now() + timedelta(days=1),
+    )
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG % {"match": match.pk, "paired": _paired_match(ladder, player)})
     command = [
