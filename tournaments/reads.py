@@ -16,6 +16,7 @@ from tournaments.services import (
     members_of,
     playoff_seeds_of,
     registration_open,
+    standings_of,
 )
 
 # The bracket drawing: each game a box of this size, rounds in columns.
@@ -100,10 +101,7 @@ def page(tournament: Tournament, user: User | None, now: datetime) -> Page:
     standings = []
     if tournament.status != Status.REGISTRATION:
         by_id = {entry.pk: entry for entry in entries}
-        seeded = [entry.pk for entry in entries if entry.seed is not None]
-        for row in formats.standings(
-            seeded, games_of(tournament), tournament.rule, tournament.tiebreak_list, {e.pk: e.rating for e in entries}
-        ):
+        for row in standings_of(tournament):
             standings.append(StandingRow(row.rank, by_id[row.id], row.points, row.wins, row.games, list(row.tiebreaks)))
     return Page(
         tournament=tournament,

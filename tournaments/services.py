@@ -13,7 +13,7 @@ and dispute all apply, and a rated tournament's games are rated like any other.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
@@ -44,6 +44,8 @@ from tournaments.models import (
     Status,
     Tournament,
 )
+from webhooks.models import Event
+from webhooks.services import webhook_emit
 
 NOT_OPEN = "Registration for this tournament is closed."
 ALREADY_ENTERED = "%(name)s is already entered in this tournament."
@@ -107,14 +109,50 @@ def members_of(entries: Iterable[Entry]) -> dict[int, list[int]]:
 
 
 def standings_of(tournament: Tournament) -> list[formats.Standing]:
+    """The standings: by points and the tie-breaks; in an elimination (and a groups tournament's
+    playoffs) the bracket's places come first (the champion 1, then by the round each went out)."""
     entries = list(tournament.entries.exclude(seed__isnull=True))
-    return formats.standings(
+    rows = formats.standings(
         [entry.pk for entry in entries],
         games_of(tournament),
         tournament.rule,
         tournament.tiebreak_list,
         {entry.pk: entry.rating for entry in entries},
     )
+    places = _bracket_places(tournament, entries)
+    if not places:
+        return rows
+    placed = sorted((row for row in rows if row.id in places), key=lambda row: places[row.id])
+    rest = [row for row in rows if row.id not in places]
+    ranked = [replace(row, rank=places[row.id]) for row in placed]
+    offset = len(placed)
+    ranked += [replace(row, rank=row.rank + offset) for row in _reranked(rest)]
+    return ranked
+
+
+def _reranked(rows: list[formats.Standing]) -> list[formats.Standing]:
+    """``rows`` (a standings' tail) ranked from 1 again, equal rows sharing a rank."""
+    out: list[formats.Standing] = []
+    for index, row in enumerate(rows):
+        same = out and (row.points, row.tiebreaks) == (rows[index - 1].points, rows[index - 1].tiebreaks)
+        out.append(replace(row, rank=out[-1].rank if same else index + 1))
+    return out
+
+
+def _bracket_places(tournament: Tournament, entries: list[Entry]) -> dict[int, int]:
+    if tournament.is_elimination:
+        seeds = [entry.pk for entry in sorted(entries, key=lambda entry: entry.seed or 0)]
+        first_round = 0
+    elif tournament.format == Format.GROUPS and Round.objects.filter(tournament=tournament, stage="playoffs").exists():
+        first_round = group_rounds_of(entries)
+        seeds = playoff_seeds_of(tournament, entries, [g for g in games_of(tournament) if g.round <= first_round])
+    else:
+        return {}
+    if len(seeds) < 2:
+        return {}
+    double = tournament.format == Format.DOUBLE_ELIMINATION
+    bracket = formats.double_elimination(seeds) if double else formats.single_elimination(seeds)
+    return formats.bracket_placements(bracket, bracket_winners(tournament, first_round))
 
 
 # -- Registration --------------------------------------------------------------------------------------
@@ -299,6 +337,7 @@ def _forfeit_board(board: Board, *, loser: int, by: User | None, reason: str, no
     board.finished_at = now
     board.decision_reason = reason[:300]
     board.save(update_fields=["result", "kind", "finished_at", "decision_reason"])
+    _emit_result(board.tournament, board, now)
 
 
 # -- Organising ----------------------------------------------------------------------------------------
@@ -453,6 +492,7 @@ def board_decide(*, board: Board, by: User, result: float, reason: str, now: dat
         board.decided_by, board.decision_reason = by, why[:300]
         board.save(update_fields=["result", "kind", "finished_at", "decided_by", "decision_reason"])
         _act(tournament, by, "decide", why, now, board=board)
+        _emit_result(tournament, board, now)
     return board
 
 
@@ -535,6 +575,7 @@ def _settle_board(tournament: Tournament, board: Board, now: datetime) -> None:
         board.result, board.finished_at = result, now
         board.kind = BoardKind.FORFEIT if forfeit else BoardKind.PLAYED
         board.save(update_fields=["result", "kind", "finished_at"])
+        _emit_result(tournament, board, now)
         if forfeit:
             loser = board.b if result == 1.0 else board.a
             if loser is not None and loser.is_active:
@@ -550,6 +591,7 @@ def _settle_board(tournament: Tournament, board: Board, now: datetime) -> None:
             board.result, board.kind, board.finished_at = (1.0 if winner_a else 0.0), BoardKind.FORFEIT, now
             board.decision_reason = "not ready in time"
             board.save(update_fields=["result", "kind", "finished_at", "decision_reason"])
+            _emit_result(tournament, board, now)
             loser = board.b if winner_a else board.a
             if loser is not None and loser.is_active:
                 _withdraw(tournament, loser, None, "missed a game", now)
@@ -627,6 +669,7 @@ def _pair_next(tournament: Tournament, now: datetime) -> None:
     for board in boards:
         if board.b_id is not None:
             _tell_pairing(tournament, board, entries, members, round, now)
+    _emit_paired(tournament, round, boards, entries, now)
     if not pairing.pairs:  # a round without games (byes, walkovers): go on at once
         Round.objects.filter(pk=round.pk).update(finished_at=now)
         _pair_next(tournament, now)
@@ -802,10 +845,71 @@ def _finish(tournament: Tournament, now: datetime) -> None:
     tournament.save(update_fields=["status", "finished_at"])
     standings = standings_of(tournament)
     rank = {row.id: row.rank for row in standings}
+    names = dict(tournament.entries.values_list("pk", "name"))
+    top = ", ".join(f"#{row.rank} {names.get(row.id, '')}" for row in standings[:3])
+    webhook_emit(
+        ladder_id=tournament.ladder_id,
+        event=Event.TOURNAMENT_FINISHED,
+        data={
+            "tournament": tournament.name,
+            "winner": names.get(standings[0].id, "") if standings else "",
+            "standings": [
+                {"rank": row.rank, "entry": names.get(row.id, ""), "points": row.points} for row in standings
+            ],
+        },
+        summary=f"{tournament.name} is over: {top}.",
+        url=tournament.get_absolute_url(),
+        now=now,
+    )
     members = members_of(tournament.entries.all())
     for entry_id, players in members.items():
         if entry_id in rank:
             _tell(tournament, players, "finished", now, rank=rank[entry_id], entries=len(standings))
+
+
+def _emit_paired(
+    tournament: Tournament, round: Round, boards: list[Board], entries: dict[int, Entry], now: datetime
+) -> None:
+    games = [
+        {"board": b.number, "a": entries[b.a_id].name, "b": entries[b.b_id].name if b.b_id else None, "kind": b.kind}
+        for b in boards
+    ]
+    lines = "; ".join(f"{g['a']} – {g['b']}" if g["b"] else f"{g['a']}: {g['kind']}" for g in games)
+    webhook_emit(
+        ladder_id=tournament.ladder_id,
+        event=Event.TOURNAMENT_PAIRED,
+        data={
+            "tournament": tournament.name,
+            "round": round.number,
+            "deadline": round.deadline.isoformat(),
+            "games": games,
+        },
+        summary=f"{tournament.name}, round {round.number}: {lines}",
+        url=tournament.get_absolute_url(),
+        now=now,
+    )
+
+
+def _emit_result(tournament: Tournament, board: Board, now: datetime) -> None:
+    """A game of the tournament has its result (played, decided or forfeited)."""
+    a, b = board.a.name, board.b.name if board.b is not None else ""
+    score = {1.0: "1–0", 0.5: "½–½", 0.0: "0–1"}.get(float(board.result or 0.0), "")
+    webhook_emit(
+        ladder_id=tournament.ladder_id,
+        event=Event.TOURNAMENT_RESULT,
+        data={
+            "tournament": tournament.name,
+            "round": tournament.current_round,
+            "a": a,
+            "b": b,
+            "result": board.result,
+            "kind": board.kind,
+        },
+        summary=f"{tournament.name}, round {tournament.current_round}: {a} {score} {b}"
+        + (" (forfeit)" if board.kind == BoardKind.FORFEIT else ""),
+        url=tournament.get_absolute_url(),
+        now=now,
+    )
 
 
 # -- Telling ----------------------------------------------------------------------------------------------

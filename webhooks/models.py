@@ -20,12 +20,15 @@ from webhooks.addresses import Private, Resolver, Unresolved, host_address, syst
 
 
 class Event(models.TextChoices):
-    """What a webhook may subscribe to; season events come later."""
+    """What a webhook may subscribe to."""
 
     MATCH_RATED = "match.rated", "A match was confirmed and rated"
     DISPUTE_OPENED = "dispute.opened", "A result was disputed"
     NEW_LEADER = "leaderboard.new_leader", "A new #1 on the leaderboard"
     RANK_MILESTONE = "player.rank_milestone", "A player reached a rank milestone"
+    TOURNAMENT_PAIRED = "tournament.paired", "A tournament round was paired"
+    TOURNAMENT_RESULT = "tournament.result", "A tournament game has its result"
+    TOURNAMENT_FINISHED = "tournament.finished", "A tournament ended: its final standings"
 
 
 # Sent by the admin's "Send a test event" only: nobody subscribes to it.

@@ -37,6 +37,9 @@ EVENT_TITLES = {
     Event.DISPUTE_OPENED: "Dispute opened",
     Event.NEW_LEADER: "New #1",
     Event.RANK_MILESTONE: "Rank milestone",
+    Event.TOURNAMENT_PAIRED: "Tournament round paired",
+    Event.TOURNAMENT_RESULT: "Tournament result",
+    Event.TOURNAMENT_FINISHED: "Tournament final standings",
     TEST_EVENT: "Test event",
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from itertools import combinations
 
@@ -124,6 +125,28 @@ def test_single_elimination_seeds_byes_and_a_champion(quick_ladder, moderator, c
     assert games.count() == count - 1  # each game eliminates one entry
     final = games.order_by("-round__number").first()
     assert {final.a.captain, final.b.captain} == {players[0], players[1]}  # the top two seeds meet last
+    ranks = {row.id: row.rank for row in services.standings_of(tournament)}
+    champion = final.a_id if final.result == 1.0 else final.b_id
+    assert ranks[champion] == 1 and ranks[({final.a_id, final.b_id} - {champion}).pop()] == 2
+    assert sorted(ranks.values())[:4] == [1, 2, 3, 3]  # the semi-final losers share third
+
+
+def test_groups_then_playoffs(quick_ladder, moderator):
+    players = field(quick_ladder, 6)
+    tournament = make(quick_ladder, moderator, format=Format.GROUPS, groups=2, advance=2)
+    for player in players:
+        services.entry_register(tournament=tournament, captain=player)
+    tournament = run(services.tournament_start(tournament=tournament))
+
+    assert tournament.status == Status.FINISHED
+    stages = set(Board.objects.filter(tournament=tournament).values_list("round__stage", flat=True))
+    assert stages == {"groups", "playoffs"}
+    assert Board.objects.filter(tournament=tournament, round__stage="groups").exclude(match=None).count() == 6
+    assert Board.objects.filter(tournament=tournament, round__stage="playoffs").exclude(match=None).count() == 3
+    standings = services.standings_of(tournament)
+    assert standings[0].id == tournament.entries.get(captain=players[0]).pk
+    ranks = [row.rank for row in standings]
+    assert ranks[:4] == [1, 2, 3, 3] and min(ranks[4:]) == 5  # then the groups' others, by points and tie-breaks
 
 
 def test_double_elimination_plays_the_reset_when_the_losers_side_wins_the_final(quick_ladder, moderator):
@@ -311,3 +334,30 @@ def test_the_sweep_opens_check_in_starts_and_calls_off(quick_ladder, moderator):
     due.refresh_from_db()
     lonely.refresh_from_db()
     assert due.status == Status.RUNNING and lonely.status == Status.CANCELLED
+
+
+def test_webhooks_hear_the_pairings_the_results_and_the_final_standings(quick_ladder, moderator):
+    from webhooks.models import Webhook, WebhookDelivery
+
+    Webhook.objects.create(
+        ladder=quick_ladder,
+        name="#cup",
+        url="https://example.org/hook",
+        events=["tournament.paired", "tournament.result", "tournament.finished"],
+        format="json",
+    )
+    players = field(quick_ladder, 3)
+    tournament = make(quick_ladder, moderator, rounds=1)
+    for player in players:
+        services.entry_register(tournament=tournament, captain=player)
+    tournament = run(services.tournament_start(tournament=tournament))
+
+    events = list(WebhookDelivery.objects.order_by("id").values_list("event", flat=True))
+    assert events == ["tournament.paired", "tournament.result", "tournament.finished"]
+    paired, result, finished = (json.loads(d.payload) for d in WebhookDelivery.objects.order_by("id"))
+    assert paired["summary"] == "Saturday cup, round 1: p0 – p1; p2: bye"
+    assert paired["data"]["games"][0] == {"board": 1, "a": "p0", "b": "p1", "kind": "played"}
+    assert result["summary"] == "Saturday cup, round 1: p0 1–0 p1"
+    # p0 won, p2 had the bye: one point each, and the bye's virtual opponent (1 point) beats p1 (0) on Buchholz.
+    assert finished["summary"] == "Saturday cup is over: #1 p2, #2 p0, #3 p1."
+    assert finished["data"]["winner"] == "p2"
