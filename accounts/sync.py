@@ -98,6 +98,9 @@ MODERATORS = GroupSpec(
         "tournaments.view_entry",
         "tournaments.view_board",
         "tournaments.view_action",
+        "tournaments.view_tournamentpointssettings",
+        "tournaments.add_tournamentpointssettings",
+        "tournaments.change_tournamentpointssettings",
     ),
     # Changing an account would let a moderator set a superuser's password: banning is ban_user.
     revoked=("accounts.change_user",),

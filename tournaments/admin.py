@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from tournaments import formats
-from tournaments.models import Action, Board, Entry, Status, Tournament
+from tournaments.models import Action, Board, Entry, Status, Tournament, TournamentPointsSettings
 
 SETTINGS = (
     "ladder", "name", "slug", "description", "format", "team_size", "rounds", "double_round_robin", "groups",
@@ -114,3 +114,11 @@ class BoardAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(TournamentPointsSettings)
+class TournamentPointsSettingsAdmin(admin.ModelAdmin):
+    """A ladder's constants of tournament points across events; a ladder without a row uses the seed's."""
+
+    list_display = ("ladder", "base", "rank_power", "decay_days")
+    list_select_related = ("ladder",)

@@ -272,3 +272,40 @@ class Action(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action}: {self.reason}"
+
+
+class TournamentPointsSettings(models.Model):
+    """The constants of a ladder's tournament points across events (docs/rules.md §22).
+
+    ``competition_points`` takes them as arguments; a ladder without a row uses the seed's
+    constants (these fields' defaults), so the table needs no row to exist.
+    """
+
+    ladder = models.OneToOneField("ladder.Ladder", on_delete=models.CASCADE, related_name="tournament_points_settings")
+    base = models.FloatField(
+        default=100000.0,
+        validators=[MinValueValidator(1), MaxValueValidator(1e9)],
+        help_text="The points of a lone winner of an infinite field, before the field and decay factors.",
+    )
+    rank_power = models.FloatField(
+        default=0.75,
+        validators=[MinValueValidator(0), MaxValueValidator(5)],
+        help_text="The rank factor is rank^(−rank power): 0 gives every place the same, higher favours the top.",
+    )
+    decay_days = models.FloatField(
+        default=500.0,
+        validators=[MinValueValidator(1), MaxValueValidator(36500)],
+        help_text="Points fall by a factor e every this many days after the tournament finished.",
+    )
+
+    class Meta:
+        verbose_name = "tournament points settings"
+        verbose_name_plural = "tournament points settings"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(base__gt=0, rank_power__gte=0, decay_days__gt=0), name="tournament_points_constants"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"tournament points settings of {self.ladder}"

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from tournaments import views
+from tournaments import views, views_points
 
 app_name = "tournaments"
 
 urlpatterns = [
     path("ladders/<slug:slug>/tournaments/", views.tournament_list, name="list"),
+    # Before a tournament's own address, or "points" would be read as a tournament's slug.
+    path("ladders/<slug:slug>/tournaments/points/", views_points.points_page, name="points"),
     path("ladders/<slug:slug>/tournaments/<slug:tournament>/", views.tournament_detail, name="detail"),
     path("ladders/<slug:slug>/tournaments/<slug:tournament>/live/", views.tournament_live, name="live"),
     path("ladders/<slug:slug>/tournaments/<slug:tournament>/register/", views.register, name="register"),

@@ -493,8 +493,8 @@ def test_player_page_shows_rating_chart_and_matches(client, ladder, player, oppo
     pending = report(ladder, opponent, opponent, player)
 
     with django_assert_max_num_queries(
-        16
-    ):  # 9, rank history, adjustments, a suspension, field records, match fields, seasons, badges
+        17
+    ):  # 9, rank history, adjustments, a suspension, field records, match fields, seasons, badges, tournaments
         response = client.get(reverse("ladder:player", args=["chess", "alice"]))
 
     assert response.status_code == 200
@@ -521,7 +521,8 @@ def test_player_page_query_count_does_not_grow_with_history(
 ):
     play(ladder, player, opponent, 2, days_ago=2)
     url = reverse("ladder:player", args=["chess", "alice"])
-    with django_assert_max_num_queries(16) as few:  # + suspension, field records, match fields, seasons, badges
+    # + suspension, field records, match fields, seasons, badges, tournament points
+    with django_assert_max_num_queries(17) as few:
         client.get(url)
     play(ladder, opponent, player, 6)
     with django_assert_max_num_queries(len(few.captured_queries)):
