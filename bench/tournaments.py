@@ -6,7 +6,13 @@ from the ratings (the Elo expectation, 10% draws), so the score groups and the r
 to avoid are those of a real Swiss. Timed, best and median of ``--runs``:
 
 - **pairing**: ``swiss_pairings`` of round ``--rounds`` + 1, after ``--rounds`` played rounds;
-- **standings**: ``standings`` with all six tie-breaks after ``--standings-rounds`` rounds.
+- **standings**: ``standings`` with all six tie-breaks after ``--standings-rounds`` rounds;
+- **bracket page**: the page of a double-elimination tournament of ``--bracket-players``
+  entries (256) after ``--bracket-waves`` waves of its games were decided, its bracket drawn
+  in SVG with its standings and rounds: the server time of a GET through Django's test client,
+  median of ``--runs`` after three not counted. This one needs PostgreSQL: ``DATABASE_URL``
+  if set, else a throwaway one (bench/_pg.py); its reference is ``SELECT 1`` round trips
+  through psycopg in the same run (bench/_reference.py). ``--bracket-players 0`` skips it.
 
 Pure Python, no database. The machine reference is the fixed pure-Python loop of
 bench/backtest.py, timed in the same run; each figure is also printed as a multiple of it,
@@ -14,7 +20,8 @@ so runs on other or busier machines compare.
 Run: ``.venv/bin/python bench/tournaments.py [--players 1000] [--rounds 5] [--standings-rounds 9]``.
 
 Targets (issue 32): a Swiss round of 1,000 players after 5 rounds ≤ 1 s; standings with all
-tie-breaks for 1,000 players after 9 rounds ≤ 200 ms.
+tie-breaks for 1,000 players after 9 rounds ≤ 200 ms; a 256-player double-elimination bracket
+page ≤ 50 ms of server time.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -34,6 +42,7 @@ from tournaments.formats import TIEBREAKS, Entrant, Game, PointsRule, standings,
 
 TARGET_PAIRING_MS = 1000.0
 TARGET_STANDINGS_MS = 200.0
+TARGET_BRACKET_PAGE_MS = 50.0
 RULE = PointsRule()
 
 
@@ -93,6 +102,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds played before the timed pairing")
     parser.add_argument("--standings-rounds", type=int, default=9, help="rounds played before the timed standings")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--bracket-players", type=int, default=256, help="0 skips the bracket page")
+    parser.add_argument("--bracket-waves", type=int, default=4, help="waves of games decided before it is timed")
     args = parser.parse_args()
 
     reference = reference_loop()
@@ -112,7 +123,77 @@ def main() -> None:
     label = f"standings, all {len(TIEBREAKS)} tie-breaks, {args.players:,} after {args.standings_rounds} rounds"
     print(line(label, best, median, reference, TARGET_STANDINGS_MS))
 
-    # The third figure (issue 32): a 256-player double-elimination bracket page, ≤ 50 ms of server time.
+    if args.bracket_players:
+        bracket_page(args.bracket_players, args.bracket_waves, args.runs)
+
+
+def bracket_page(players: int, waves: int, runs: int) -> None:
+    """Build a double-elimination tournament on PostgreSQL, decide ``waves`` waves, time its page."""
+    import os
+
+    import _pg
+    import _reference
+    from _ladder import make_ladder
+
+    os.environ.setdefault("ALLOWED_HOSTS", "localhost,testserver")
+    with _pg.database() as url:
+        try:
+            _pg.setup_django(url)
+            from django.conf import settings
+            from django.test import Client, override_settings
+            from django.utils import timezone
+
+            from accounts.models import User
+            from tournaments import services
+            from tournaments.models import Board, Format
+
+            started = time.perf_counter()
+            ladder, users, _ = make_ladder(players, 2026, name="Bracket bench", prefix="bb", ready_window_seconds=0)
+            organiser = User.objects.create(username=f"bb_org_{ladder.pk}", password="!", is_superuser=True)
+            now = timezone.now()
+            tournament = services.tournament_create(
+                ladder=ladder,
+                by=organiser,
+                name="Bench cup",
+                slug="bench-cup",
+                format=Format.DOUBLE_ELIMINATION,
+                check_in_minutes=0,
+                registration_closes_at=now + timedelta(hours=1),
+                starts_at=now + timedelta(hours=1),
+            )
+            for user in users:
+                services.entry_register(tournament=tournament, captain=user)
+            tournament = services.tournament_start(tournament=tournament, by=organiser)
+            for _ in range(waves):
+                for board in Board.objects.filter(tournament=tournament, result__isnull=True).exclude(b=None):
+                    services.board_decide(board=board, by=organiser, result=1.0, reason="bench")
+                tournament = services.tournament_advance(tournament=tournament)
+            boards = Board.objects.filter(tournament=tournament).count()
+            _pg.log(f"build: {players} entries, {boards} games in {time.perf_counter() - started:.1f} s")
+            client = Client()
+            plain = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+            times = []
+            with override_settings(STORAGES={**settings.STORAGES, "staticfiles": plain}):
+                for number in range(runs + 3):
+                    began = time.perf_counter()
+                    response = client.get(tournament.get_absolute_url(), secure=True)
+                    spent = time.perf_counter() - began
+                    if response.status_code != 200 or b"<svg" not in response.content:
+                        raise SystemExit(f"error: the bracket page answered {response.status_code} without a bracket")
+                    if number >= 3:
+                        times.append(spent * 1000)
+            _pg.log("reference: SELECT 1 round trips through psycopg")
+            reference = _reference.select_one(url)
+        finally:
+            _pg.close_django()
+    median = statistics.median(times)
+    verdict = "met" if median <= TARGET_BRACKET_PAGE_MS else "MISSED"
+    label = f"double-elimination bracket page, {players} entries, {boards} games"
+    print(f"{reference.line()}")
+    print(
+        f"{label:<62} best {min(times):8.1f} ms  median {median:8.1f} ms"
+        f"  ({reference.ratio(1000 / median)} ref)  target ≤ {TARGET_BRACKET_PAGE_MS:g} ms {verdict}"
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.core.cache import cache
+from django.db.models import Count, Max
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
 from accounts.models import User
 from tournaments import formats
 from tournaments.models import Board, Entry, EntryMember, EntryStatus, Format, Round, Status, Tournament
@@ -19,6 +24,7 @@ from tournaments.services import (
     standings_of,
 )
 
+RESULTS_CACHE_SECONDS = 3600
 # The bracket drawing: each game a box of this size, rounds in columns.
 BOX_WIDTH, BOX_HEIGHT, COLUMN_GAP, ROW_GAP = 168, 44, 36, 12
 
@@ -31,6 +37,20 @@ class StandingRow:
     wins: int
     games: int
     tiebreaks: list[float]
+
+    @property
+    def points_text(self) -> str:
+        return number_text(self.points)
+
+    @property
+    def tiebreak_texts(self) -> list[str]:
+        return [number_text(value) for value in self.tiebreaks]
+
+
+def number_text(value: float) -> str:
+    """A score as the tables show it: whole numbers bare, others to one decimal (2, 2.5, 13.3)."""
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
 
 
 @dataclass
@@ -46,7 +66,33 @@ class BracketBox:
 
 @dataclass
 class Bracket:
-    sections: list[tuple[str, list[BracketBox], int, int]]  # title, boxes, width, height
+    sections: list[tuple[str, SafeString]]  # title, the section drawn in SVG
+
+
+def _svg(title: str, boxes: list[BracketBox], width: int, height: int) -> SafeString:
+    """One section of the bracket in SVG, built here: a template loop over hundreds of games is slow."""
+    parts = [
+        f'<svg class="bracket" role="img" aria-label="{escape(title)}: {len(boxes)} games" '
+        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">'
+    ]
+    for box in boxes:
+        a, b = escape(_short(box.a) or "—"), escape(_short(box.b) or "—")
+        won_a = " won" if box.winner == "a" else ""
+        won_b = " won" if box.winner == "b" else ""
+        parts.append(
+            f'<g transform="translate({box.x} {box.y})"><title>{escape(box.key)}: '
+            f"{escape(box.a or 'to be decided')} against {escape(box.b or 'to be decided')}</title>"
+            f'<rect class="bracket-box" width="{BOX_WIDTH}" height="{BOX_HEIGHT}" rx="4"></rect>'
+            f'<line class="bracket-rule" x1="0" y1="{BOX_HEIGHT // 2}" x2="{BOX_WIDTH}" y2="{BOX_HEIGHT // 2}"></line>'
+            f'<text class="bracket-name{won_a}" x="8" y="16">{a}</text>'
+            f'<text class="bracket-name{won_b}" x="8" y="38">{b}</text></g>'
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # every text in it is escaped above
+
+
+def _short(name: str, limit: int = 22) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
 @dataclass
@@ -57,7 +103,9 @@ class Page:
     mine: Entry | None
     can_register: bool
     can_check_in: bool
-    rounds: list[tuple[Round, list[Board]]]
+    rounds: list[tuple[Round, list[Board]]]  # the round shown: the current one, or ``?round=``
+    round_numbers: list[int]
+    open_boards: list[Board]
     standings: list[StandingRow]
     tiebreak_labels: list[str]
     bracket: Bracket | None
@@ -74,7 +122,8 @@ TIEBREAK_LABELS = {
 }
 
 
-def page(tournament: Tournament, user: User | None, now: datetime) -> Page:
+def page(tournament: Tournament, user: User | None, now: datetime, shown: int | None = None) -> Page:
+    """What the tournament's page shows; of its rounds only ``shown`` (the current one by default)."""
     entries = list(tournament.entries.select_related("captain"))
     names = {entry.pk: entry.name for entry in entries}
     member_ids = members_of(entries)
@@ -90,18 +139,29 @@ def page(tournament: Tournament, user: User | None, now: datetime) -> Page:
             EntryMember.objects.filter(tournament=tournament, player=user).values_list("entry_id", flat=True).first()
         )
         mine = next((entry for entry in entries if entry.pk == entry_id), None)
-    boards = list(
-        Board.objects.filter(tournament=tournament).select_related("match", "round").order_by("round__number", "number")
+    round_numbers = list(
+        Round.objects.filter(tournament=tournament).order_by("number").values_list("number", flat=True)
     )
+    if shown not in round_numbers:
+        shown = tournament.current_round
+    boards = list(
+        Board.objects.filter(tournament=tournament, round__number=shown)
+        .select_related("match", "round")
+        .order_by("number")
+    )
+    open_boards = list(Board.objects.filter(tournament=tournament, result__isnull=True, b__isnull=False).order_by("id"))
     rounds: dict[int, tuple[Round, list[Board]]] = {}
-    for board in boards:
+    for board in [*boards, *open_boards]:
         board.a_name = names.get(board.a_id, "")  # type: ignore[attr-defined]
         board.b_name = names.get(board.b_id, "") if board.b_id is not None else ""  # type: ignore[attr-defined]
+    for board in boards:
         rounds.setdefault(board.round.number, (board.round, []))[1].append(board)
     standings = []
+    drawn = None
     if tournament.status != Status.REGISTRATION:
         by_id = {entry.pk: entry for entry in entries}
-        for row in standings_of(tournament):
+        ranked, drawn = _results(tournament, entries)
+        for row in ranked:
             standings.append(StandingRow(row.rank, by_id[row.id], row.points, row.wins, row.games, list(row.tiebreaks)))
     return Page(
         tournament=tournament,
@@ -117,11 +177,34 @@ def page(tournament: Tournament, user: User | None, now: datetime) -> Page:
             and check_in_opens_at(tournament) <= now
         ),
         rounds=[rounds[number] for number in sorted(rounds, reverse=True)],
+        round_numbers=round_numbers,
+        open_boards=open_boards,
         standings=standings,
         tiebreak_labels=[TIEBREAK_LABELS.get(code, code) for code in tournament.tiebreak_list],
-        bracket=bracket(tournament, entries),
+        bracket=drawn,
         members=members,
     )
+
+
+def _results(tournament: Tournament, entries: list[Entry]) -> tuple[list[formats.Standing], Bracket | None]:
+    """The standings and the drawn bracket, which change only with a result, an entry's status or the
+    tournament's: kept in the cache under those (one cheap query finds whether any changed)."""
+    boards = Board.objects.filter(tournament=tournament).aggregate(
+        games=Count("id"), results=Count("result"), last=Max("finished_at")
+    )
+    statuses = "".join(sorted(f"{entry.pk}{entry.status[0]}" for entry in entries))
+    version = (
+        f"{tournament.status}:{tournament.current_round}:{boards['games']}:{boards['results']}:"
+        f"{boards['last'].isoformat() if boards['last'] else ''}:{hash(statuses)}"
+    )
+    key = f"tournament-results:{tournament.pk}"
+    kept = cache.get(key)
+    if kept is not None and kept[0] == version:
+        return kept[1], kept[2]
+    ranked = standings_of(tournament)
+    drawn = bracket(tournament, entries)
+    cache.set(key, (version, ranked, drawn), RESULTS_CACHE_SECONDS)
+    return ranked, drawn
 
 
 def bracket(tournament: Tournament, entries: list[Entry]) -> Bracket | None:
@@ -177,7 +260,7 @@ def bracket(tournament: Tournament, entries: list[Entry]) -> Bracket | None:
                     )
                 )
         width = len(columns) * (BOX_WIDTH + COLUMN_GAP)
-        sections.append((title, boxes, width, height))
+        sections.append((title, _svg(title, boxes, width, int(height))))
     return Bracket(sections)
 
 

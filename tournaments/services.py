@@ -560,8 +560,8 @@ def tournament_advance(*, tournament: Tournament, now: datetime | None = None) -
 def _settle_board(tournament: Tournament, board: Board, now: datetime) -> None:
     """Read the board's match; a final result goes on the board. A missed game withdraws the absent entry."""
     match = board.match
-    if match is None:
-        return
+    if match is None or match.status not in (MatchStatus.CONFIRMED, MatchStatus.CANCELLED):
+        return  # still to be played, reported, disputed or voided: nothing final to read yet
     sides = {side.index: side for side in MatchSide.objects.filter(match=match)}
     status = match.status
     if status == MatchStatus.CONFIRMED or (

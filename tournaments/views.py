@@ -58,7 +58,7 @@ def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
     if tournament.status == Status.RUNNING:
         tournament = services.tournament_advance(tournament=tournament, now=now)
     user = request.user if request.user.is_authenticated else None
-    page = reads.page(tournament, user, now)
+    page = reads.page(tournament, user, now, shown=_number(request.GET.get("round")) or None)
     return {
         "ladder": tournament.ladder,
         "tournament": tournament,
