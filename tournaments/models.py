@@ -64,9 +64,6 @@ class Tournament(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(8)],
         help_text="Groups then elimination: how many of each group go on to the elimination bracket.",
     )
-    rated = models.BooleanField(
-        default=True, help_text="Rated games change the ladder's ratings like any other game of the ladder."
-    )
     points_win = models.FloatField(default=1.0, validators=[MinValueValidator(0), MaxValueValidator(100)])
     points_draw = models.FloatField(default=0.5, validators=[MinValueValidator(0), MaxValueValidator(100)])
     points_loss = models.FloatField(default=0.0, validators=[MinValueValidator(0), MaxValueValidator(100)])

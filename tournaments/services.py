@@ -7,7 +7,7 @@ tournament page and API read runs too: it reads each open board's ladder match, 
 the results that are final, and once every board of the round has one, pairs the next
 round or ends the tournament. Each game is a ladder match created as the queue creates
 its pairings: the ladder's ready check, play window, no-show claim, report, confirmation
-and dispute all apply, and a rated tournament's games are rated like any other.
+and dispute all apply, and the games are rated like any other game of the ladder.
 """
 
 from __future__ import annotations
@@ -470,7 +470,7 @@ def board_decide(*, board: Board, by: User, result: float, reason: str, now: dat
     """An organiser decides a game: ``result`` is entry a's (1 a wins, 0.5 a draw, 0 b wins).
 
     A game with a ladder match gets the result through the moderator's correction of the
-    match, so a rated tournament rates it like any decided match.
+    match, which rates it like any decided match.
     """
     _organiser(by)
     now = now or timezone.now()
