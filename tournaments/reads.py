@@ -11,6 +11,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import User
+from ratings.models import PlayerRating
 from tournaments import formats
 from tournaments.models import Board, Entry, EntryMember, EntryStatus, Format, Round, Status, Tournament
 from tournaments.services import (
@@ -105,7 +106,9 @@ class Page:
     can_check_in: bool
     rounds: list[tuple[Round, list[Board]]]  # the round shown: the current one, or ``?round=``
     round_numbers: list[int]
+    shown_round: int
     open_boards: list[Board]
+    is_member: bool
     standings: list[StandingRow]
     tiebreak_labels: list[str]
     bracket: Bracket | None
@@ -178,7 +181,13 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
         ),
         rounds=[rounds[number] for number in sorted(rounds, reverse=True)],
         round_numbers=round_numbers,
+        shown_round=shown,
         open_boards=open_boards,
+        is_member=bool(
+            user is not None
+            and user.is_authenticated
+            and PlayerRating.objects.filter(ladder_id=tournament.ladder_id, player=user, is_active=True).exists()
+        ),
         standings=standings,
         tiebreak_labels=[TIEBREAK_LABELS.get(code, code) for code in tournament.tiebreak_list],
         bracket=drawn,

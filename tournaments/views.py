@@ -65,6 +65,7 @@ def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
         "page": page,
         "organiser": bool(user and is_moderator(user)),
         "check_in_opens_at": services.check_in_opens_at(tournament),
+        "round_time": _duration(tournament.round_minutes),
         "now": now,
     }
 
@@ -177,6 +178,16 @@ def organise(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
         messages.error(request, services.NOT_ORGANISER)
         return redirect(found)
     return _done(request, found, acts[action], DONE[action])
+
+
+def _duration(minutes: int) -> str:
+    """1440 → "24 hours", 90 → "90 minutes", 2880 → "2 days"."""
+    if minutes % (24 * 60) == 0 and minutes > 24 * 60:
+        return f"{minutes // (24 * 60)} days"
+    if minutes % 60 == 0:
+        hours = minutes // 60
+        return f"{hours} hour{'s' if hours != 1 else ''}"
+    return f"{minutes} minutes"
 
 
 def _number(value: str | None) -> int:

@@ -276,7 +276,7 @@ def test_add_side_without_javascript_is_a_link_with_more_rows(client, teams, pla
 def test_match_page_shows_sides_status_and_reporter(client, ladder, player, opponent, django_assert_max_num_queries):
     match = report(ladder, player, player, opponent)
 
-    with django_assert_max_num_queries(8):  # 6, the players' head-to-head record (stats), the match fields
+    with django_assert_max_num_queries(9):  # 6, the head-to-head record (stats), the match fields, its tournament
         response = client.get(match.get_absolute_url())
 
     assert response.status_code == 200
@@ -312,7 +312,7 @@ def test_confirming_rates_the_match_and_shows_the_changes(
     assert f"1500 → </span>{won.rating_after:.0f}" in response.text
     assert f'<strong class="delta up">+{won.delta:.0f}</strong>' in response.text
     assert f'<strong class="delta down">−{-lost.delta:.0f}</strong>' in response.text
-    with django_assert_max_num_queries(10):  # 8, the players' head-to-head record (stats), the match fields
+    with django_assert_max_num_queries(11):  # 8, the head-to-head record (stats), the match fields, its tournament
         client.get(match.get_absolute_url())
 
 
