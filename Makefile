@@ -14,6 +14,7 @@ run:
 	@.venv/bin/python manage.py seed_demo
 	@.venv/bin/python manage.py seed_demo_fields
 	@.venv/bin/python manage.py seed_demo_seasons
+	@.venv/bin/python manage.py seed_demo_tournaments
 	@.venv/bin/python manage.py rebuild_stats
 	@.venv/bin/python manage.py seed_demo_queue
 	@echo ""

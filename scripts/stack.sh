@@ -138,6 +138,7 @@ if [ "$STACK_DEMO" = 1 ]; then
   .venv/bin/python manage.py seed_demo --force
   .venv/bin/python manage.py seed_demo_fields --force
   .venv/bin/python manage.py seed_demo_seasons --force
+  .venv/bin/python manage.py seed_demo_tournaments --force
   .venv/bin/python manage.py rebuild_stats
   .venv/bin/python manage.py seed_demo_queue --force
 fi

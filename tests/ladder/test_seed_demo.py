@@ -141,7 +141,9 @@ def test_seed_demo_refuses_production_without_force(settings):
     assert not User.objects.exists()
 
 
-@pytest.mark.parametrize("command", ["seed_demo_queue", "seed_demo_fields", "seed_demo_seasons"])
+@pytest.mark.parametrize(
+    "command", ["seed_demo_queue", "seed_demo_fields", "seed_demo_seasons", "seed_demo_tournaments"]
+)
 def test_every_demo_command_refuses_production_without_force(settings, command):
     settings.DEBUG = False
 

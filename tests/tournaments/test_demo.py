@@ -1,0 +1,34 @@
+"""The demo's tournaments: one finished, one running, one taking entries, and the command is idempotent."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ladder.models import Match, MatchStatus
+from tournaments.models import Board, Status, Tournament
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_tournaments_are_played_as_players_would_and_the_command_is_idempotent(capsys):
+    call_command("seed_demo", force=True)
+    call_command("seed_demo_tournaments", force=True)
+    call_command("seed_demo_tournaments", force=True)
+
+    out = capsys.readouterr().out
+    assert "Autumn Swiss (finished), Winter cup (running), Spring open (open)" in out
+    assert "has its demo tournaments already; nothing changed." in out
+    tournaments = {t.slug: t for t in Tournament.objects.all()}
+    assert tournaments["autumn-swiss"].status == Status.FINISHED
+    assert tournaments["winter-cup"].status == Status.RUNNING and tournaments["winter-cup"].current_round == 2
+    assert tournaments["spring-open"].status == Status.REGISTRATION
+    played = Board.objects.filter(tournament=tournaments["autumn-swiss"]).exclude(match=None)
+    assert played.count() == 12 and all(b.match.status == MatchStatus.CONFIRMED for b in played)
+    waiting = Board.objects.filter(tournament=tournaments["winter-cup"], round__number=2)
+    assert {Match.objects.get(pk=b.match_id).status for b in waiting} == {MatchStatus.SCHEDULED}
+
+
+def test_without_the_demo_ladder_the_command_says_what_to_run():
+    with pytest.raises(CommandError, match="run seed_demo first"):
+        call_command("seed_demo_tournaments", force=True)
