@@ -119,15 +119,15 @@ def standings_of(tournament: Tournament) -> list[formats.Standing]:
         tournament.tiebreak_list,
         {entry.pk: entry.rating for entry in entries},
     )
-    places = _bracket_places(tournament, entries)
-    if not places:
+    bracket = _bracket_places(tournament, entries)
+    if bracket is None:
         return rows
-    placed = sorted((row for row in rows if row.id in places), key=lambda row: places[row.id])
-    rest = [row for row in rows if row.id not in places]
-    ranked = [replace(row, rank=places[row.id]) for row in placed]
-    offset = len(placed)
-    ranked += [replace(row, rank=row.rank + offset) for row in _reranked(rest)]
-    return ranked
+    seeds, places = bracket
+    still_in = _reranked([row for row in rows if row.id in seeds and row.id not in places])
+    out = sorted((row for row in rows if row.id in places), key=lambda row: places[row.id])
+    ranked = still_in + [replace(row, rank=places[row.id]) for row in out]
+    others = _reranked([row for row in rows if row.id not in seeds])  # a groups tournament's non-qualifiers
+    return ranked + [replace(row, rank=row.rank + len(seeds)) for row in others]
 
 
 def _reranked(rows: list[formats.Standing]) -> list[formats.Standing]:
@@ -139,7 +139,8 @@ def _reranked(rows: list[formats.Standing]) -> list[formats.Standing]:
     return out
 
 
-def _bracket_places(tournament: Tournament, entries: list[Entry]) -> dict[int, int]:
+def _bracket_places(tournament: Tournament, entries: list[Entry]) -> tuple[set[int], dict[int, int]] | None:
+    """The bracket's entrants and the places of those out of it so far (the champion's once won)."""
     if tournament.is_elimination:
         seeds = [entry.pk for entry in sorted(entries, key=lambda entry: entry.seed or 0)]
         first_round = 0
@@ -147,12 +148,12 @@ def _bracket_places(tournament: Tournament, entries: list[Entry]) -> dict[int, i
         first_round = group_rounds_of(entries)
         seeds = playoff_seeds_of(tournament, entries, [g for g in games_of(tournament) if g.round <= first_round])
     else:
-        return {}
+        return None
     if len(seeds) < 2:
-        return {}
+        return None
     double = tournament.format == Format.DOUBLE_ELIMINATION
     bracket = formats.double_elimination(seeds) if double else formats.single_elimination(seeds)
-    return formats.bracket_placements(bracket, bracket_winners(tournament, first_round))
+    return set(seeds), formats.bracket_placements(bracket, bracket_winners(tournament, first_round))
 
 
 # -- Registration --------------------------------------------------------------------------------------

@@ -361,3 +361,17 @@ def test_webhooks_hear_the_pairings_the_results_and_the_final_standings(quick_la
     # p0 won, p2 had the bye: one point each, and the bye's virtual opponent (1 point) beats p1 (0) on Buchholz.
     assert finished["summary"] == "Saturday cup is over: #1 p2, #2 p0, #3 p1."
     assert finished["data"]["winner"] == "p2"
+
+
+def test_a_running_bracket_ranks_those_still_in_above_those_out(quick_ladder, moderator):
+    players = field(quick_ladder, 8)
+    tournament = make(quick_ladder, moderator, format=Format.SINGLE_ELIMINATION)
+    for player in players:
+        services.entry_register(tournament=tournament, captain=player)
+    tournament = services.tournament_start(tournament=tournament)
+    play_round(tournament)
+    tournament = services.tournament_advance(tournament=tournament)
+
+    standings = services.standings_of(tournament)
+    winners = {tournament.entries.get(captain=p).pk for p in players[:4]}
+    assert {row.id for row in standings[:4]} == winners and [row.rank for row in standings] == [1] * 4 + [5] * 4
