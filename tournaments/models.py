@@ -9,6 +9,7 @@ confirmation and dispute. The pairing and the standings are the pure rules of
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
@@ -126,6 +127,13 @@ class Tournament(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("tournaments:detail", args=[self.ladder.slug, self.slug])
+
+    def clean(self) -> None:
+        """Points the standings can use: a win worth more than a loss, a draw between them."""
+        try:
+            self.rule  # noqa: B018 - the rule checks itself
+        except ValueError as error:
+            raise ValidationError({"points_win": str(error).capitalize() + "."}) from error
 
     @property
     def rule(self) -> PointsRule:

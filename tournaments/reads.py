@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -201,10 +202,11 @@ def _results(tournament: Tournament, entries: list[Entry]) -> tuple[list[formats
     boards = Board.objects.filter(tournament=tournament).aggregate(
         games=Count("id"), results=Count("result"), last=Max("finished_at")
     )
-    statuses = "".join(sorted(f"{entry.pk}{entry.status[0]}" for entry in entries))
+    statuses = ",".join(sorted(f"{entry.pk}{entry.status[0]}" for entry in entries))
     version = (
         f"{tournament.status}:{tournament.current_round}:{boards['games']}:{boards['results']}:"
-        f"{boards['last'].isoformat() if boards['last'] else ''}:{hash(statuses)}"
+        f"{boards['last'].isoformat() if boards['last'] else ''}:"
+        + hashlib.sha256(statuses.encode()).hexdigest()  # the same in every process, unlike hash()
     )
     key = f"tournament-results:{tournament.pk}"
     kept = cache.get(key)

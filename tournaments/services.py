@@ -30,6 +30,7 @@ from matchmaking import lifecycle
 from matchmaking import store as queue_store
 from notifications.models import Kind
 from notifications.services import notify
+from ratings.engines import RatingState
 from ratings.models import PlayerRating, RatingChange
 from tournaments import formats
 from tournaments.models import (
@@ -64,6 +65,7 @@ NOT_ORGANISER = "Only moderators organise tournaments."
 ALREADY_WITHDRAWN = "This entry is no longer playing."
 NOT_STARTABLE = "Only a tournament whose registration is open can be started."
 TOO_FEW = "A tournament needs at least two entries to start; it has %(count)d."
+TOO_FEW_FOR_GROUPS = "%(groups)d groups need at least %(needed)d entries, two a group; this tournament has %(count)d."
 NOT_RUNNING = "This tournament is not running."
 NOT_PAUSED = "This tournament is not paused."
 REASON_REQUIRED = "Say why: the reason is kept in the tournament's record."
@@ -265,6 +267,11 @@ def _next_seed(tournament: Tournament) -> int:
     return (highest or 0) + 1
 
 
+def entry_of(tournament: Tournament, player: User) -> Entry | None:
+    """``player``'s entry in ``tournament``, if they have one."""
+    return Entry.objects.filter(tournament=tournament, members__player=player).first()
+
+
 def check_in_opens_at(tournament: Tournament) -> datetime:
     return tournament.starts_at - timedelta(minutes=tournament.check_in_minutes)
 
@@ -318,14 +325,10 @@ def entry_withdraw(*, entry: Entry, by: User, reason: str = "", now: datetime | 
 def _withdraw(tournament: Tournament, entry: Entry, by: User | None, reason: str, now: datetime) -> None:
     entry.status, entry.withdrawn_at, entry.withdrawn_reason = EntryStatus.WITHDRAWN, now, reason[:300]
     entry.save(update_fields=["status", "withdrawn_at", "withdrawn_reason"])
-    for board in Board.objects.filter(tournament=tournament, result__isnull=True).filter(models_q_entry(entry.pk)):
+    for board in Board.objects.filter(Q(a=entry) | Q(b=entry), tournament=tournament, result__isnull=True):
         _forfeit_board(board, loser=entry.pk, by=by, reason=reason, now=now)
     members = [m for ms in members_of([entry]).values() for m in ms]
     _tell(tournament, members, "withdrawn", now, reason=reason)
-
-
-def models_q_entry(entry_id: int) -> Q:
-    return Q(a_id=entry_id) | Q(b_id=entry_id)
 
 
 def _forfeit_board(board: Board, *, loser: int, by: User | None, reason: str, now: datetime) -> None:
@@ -388,6 +391,12 @@ def tournament_start(*, tournament: Tournament, by: User | None = None, now: dat
             entries = [entry for entry in entries if entry.status == EntryStatus.CHECKED_IN]
         if len(entries) < 2:
             raise ValidationError(TOO_FEW, code="too_few_entries", params={"count": len(entries)})
+        if tournament.format == Format.GROUPS and len(entries) < 2 * tournament.groups:
+            raise ValidationError(
+                TOO_FEW_FOR_GROUPS,
+                code="too_few_entries",
+                params={"count": len(entries), "groups": tournament.groups, "needed": 2 * tournament.groups},
+            )
         ratings = _current_ratings(tournament.ladder, entries)
         entries.sort(key=lambda entry: (-ratings[entry.pk], entry.registered_at, entry.pk))
         groups: dict[int, int] = {}
@@ -616,59 +625,34 @@ def _pair_next(tournament: Tournament, now: datetime) -> None:
     tournament.save(update_fields=["current_round"])
     entries = {entry.pk: entry for entry in tournament.entries.all()}
     members = members_of(entries.values())
-    boards = []
-    position = 0
-    for a, b, key in pairing.pairs:
-        position += 1
-        match = _create_match(tournament, [members[a], members[b]], [entries[a], entries[b]], now)
-        boards.append(
-            Board(round=round, tournament=tournament, number=position, a_id=a, b_id=b, match=match, bracket_key=key)
+    players = [player for a, b, _ in pairing.pairs for player in (*members[a], *members[b])]
+    states = {
+        row.player_id: row.state()
+        for row in PlayerRating.objects.filter(ladder=tournament.ladder, player_id__in=players)
+    }
+    boards = [
+        Board(a_id=a, b_id=b, bracket_key=key, match=_create_match(tournament, [members[a], members[b]], states, now))
+        for a, b, key in pairing.pairs
+    ]
+    boards += [Board(a_id=entry, kind=BoardKind.BYE, result=1.0, finished_at=now) for entry in pairing.byes]
+    boards += [
+        Board(
+            a_id=winner,
+            b_id=loser,
+            bracket_key=key,
+            kind=BoardKind.FORFEIT,
+            result=1.0,
+            finished_at=now,
+            decision_reason="the opponent withdrew",
         )
-    for entry_id in pairing.byes:
-        position += 1
-        boards.append(
-            Board(
-                round=round,
-                tournament=tournament,
-                number=position,
-                a_id=entry_id,
-                kind=BoardKind.BYE,
-                result=1.0,
-                finished_at=now,
-            )
-        )
-    for winner, loser, key in pairing.walkovers:
-        position += 1
-        boards.append(
-            Board(
-                round=round,
-                tournament=tournament,
-                number=position,
-                a_id=winner,
-                b_id=loser,
-                bracket_key=key,
-                kind=BoardKind.FORFEIT,
-                result=1.0,
-                finished_at=now,
-                decision_reason="the opponent withdrew",
-            )
-        )
-    for entry_id in pairing.absent:
-        position += 1
-        boards.append(
-            Board(
-                round=round,
-                tournament=tournament,
-                number=position,
-                a_id=entry_id,
-                kind=BoardKind.ABSENT,
-                result=0.5,
-                finished_at=now,
-            )
-        )
+        for winner, loser, key in pairing.walkovers
+    ]
+    boards += [Board(a_id=entry, kind=BoardKind.ABSENT, result=0.5, finished_at=now) for entry in pairing.absent]
+    for number, board in enumerate(boards, start=1):
+        board.round, board.tournament, board.number = round, tournament, number
     Board.objects.bulk_create(boards)
     for board in boards:
-        if board.b_id is not None:
+        if board.match_id is not None:  # a game to play; byes, absences and walkovers need nobody
             _tell_pairing(tournament, board, entries, members, round, now)
     _emit_paired(tournament, round, boards, entries, now)
     if not pairing.pairs:  # a round without games (byes, walkovers): go on at once
@@ -676,14 +660,13 @@ def _pair_next(tournament: Tournament, now: datetime) -> None:
         _pair_next(tournament, now)
 
 
-def _create_match(tournament: Tournament, lineup: list[list[int]], entries: list[Entry], now: datetime) -> Match:
+def _create_match(
+    tournament: Tournament, lineup: list[list[int]], states: dict[int, RatingState], now: datetime
+) -> Match:
+    """A board's ladder match, created as the queue creates a pairing (``states``: the players' ratings)."""
     ladder = tournament.ladder
     size = tournament.team_size
     kind = ladder_formats.DUEL if size == 1 else ladder_formats.FORMATS[f"{size}v{size}"]
-    states = {
-        row.player_id: row.state()
-        for row in PlayerRating.objects.filter(ladder=ladder, player_id__in=[p for side in lineup for p in side])
-    }
     engine = ladder.get_engine()
     p = engine.win_probability(
         [states[p] for p in lineup[0] if p in states], [states[p] for p in lineup[1] if p in states], now.timestamp()
@@ -779,7 +762,12 @@ def playoff_seeds_of(tournament: Tournament, entries: Sequence[Entry], games: Se
         played = [g for g in games if g.round <= rounds and g.a in members]
         ranked = formats.standings(ids, played, tournament.rule, tournament.tiebreak_list, ratings)
         tables.append([row.id for row in ranked if row.id in active])
-    return formats.playoff_seeds(tables, tournament.advance)
+    # A group left with fewer active entries than ``advance`` (withdrawals) sends all it has, and
+    # every group then sends that many, so the bracket stays even.
+    advance = min(tournament.advance, *(len(table) for table in tables))
+    if advance < 1:
+        return []
+    return formats.playoff_seeds(tables, advance)
 
 
 def _groups_then_playoffs(

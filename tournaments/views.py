@@ -112,15 +112,11 @@ def register(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
     )
 
 
-def _my_entry(tournament: Tournament, user: User) -> Entry | None:
-    return Entry.objects.filter(tournament=tournament, members__player=user).first()
-
-
 @login_required
 @require_POST
 def check_in(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
     found = _tournament(slug, tournament)
-    entry = _my_entry(found, request.user)
+    entry = services.entry_of(found, request.user)
     if entry is None:
         messages.error(request, services.NOT_YOURS)
         return redirect(found)
@@ -136,7 +132,7 @@ def check_in(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
 @require_POST
 def withdraw(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
     found = _tournament(slug, tournament)
-    entry = _my_entry(found, request.user)
+    entry = services.entry_of(found, request.user)
     if entry is None:
         messages.error(request, services.NOT_YOURS)
         return redirect(found)

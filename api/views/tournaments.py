@@ -28,12 +28,14 @@ from api.pagination import ApiPagination
 from api.permissions import IsModerator, TokenScope
 from api.serializers import EmptyIn, PageIn, StrictSerializer
 from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
+from api.views.queue import naming_fields
 from ladder.models import Ladder
 from tournaments import services
 from tournaments.models import Board, BoardKind, Entry, EntryMember, EntryStatus, Format, Round, Status, Tournament
 
 NO_SUCH_PLAYER = "No player named %(name)s."
 NOT_ENTERED = "You have no entry in this tournament."
+ENTRY_FIELDS = {"team_size": "teammates", "name_taken": "name"}
 
 
 class TournamentOut(serializers.Serializer):
@@ -269,7 +271,7 @@ class _EntryView(APIView):
 
 
 def _my_entry(tournament: Tournament, user: User) -> Entry:
-    entry = Entry.objects.filter(tournament=tournament, members__player=user).first()
+    entry = services.entry_of(tournament, user)
     if entry is None:
         raise ValidationError(NOT_ENTERED, code="not_entered")
     return entry
@@ -295,9 +297,10 @@ class EntryView(_EntryView):
                     {"teammates": [NO_SUCH_PLAYER % {"name": name}]}, code="no_such_player"
                 )
             teammates.append(teammate)
-        services.entry_register(
-            tournament=found, captain=request.user, teammates=teammates, name=params.get("name", "")
-        )
+        with naming_fields(ENTRY_FIELDS):
+            services.entry_register(
+                tournament=found, captain=request.user, teammates=teammates, name=params.get("name", "")
+            )
         return Response(_detail(_tournament(slug, tournament), request.user), status=status.HTTP_201_CREATED)
 
     @extend_schema(

@@ -375,3 +375,39 @@ def test_a_running_bracket_ranks_those_still_in_above_those_out(quick_ladder, mo
     standings = services.standings_of(tournament)
     winners = {tournament.entries.get(captain=p).pk for p in players[:4]}
     assert {row.id for row in standings[:4]} == winners and [row.rank for row in standings] == [1] * 4 + [5] * 4
+
+
+def test_points_a_standings_table_cannot_use_are_a_form_error(quick_ladder, moderator):
+    with pytest.raises(ValidationError) as refused:
+        make(quick_ladder, moderator, points_win=0.0, points_loss=1.0)
+    assert "points_win" in refused.value.message_dict
+    assert not Tournament.objects.exists()
+
+
+def test_groups_need_two_entries_each_to_start(quick_ladder, moderator):
+    players = field(quick_ladder, 5)
+    tournament = make(quick_ladder, moderator, format=Format.GROUPS, groups=3)
+    for player in players:
+        services.entry_register(tournament=tournament, captain=player)
+    with pytest.raises(ValidationError, match="3 groups need at least 6 entries, two a group; this tournament has 5"):
+        services.tournament_start(tournament=tournament)
+    assert Tournament.objects.get(pk=tournament.pk).status == Status.REGISTRATION
+
+
+def test_a_group_short_of_qualifiers_after_a_withdrawal_still_leads_to_playoffs(quick_ladder, moderator):
+    players = field(quick_ladder, 4)
+    tournament = make(quick_ladder, moderator, format=Format.GROUPS, groups=2, advance=2)
+    for player in players:
+        services.entry_register(tournament=tournament, captain=player)
+    tournament = services.tournament_start(tournament=tournament)
+    quitter = Board.objects.filter(tournament=tournament).first().b
+    services.entry_withdraw(entry=quitter, by=quitter.captain)
+
+    tournament = run(tournament)
+
+    assert tournament.status == Status.FINISHED
+    playoff = Board.objects.filter(tournament=tournament, round__stage="playoffs").exclude(match=None)
+    assert playoff.count() == 1  # each group sends one: the short group has one entry left
+    assert not Notification.objects.filter(
+        kind=Kind.TOURNAMENT, data__event="paired", recipient=quitter.captain, data__round=2
+    ).exists()

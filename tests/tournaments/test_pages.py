@@ -61,10 +61,8 @@ def test_refusals_are_messages_not_errors(client, cup):
     assert "bea is not a member of this ladder" in response.content.decode()
     response = client.post(f"{cup.get_absolute_url()}organise/", {"action": "start"}, follow=True)
     assert "Only moderators organise tournaments." in response.content.decode()
-    assert client.post(f"{cup.get_absolute_url()}organise/", {"action": "decide", "board": "x"}).status_code in (
-        302,
-        404,
-    )
+    response = client.post(f"{cup.get_absolute_url()}organise/", {"action": "decide", "board": "x"}, follow=True)
+    assert response.status_code == 200 and "Only moderators organise tournaments." in response.content.decode()
 
 
 def test_an_organiser_starts_and_the_page_draws_the_bracket(client, cup, moderator):
@@ -88,3 +86,9 @@ def test_an_organiser_starts_and_the_page_draws_the_bracket(client, cup, moderat
 def test_every_page_answers_for_an_unknown_tournament_with_a_404(client, cup):
     assert client.get("/ladders/chess/tournaments/nope/").status_code == 404
     assert client.get("/ladders/nope/tournaments/").status_code == 404
+
+
+def test_a_moderator_deciding_an_unknown_game_gets_a_404_not_an_error(client, cup, moderator):
+    client.force_login(moderator)
+    assert client.post(f"{cup.get_absolute_url()}organise/", {"action": "decide", "board": "x"}).status_code == 404
+    assert client.post(f"{cup.get_absolute_url()}organise/", {"action": "repair", "reason": "r"}).status_code == 404
