@@ -74,6 +74,8 @@ SERVICE_STATUS: dict[str, int] = {
     "round_has_results": status.HTTP_409_CONFLICT,
     "board_decided": status.HTTP_409_CONFLICT,
     "tournament_over": status.HTTP_409_CONFLICT,
+    "not_swiss": status.HTTP_409_CONFLICT,  # a requested bye, in a tournament of another format
+    "bye_taken": status.HTTP_409_CONFLICT,  # an entry's one bye
     # A new search within seconds of leaving one: retrying after Retry-After succeeds.
     "queue_cooldown": status.HTTP_429_TOO_MANY_REQUESTS,
     # Fair-play limits on reports (ladder settings): retrying later succeeds (Retry-After says when).

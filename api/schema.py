@@ -85,6 +85,8 @@ CONFLICTS: dict[str, set[str]] = {
         "board_decided",
         "entry_withdrawn",
         "tournament_over",
+        "not_swiss",
+        "bye_taken",
     },
 }
 RESPONSE_HEADERS: list[tuple[str | None, str, str, dict[str, Any]]] = [

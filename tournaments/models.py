@@ -222,6 +222,7 @@ class Round(models.Model):
 class BoardKind(models.TextChoices):
     PLAYED = "played", "Played"
     BYE = "bye", "Bye"
+    REQUESTED = "requested", "Bye (requested)"
     ABSENT = "absent", "Missed (late entry)"
     FORFEIT = "forfeit", "Won by forfeit"
 
@@ -239,7 +240,7 @@ class Board(models.Model):
         "ladder.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="tournament_board"
     )
     result = models.FloatField(null=True, blank=True, help_text="a's result: 1 a won, 0.5 a draw, 0 b won.")
-    kind = models.CharField(max_length=8, choices=BoardKind, default=BoardKind.PLAYED)
+    kind = models.CharField(max_length=10, choices=BoardKind, default=BoardKind.PLAYED)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -259,6 +260,35 @@ class Board(models.Model):
     @property
     def is_open(self) -> bool:
         return self.result is None
+
+
+class RequestedBye(models.Model):
+    """A bye for a Swiss round not yet paired, asked for by the entry or given by an organiser.
+
+    The round's pairing leaves the entry out and gives it a board of kind ``requested``,
+    worth a draw (docs/rules.md §22). One per entry: with the pairing's bye, an entry has at
+    most one bye in a tournament (the service refuses a request from an entry that had the
+    pairing's bye, and the pairing passes over an entry with a requested bye to come).
+    """
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="requested_byes")
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
+    round = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
+    given_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reason = models.CharField(max_length=300, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["round", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry"], name="one_requested_bye_per_entry"),
+            models.CheckConstraint(condition=Q(round__gte=1), name="requested_bye_round"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry_id}: bye in round {self.round}"
 
 
 class Action(models.Model):

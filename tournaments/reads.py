@@ -14,7 +14,18 @@ from django.utils.safestring import SafeString, mark_safe
 from accounts.models import User
 from ratings.models import PlayerRating
 from tournaments import formats
-from tournaments.models import Board, Entry, EntryMember, EntryStatus, Format, Round, Status, Tournament
+from tournaments.models import (
+    Board,
+    BoardKind,
+    Entry,
+    EntryMember,
+    EntryStatus,
+    Format,
+    RequestedBye,
+    Round,
+    Status,
+    Tournament,
+)
 from tournaments.services import (
     bracket_winners,
     check_in_opens_at,
@@ -98,6 +109,16 @@ def _short(name: str, limit: int = 22) -> str:
 
 
 @dataclass
+class Byes:
+    """A Swiss's requested byes: those of rounds not paired yet, and the rounds still open to one."""
+
+    to_come: list[RequestedBye]
+    rounds: list[int]  # an organiser gives a bye for one of these
+    mine: RequestedBye | None  # the viewer's entry's
+    my_rounds: list[int]  # the viewer's entry may ask for one of these
+
+
+@dataclass
 class Page:
     tournament: Tournament
     entries: list[Entry]
@@ -114,6 +135,7 @@ class Page:
     tiebreak_labels: list[str]
     bracket: Bracket | None
     members: dict[int, list[str]] = field(default_factory=dict)
+    byes: Byes | None = None  # a Swiss still to play
 
 
 TIEBREAK_LABELS = {
@@ -167,6 +189,7 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
         ranked, drawn = _results(tournament, entries)
         for row in ranked:
             standings.append(StandingRow(row.rank, by_id[row.id], row.points, row.wins, row.games, list(row.tiebreaks)))
+    byes = _byes(tournament, names, mine)
     return Page(
         tournament=tournament,
         entries=entries,
@@ -193,7 +216,23 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
         tiebreak_labels=[TIEBREAK_LABELS.get(code, code) for code in tournament.tiebreak_list],
         bracket=drawn,
         members=members,
+        byes=byes,
     )
+
+
+def _byes(tournament: Tournament, names: dict[int, str], mine: Entry | None) -> Byes | None:
+    if tournament.format != Format.SWISS or tournament.status in (Status.FINISHED, Status.CANCELLED):
+        return None
+    requested = list(RequestedBye.objects.filter(tournament=tournament).order_by("round", "id"))
+    for bye in requested:
+        bye.entry_name = names.get(bye.entry_id, "")  # type: ignore[attr-defined]
+    rounds = list(range(tournament.current_round + 1, tournament.rounds + 1))
+    my_bye = next((bye for bye in requested if mine is not None and bye.entry_id == mine.pk), None)
+    my_rounds: list[int] = []
+    if mine is not None and mine.is_active and my_bye is None:
+        had = Board.objects.filter(a=mine, kind=BoardKind.BYE).exists()
+        my_rounds = [] if had else [number for number in rounds if number >= mine.joined_round]
+    return Byes([bye for bye in requested if bye.round > tournament.current_round], rounds, my_bye, my_rounds)
 
 
 def _results(tournament: Tournament, entries: list[Entry]) -> tuple[list[formats.Standing], Bracket | None]:

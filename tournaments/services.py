@@ -41,6 +41,7 @@ from tournaments.models import (
     EntryMember,
     EntryStatus,
     Format,
+    RequestedBye,
     Round,
     Status,
     Tournament,
@@ -73,6 +74,9 @@ ROUND_HAS_RESULTS = "This round has results already: only a round without any ca
 BOARD_DECIDED = "This game has its result already."
 NO_DRAW_IN_ELIMINATION = "An elimination game needs a winner."
 FINISHED = "This tournament is over."
+BYE_SWISS_ONLY = "Only a Swiss round can be sat out with a bye."
+BYE_ROUND = "A bye is for a round not yet paired: round %(first)d to %(last)d."
+BYE_TAKEN = "%(name)s has had its bye already: an entry gets one bye at most."
 
 LATE_JOIN_SHARE = 0.5  # Swiss: entries are taken until half the rounds are paired
 PEAK_DAYS = 7
@@ -344,6 +348,47 @@ def _forfeit_board(board: Board, *, loser: int, by: User | None, reason: str, no
     _emit_result(board.tournament, board, now)
 
 
+def entry_bye(*, entry: Entry, round: int, by: User, reason: str = "", now: datetime | None = None) -> RequestedBye:
+    """Entry sits out Swiss round ``round``, not yet paired, with a bye worth a draw.
+
+    A player of the entry asks for it; an organiser gives it with a reason (kept in the
+    record). An entry has one bye at most: none once it had the pairing's bye or a requested one.
+    """
+    now = now or timezone.now()
+    organiser = is_moderator(by)
+    with transaction.atomic():
+        tournament = locked(entry.tournament)
+        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        own = EntryMember.objects.filter(entry=entry, player=by).exists()
+        if not own and not organiser:
+            raise ValidationError(NOT_YOURS, code="not_yours")
+        if not own and not reason.strip():
+            raise ValidationError(REASON_REQUIRED, code="reason_required")
+        if tournament.format != Format.SWISS:
+            raise ValidationError(BYE_SWISS_ONLY, code="not_swiss")
+        if tournament.status in (Status.FINISHED, Status.CANCELLED):
+            raise ValidationError(FINISHED, code="tournament_over")
+        if not entry.is_active:
+            raise ValidationError(ALREADY_WITHDRAWN, code="entry_withdrawn")
+        first = max(tournament.current_round + 1, entry.joined_round)
+        if not first <= round <= tournament.rounds:
+            raise ValidationError(
+                BYE_ROUND, code="bye_round", params={"first": first, "last": max(first, tournament.rounds)}
+            )
+        if (
+            RequestedBye.objects.filter(entry=entry).exists()
+            or Board.objects.filter(a=entry, kind__in=[BoardKind.BYE, BoardKind.REQUESTED]).exists()
+        ):
+            raise ValidationError(BYE_TAKEN, code="bye_taken", params={"name": entry.name})
+        why = reason.strip()
+        bye = RequestedBye.objects.create(
+            tournament=tournament, entry=entry, round=round, given_by=by, reason=why[:300], at=now
+        )
+        if not own:
+            _act(tournament, by, "bye", f"round {round}: {why}", now, entry=entry)
+        return bye
+
+
 # -- Organising ----------------------------------------------------------------------------------------
 
 
@@ -543,6 +588,7 @@ class Pairing:
     absent: list[int]
     stage: str
     walkovers: tuple[tuple[int, int, str], ...] = ()  # winner, withdrawn loser, bracket key: no game
+    requested: tuple[int, ...] = ()  # Swiss: entries sitting the round out with a requested bye
 
 
 def tournament_advance(*, tournament: Tournament, now: datetime | None = None) -> Tournament:
@@ -635,6 +681,7 @@ def _pair_next(tournament: Tournament, now: datetime) -> None:
         for a, b, key in pairing.pairs
     ]
     boards += [Board(a_id=entry, kind=BoardKind.BYE, result=1.0, finished_at=now) for entry in pairing.byes]
+    boards += [Board(a_id=entry, kind=BoardKind.REQUESTED, result=0.5, finished_at=now) for entry in pairing.requested]
     boards += [
         Board(
             a_id=winner,
@@ -694,10 +741,23 @@ def _next_pairing(tournament: Tournament) -> Pairing | None:
     if tournament.format == Format.SWISS:
         if number > tournament.rounds or len(active) < 2:
             return None
-        playing = [e for e in active if e.joined_round <= number]
+        byes = dict(RequestedBye.objects.filter(tournament=tournament).values_list("entry_id", "round"))
+        sitting = tuple(e.pk for e in active if byes.get(e.pk) == number and e.joined_round <= number)
+        playing = [e for e in active if e.joined_round <= number and e.pk not in sitting]
         absent = _absences(entries, games, number)
-        paired = formats.swiss_pairings([formats.Entrant(e.pk, e.rating) for e in playing], games, tournament.rule)
-        return Pairing([(a, b, "") for a, b in paired.pairs], [paired.bye] if paired.bye else [], absent, "main")
+        paired = formats.swiss_pairings(
+            [formats.Entrant(e.pk, e.rating) for e in playing],
+            games,
+            tournament.rule,
+            byes_to_come=[pk for pk, later in byes.items() if later > number],
+        )
+        return Pairing(
+            [(a, b, "") for a, b in paired.pairs],
+            [paired.bye] if paired.bye else [],
+            absent,
+            "main",
+            requested=sitting,
+        )
     if tournament.format == Format.ROUND_ROBIN:
         schedule = formats.round_robin_rounds([e.pk for e in entries], double=tournament.double_round_robin)
         return _scheduled(schedule, number, active, "main")

@@ -29,6 +29,7 @@ from tournaments.models import Board, Entry, Round, Status, Tournament
 REGISTERED = "You are entered in %(name)s."
 CHECKED_IN = "You are checked in: your entry plays when %(name)s starts."
 WITHDRAWN = "Your entry is withdrawn from %(name)s."
+BYE_ASKED = "Your entry sits out round %(round)d with a bye worth a draw."
 UNKNOWN_PLAYER = "There is no player named %(name)s."
 DONE = {
     "start": "The tournament has started: round 1 is paired.",
@@ -38,6 +39,7 @@ DONE = {
     "repair": "The round is paired again.",
     "decide": "The game is decided.",
     "withdraw": "The entry is withdrawn.",
+    "bye": "The entry has its bye.",
 }
 UNKNOWN_ACTION = "Unknown organiser action."
 
@@ -143,8 +145,25 @@ def withdraw(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
 
 @login_required
 @require_POST
+def bye(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
+    found = _tournament(slug, tournament)
+    entry = services.entry_of(found, request.user)
+    if entry is None:
+        messages.error(request, services.NOT_YOURS)
+        return redirect(found)
+    round = _number(request.POST.get("round"))
+    return _done(
+        request,
+        found,
+        lambda: services.entry_bye(entry=entry, round=round, by=request.user),
+        BYE_ASKED % {"round": round},
+    )
+
+
+@login_required
+@require_POST
 def organise(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
-    """The organiser's actions, each with a reason: start, pause, resume, cancel, re-pair, decide, withdraw."""
+    """The organiser's actions, each with a reason: start, pause, resume, cancel, re-pair, decide, withdraw, bye."""
     found = _tournament(slug, tournament)
     action, reason, by = request.POST.get("action", ""), request.POST.get("reason", ""), request.user
     acts = {
@@ -163,6 +182,12 @@ def organise(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
         ),
         "withdraw": lambda: services.entry_withdraw(
             entry=get_object_or_404(Entry, tournament=found, pk=_number(request.POST.get("entry"))),
+            by=by,
+            reason=reason,
+        ),
+        "bye": lambda: services.entry_bye(
+            entry=get_object_or_404(Entry, tournament=found, pk=_number(request.POST.get("entry"))),
+            round=_number(request.POST.get("round")),
             by=by,
             reason=reason,
         ),

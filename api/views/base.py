@@ -58,7 +58,7 @@ BAD_INPUT_CODES = (
     *("no_such_player", "account_inactive", "already_lifted", "already_withdrawn", "bad_delta", "bad_rd"),
     *("own_rating", "rating_out_of_range", "not_over"),
     # Tournaments.
-    *("team_size", "draw_in_elimination"),
+    *("team_size", "draw_in_elimination", "bye_round"),
 )
 STATUS_CODES: dict[int, tuple[str, ...]] = {
     400: tuple(dict.fromkeys(BAD_INPUT_CODES)),

@@ -31,11 +31,23 @@ from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
 from api.views.queue import naming_fields
 from ladder.models import Ladder
 from tournaments import services
-from tournaments.models import Board, BoardKind, Entry, EntryMember, EntryStatus, Format, Round, Status, Tournament
+from tournaments.models import (
+    Board,
+    BoardKind,
+    Entry,
+    EntryMember,
+    EntryStatus,
+    Format,
+    RequestedBye,
+    Round,
+    Status,
+    Tournament,
+)
 
 NO_SUCH_PLAYER = "No player named %(name)s."
 NOT_ENTERED = "You have no entry in this tournament."
 ENTRY_FIELDS = {"team_size": "teammates", "name_taken": "name"}
+BYE_FIELDS = {"bye_round": "round", "bye_taken": "entry"}
 
 
 class TournamentOut(serializers.Serializer):
@@ -64,6 +76,11 @@ class TournamentEntryOut(serializers.Serializer):
     joined_round = serializers.IntegerField()
 
 
+class TournamentByeOut(serializers.Serializer):
+    entry = serializers.CharField(help_text="The entry's name.")
+    round = serializers.IntegerField(help_text="The Swiss round it sits out, not paired yet.")
+
+
 class TournamentDetailOut(TournamentOut):
     description = serializers.CharField()
     tiebreaks = serializers.ListField(child=serializers.CharField())
@@ -71,6 +88,9 @@ class TournamentDetailOut(TournamentOut):
     round_minutes = serializers.IntegerField(help_text="Each round's play deadline, from its pairing.")
     entry_list = TournamentEntryOut(many=True)
     your_entry = TournamentEntryOut(allow_null=True, help_text="Your entry, when you are signed in and entered.")
+    byes_to_come = TournamentByeOut(
+        many=True, help_text="Swiss: the requested byes of rounds not paired yet, each worth a draw."
+    )
 
 
 class TournamentBoardOut(serializers.Serializer):
@@ -110,13 +130,20 @@ class TournamentEntryIn(StrictSerializer):
 
 
 class TournamentActionIn(StrictSerializer):
-    action = serializers.ChoiceField(choices=["start", "pause", "resume", "cancel", "repair", "decide", "withdraw"])
+    action = serializers.ChoiceField(
+        choices=["start", "pause", "resume", "cancel", "repair", "decide", "withdraw", "bye"]
+    )
     reason = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     board = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1, help_text="decide: the board.")
     result = serializers.FloatField(
         required=False, min_value=0.0, max_value=1.0, help_text="decide: entry a's result, 1, 0.5 or 0."
     )
-    entry = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1, help_text="withdraw: the entry.")
+    entry = serializers.IntegerField(
+        required=False, min_value=1, max_value=2**31 - 1, help_text="withdraw, bye: the entry."
+    )
+    round = serializers.IntegerField(
+        required=False, min_value=1, max_value=30, help_text="bye: the Swiss round, not paired yet, it sits out."
+    )
 
 
 def _tournament(slug: str, tournament: str) -> Tournament:
@@ -174,6 +201,10 @@ def _detail(tournament: Tournament, user: Any) -> dict[str, Any]:
         )
         mine = next((e for e in entries if e["id"] == entry_id), None)
     rule = tournament.rule
+    names = {entry["id"]: entry["name"] for entry in entries}
+    byes = RequestedBye.objects.filter(tournament=tournament, round__gt=tournament.current_round).order_by(
+        "round", "id"
+    )
     return {
         **_summary(tournament),
         "description": tournament.description,
@@ -182,6 +213,7 @@ def _detail(tournament: Tournament, user: Any) -> dict[str, Any]:
         "round_minutes": tournament.round_minutes,
         "entry_list": entries,
         "your_entry": mine,
+        "byes_to_come": [{"entry": names.get(bye.entry_id, ""), "round": bye.round} for bye in byes],
     }
 
 
@@ -338,9 +370,11 @@ class ActionView(APIView):
         request=TournamentActionIn,
         responses={200: TournamentDetailOut, **errors(403, 409)},
         description="Moderators organise: start, pause, resume, cancel, repair (pair the current round again), "
-        "decide (`board`, `result`), withdraw (`entry`); every action but start needs a `reason`, kept in the "
-        "tournament's record. 409: `not_startable`, `too_few_entries`, `not_running`, `not_paused`, "
-        "`round_has_results`, `board_decided`, `entry_withdrawn`, `tournament_over`.",
+        "decide (`board`, `result`), withdraw (`entry`), bye (`entry`, `round`: a Swiss round not paired yet, "
+        "sat out for a draw's points; one bye an entry); every action but start needs a `reason`, kept in the "
+        "tournament's record. 400 naming `round`: `bye_round`. 409: `not_startable`, `too_few_entries`, "
+        "`not_running`, `not_paused`, `round_has_results`, `board_decided`, `entry_withdrawn`, `tournament_over`, "
+        "`not_swiss`, `bye_taken`.",
     )
     def post(self, request: AuthenticatedRequest, slug: str, tournament: str) -> Response:
         found = _tournament(slug, tournament)
@@ -362,6 +396,12 @@ class ActionView(APIView):
             if "result" not in params:
                 raise serializers.ValidationError({"result": ["Give the result to decide."]}, code="missing_field")
             services.board_decide(board=board, by=by, result=float(params["result"]), reason=reason)
+        elif action == "bye":
+            entry = get_object_or_404(Entry, tournament=found, pk=params.get("entry", 0))
+            if "round" not in params:
+                raise serializers.ValidationError({"round": ["Give the round of the bye."]}, code="missing_field")
+            with naming_fields(BYE_FIELDS):
+                services.entry_bye(entry=entry, round=params["round"], by=by, reason=reason)
         else:
             entry = get_object_or_404(Entry, tournament=found, pk=params.get("entry", 0))
             services.entry_withdraw(entry=entry, by=by, reason=reason)

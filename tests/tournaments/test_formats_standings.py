@@ -147,3 +147,22 @@ def test_standings_use_the_organisers_points():
 def test_standings_reject_an_unknown_or_repeated_tiebreak(tiebreaks, message):
     with pytest.raises(ValueError, match=message):
         standings([1, 2], [], RULE, tiebreaks, {})
+
+
+def test_standings_a_requested_bye_is_worth_a_draw_whatever_the_bye_is_worth():
+    rule = PointsRule(win=3.0, draw=1.0, loss=0.0, bye=3.0)
+    games = [Game(1, 1, 2, 1.0), Game(1, 3, None, 0.5, "requested"), Game(2, 3, 1, 1.0), Game(2, 2, None, 1.0, "bye")]
+
+    rows = {row.id: row for row in standings([1, 2, 3], games, rule, ["wins", "sonneborn_berger"], {})}
+
+    assert rule.points(games[1]) == 1.0
+    assert (rows[1].points, rows[2].points, rows[3].points) == (3.0, 3.0, 4.0)
+    assert rows[3].wins == 1  # a bye is not a win
+    # Sonneborn–Berger: beat 1 (3 points) for 1 × 3, and the requested bye's virtual
+    # opponent (3's own 4 points) weighed by a draw's share of a win, 1/3.
+    assert rows[3].tiebreaks[1] == pytest.approx(3 + 4 / 3)
+
+
+def test_a_requested_bye_has_no_opponent():
+    with pytest.raises(ValueError, match="a 'requested' game must not have an opponent b"):
+        Game(1, 1, 2, 0.5, "requested")

@@ -223,3 +223,20 @@ def test_swiss_rejects_a_budget_below_one(budget):
 def test_swiss_rejects_an_entrant_twice():
     with pytest.raises(ValueError, match="entrants must not repeat an entrant, got 1 twice"):
         swiss_pairings([Entrant(1, 1500), Entrant(1, 1500)], [], RULE)
+
+
+def test_swiss_requested_bye_counts_as_the_entrants_one_bye():
+    # Round 1: everyone drew and 5 sat out with a requested bye (½): all on ½, and 5, the
+    # lowest-ranked, would take the pairing's bye had its requested one not counted.
+    entrants = [Entrant(id, 2000 - 10 * id) for id in range(1, 6)]
+    games = [Game(1, 1, 2, 0.5), Game(1, 3, 4, 0.5), Game(1, 5, None, 0.5, "requested")]
+
+    assert swiss_pairings(entrants, games, RULE).bye == 4
+
+
+def test_swiss_bye_passes_over_an_entrant_with_a_requested_bye_to_come():
+    # docs/rules.md §22's worked example: 5 asked to sit out round 2, so round 1's bye goes to 4.
+    entrants = [Entrant(id, 2000 - 10 * id) for id in range(1, 6)]
+
+    assert swiss_pairings(entrants, [], RULE) == RoundPairing(((1, 3), (2, 4)), 5)
+    assert swiss_pairings(entrants, [], RULE, byes_to_come=[5]) == RoundPairing(((1, 3), (2, 5)), 4)

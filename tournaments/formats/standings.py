@@ -1,7 +1,8 @@
 """Standings: points, then the organiser's tie-breaks in the organiser's order.
 
 Every tie-break is "higher is better". An entrant's games are its seats (``values.seats``);
-an *unplayed* round is a bye, an absence or a forfeit, won or lost.
+an *unplayed* round is a bye (the pairing's or a requested one), an absence or a forfeit,
+won or lost.
 
 - ``head_to_head``: the points scored in games played among the entrants still tied when it
   is applied (so it is worked out group by group, after the tie-breaks before it).
@@ -12,7 +13,8 @@ an *unplayed* round is a bye, an absence or a forfeit, won or lost.
 - ``buchholz_cut1``: Buchholz without its lowest term.
 - ``sonneborn_berger``: the sum of each opponent's points times the share of a win scored
   against them (1, ½, 0); a virtual opponent is weighed by what the unplayed round was
-  worth (a full-point bye 1, an absence worth a draw ½, a forfeit won 1, lost 0).
+  worth (a full-point bye 1, a requested bye or an absence worth a draw ½, a forfeit won 1,
+  lost 0).
 - ``performance``: the mean rating of the opponents met over the board, plus
   400 · (wins − losses) / games; 0 for an entrant who played no game.
 

@@ -2,8 +2,9 @@
 
 The rules (docs/rules.md §22), in the order they win over each other:
 
-1. **The bye** (odd field) goes to an entrant who has not had one (an absence or a forfeit
-   is not a bye); only when everybody has had one may someone get a second.
+1. **The bye** (odd field) goes to an entrant who has not had one: neither the pairing's
+   bye nor a requested one, before or to come (an absence or a forfeit is not a bye); only
+   when everybody has had one may someone get a second.
 2. **Rematches**: as few as possible, so none while a rematch-free pairing exists.
 3. **Who gets the bye**: the lowest-ranked entrant of the lowest score group who can take
    it, among those that leave the fewest rematches.
@@ -43,7 +44,7 @@ rest of the budget, until one leaves no rematch.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.formats.values import Entrant, Game, PointsRule, seats, unique_ids
@@ -88,18 +89,25 @@ def swiss_history(ids: Sequence[int], games: Sequence[Game], rule: PointsRule) -
         points[seat.entrant] += rule.seat_points(seat)
         if seat.opponent is not None:
             met[seat.entrant].add(seat.opponent)
-        if seat.kind == "bye":
+        if seat.kind in ("bye", "requested"):
             had_bye.add(seat.entrant)
     return SwissHistory(points, {key: frozenset(value) for key, value in met.items()}, frozenset(had_bye))
 
 
 def swiss_pairings(
-    entrants: Sequence[Entrant], games: Sequence[Game], rule: PointsRule, *, budget: int = DEFAULT_BUDGET
+    entrants: Sequence[Entrant],
+    games: Sequence[Game],
+    rule: PointsRule,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    byes_to_come: Collection[int] = (),
 ) -> RoundPairing:
     """The next round's pairing of ``entrants`` (those who play it) after ``games``.
 
-    ``games`` are every finished game so far, each once; entrants who left are simply not
-    in ``entrants``. ``budget`` bounds the search (see the module's docstring).
+    ``games`` are every finished game so far, each once; entrants who left, or sit this
+    round out with a requested bye, are simply not in ``entrants``. ``byes_to_come`` are
+    entrants given a bye for a later round: they count as having had one (rule 1).
+    ``budget`` bounds the search (see the module's docstring).
     """
     ids = unique_ids((entrant.id for entrant in entrants), "entrants")
     if budget < 1:
@@ -116,7 +124,8 @@ def swiss_pairings(
         cost, pairs = search.solve(None)
         return _pairing(order, history, pairs, None)
     from_bottom = list(range(len(order) - 1, -1, -1))
-    candidates = [position for position in from_bottom if order[position] not in history.had_bye] or from_bottom
+    had = history.had_bye | frozenset(byes_to_come)
+    candidates = [position for position in from_bottom if order[position] not in had] or from_bottom
     best: tuple[int, list[tuple[int, int]], int] | None = None
     for position in candidates:
         cost, pairs = search.solve(position)

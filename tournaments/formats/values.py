@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-KINDS = ("played", "bye", "absent", "forfeit")
+KINDS = ("played", "bye", "requested", "absent", "forfeit")
+UNOPPOSED = ("bye", "requested", "absent")  # the kinds without an opponent b
 RESULTS = (0.0, 0.5, 1.0)
 
 
@@ -18,8 +19,10 @@ class Game:
     """One finished game of a tournament, from its first entrant's point of view.
 
     ``kind`` is ``"played"`` (``result`` is a's: 1 win, ½ draw, 0 loss), ``"bye"`` (the
-    round's pairing bye: ``b`` is None), ``"absent"`` (a joined late and missed the round:
-    ``b`` is None) or ``"forfeit"`` (``b`` did not play: a wins by forfeit, ``result`` 1).
+    round's pairing bye: ``b`` is None), ``"requested"`` (a bye given before the round was
+    paired, at a's request or by the organiser: ``b`` is None), ``"absent"`` (a joined late
+    and missed the round: ``b`` is None) or ``"forfeit"`` (``b`` did not play: a wins by
+    forfeit, ``result`` 1).
     """
 
     round: int
@@ -33,8 +36,8 @@ class Game:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
         if self.round < 1:
             raise ValueError(f"round must be at least 1, got {self.round}")
-        if (self.b is None) != (self.kind in ("bye", "absent")):
-            raise ValueError(f"a {self.kind!r} game must {'not ' if self.b is None else ''}have an opponent b")
+        if (self.b is None) != (self.kind in UNOPPOSED):
+            raise ValueError(f"a {self.kind!r} game must {'not ' if self.b is not None else ''}have an opponent b")
         if self.b == self.a:
             raise ValueError(f"a game needs two different entrants, got {self.a} twice")
         if self.kind == "played" and self.result not in RESULTS:
@@ -47,8 +50,9 @@ class Game:
 class Seat:
     """One entrant's view of a game: whom they met (None: nobody) and what they scored.
 
-    ``kind`` is ``"played"``, ``"bye"``, ``"absent"``, ``"forfeit_win"`` or ``"forfeit_loss"``;
-    ``result`` is the entrant's own (1, ½, 0); for a bye or an absence it is the game's.
+    ``kind`` is ``"played"``, ``"bye"``, ``"requested"``, ``"absent"``, ``"forfeit_win"`` or
+    ``"forfeit_loss"``; ``result`` is the entrant's own (1, ½, 0); for a bye or an absence it
+    is the game's.
     """
 
     round: int
@@ -80,9 +84,10 @@ def seats(games: Iterable[Game]) -> Iterator[Seat]:
 class PointsRule:
     """Tournament points, set by the organiser (docs/rules.md §22).
 
-    A played game gives ``win``, ``draw`` or ``loss``; the round's bye gives ``bye``; a round
-    missed by a late join gives ``absent``; a forfeit gives ``win`` to the entrant who came
-    and ``loss`` to the one who did not.
+    A played game gives ``win``, ``draw`` or ``loss``; the round's bye gives ``bye``; a
+    requested bye gives ``draw`` (it is chosen, so it is worth no more than a game drawn,
+    as heltour's half-point byes); a round missed by a late join gives ``absent``; a forfeit
+    gives ``win`` to the entrant who came and ``loss`` to the one who did not.
     """
 
     win: float = 1.0
@@ -101,6 +106,8 @@ class PointsRule:
         """The points of ``game``'s first entrant, a."""
         if game.kind == "bye":
             return self.bye
+        if game.kind == "requested":
+            return self.draw
         if game.kind == "absent":
             return self.absent
         if game.kind == "forfeit":
@@ -111,6 +118,8 @@ class PointsRule:
         """The points of ``seat``'s entrant."""
         if seat.kind == "bye":
             return self.bye
+        if seat.kind == "requested":
+            return self.draw
         if seat.kind == "absent":
             return self.absent
         if seat.kind == "forfeit_win":
@@ -133,7 +142,7 @@ class PointsRule:
         """The seat's points as a share of a win, between 0 (a loss) and 1 (a win).
 
         What Sonneborn–Berger weighs an opponent's points by: the result of a game played
-        over the board, and for a bye or an absence what the organiser made it worth.
+        over the board, and for a bye (requested or not) or an absence what it is worth.
         """
         if seat.played:
             return seat.result
