@@ -1,11 +1,14 @@
 """The moderation desk's reads: the matches that wait for a moderator's decision.
 
-Four lists, newest first by the moment each match came to the desk, each capped at
+Five lists, newest first by the moment each match came to the desk, each capped at
 ``DESK_LIST_SIZE`` with its full count (the rest are one link away in the admin): disputed
 results, no-show claims (a contested one too: it is listed there only, so no match counts
-twice), matches that expired unplayed in the last ``EXPIRED_DAYS`` days, and results the
-fair-play checks held for review. Each list costs a count and one page of rows with their sides and players, so the
-page's query count does not grow with the number of matches.
+twice), matches that expired unplayed in the last ``EXPIRED_DAYS`` days, results the
+fair-play checks held for review, and tournament games whose round's play deadline passed
+without a result (read through the match's ``tournament_board``, so this room imports
+nothing of the tournaments app above it; a game already in another list is left there).
+Each list costs a count and one page of rows with their sides and players, so the page's
+query count does not grow with the number of matches.
 """
 
 from __future__ import annotations
@@ -151,6 +154,30 @@ def moderation_desk(*, now: datetime) -> Desk:
                 Match.objects.filter(status=MatchStatus.PENDING, held_for_review=True),
                 "reported_at",
                 "status__exact=pending&held_for_review__exact=1",
+            ),
+            _list(
+                "tournaments",
+                "Tournament games past their deadline",
+                Match.objects.filter(
+                    tournament_board__result__isnull=True,
+                    tournament_board__round__deadline__lt=now,
+                    tournament_board__tournament__finished_at__isnull=True,  # neither finished nor cancelled
+                )
+                .exclude(status__in=[MatchStatus.DISPUTED, MatchStatus.CLAIMED])
+                .exclude(status=MatchStatus.PENDING, held_for_review=True)
+                .exclude(
+                    status=MatchStatus.CANCELLED, cancel_reason=CancelReason.EXPIRED, cancelled_at__gte=expired_since
+                )
+                .annotate(
+                    came_in=F("tournament_board__round__deadline"),
+                    board_id=F("tournament_board__pk"),
+                    board_number=F("tournament_board__number"),
+                    round_number=F("tournament_board__round__number"),
+                    tournament_name=F("tournament_board__tournament__name"),
+                    tournament_slug=F("tournament_board__tournament__slug"),
+                ),
+                "came_in",
+                "tournament_board__isnull=False",
             ),
         ]
     )
