@@ -300,12 +300,11 @@ class _Pool:
     is its power (nobody padded), and ``P = Φ((level_a − level_b)/sqrt(n·β² + spread))``.
     """
 
-    top: float
     players: tuple[int, ...]
     power: tuple[float, ...]
     spread: tuple[float, ...]
-    null_power: float
-    null_spread: float
+    null_power: float = 0.0  # TrueSkill pads nobody: no null player
+    null_spread: float = 0.0
     beta: float | None = None
 
     @classmethod
@@ -315,13 +314,10 @@ class _Pool:
         if beta is not None:
             beta = check_number("beta", beta, positive=True)
             return cls(
-                0.0,
                 tuple(len(unit) for unit in units),
                 tuple(math.fsum(rating - TRUESKILL_ORIGIN for rating, _ in unit) for unit in units),
                 tuple(math.fsum(rd * rd for _, rd in unit) for unit in units),
-                0.0,
-                0.0,
-                beta,
+                beta=beta,
             )
         ratings = [rating for unit in units for rating, _ in unit] + [null_rating]
         top = max(ratings)
@@ -330,16 +326,12 @@ class _Pool:
                 f"ratings and null_rating must lie within {RATING_SPREAD_LIMIT:g} points of each other, "
                 f"got {min(ratings)!r} to {top!r}"
             )
-        powers = [[math.exp((rating - top) * LN_BETA) for rating, _ in unit] for unit in units]
+        weighted = [[(math.exp((rating - top) * LN_BETA), rd) for rating, rd in unit] for unit in units]
         null_power = math.exp((null_rating - top) * LN_BETA)
         return cls(
-            top,
             tuple(len(unit) for unit in units),
-            tuple(math.fsum(weights) for weights in powers),
-            tuple(
-                math.fsum((w * rd) ** 2 for w, (_, rd) in zip(weights, unit, strict=True))
-                for weights, unit in zip(powers, units, strict=True)
-            ),
+            tuple(math.fsum(w for w, _ in unit) for unit in weighted),
+            tuple(math.fsum((w * rd) ** 2 for w, rd in unit) for unit in weighted),
             null_power,
             (null_power * null_rd) ** 2,
         )

@@ -300,8 +300,90 @@ def test_best_team_group_picks_the_fairest_four_of_five():
             lambda: best_team_group([(1500.0, 50.0)], [[(1500.0, -5.0)]], 2, uneven=False, **NULL),
             r"candidates\[0\]\[0\] rd must be above 0",
         ),
+        (lambda: team_win_probability([(1500.0, 50.0)], [], **NULL), r"^team_b must hold at least one"),
+        (lambda: team_win_probability(*[[(1500.0, 50.0)]] * 2, beta=0.0, **NULL), r"^beta must be above 0, got 0\.0"),
+        (
+            lambda: team_win_probability(*[[(1500.0, 50.0)]] * 2, null_rating=math.nan, null_rd=350.0),
+            r"^null_rating must be a finite number",
+        ),
+        (
+            lambda: team_win_probability(*[[(1500.0, 50.0)]] * 2, null_rating=1.0, null_rd=0.0),
+            r"^null_rd must be above 0, got 0\.0",
+        ),
+        (
+            lambda: best_split([[(1500.0, 50.0)]] * 2, uneven=True, null_rating=math.inf, null_rd=350.0),
+            r"^null_rating must be a finite number",
+        ),
+        (
+            lambda: best_split([[(1500.0, 50.0)]] * 2, uneven=True, null_rating=1.0, null_rd=0.0),
+            r"^null_rd must be above 0, got 0\.0",
+        ),
+        (
+            lambda: best_split([[(1500.0, 50.0)]] * 2, uneven=True, beta=-175.0, **NULL),
+            r"^beta must be above 0, got -175\.0",
+        ),
+        (
+            lambda: best_team_group([(1500.0, 50.0)], [[(1500.0, 50.0)]], 2, uneven=True, beta=0.0, **NULL),
+            r"^beta must be above 0, got 0\.0",
+        ),
+        (
+            lambda: best_team_group(
+                [(1500.0, 50.0)], [[(1500.0, 50.0)]], 2, uneven=False, null_rating=math.nan, null_rd=350.0
+            ),
+            r"^null_rating must be a finite number",
+        ),
+        (
+            lambda: best_team_group(
+                [(1500.0, 50.0)], [[(1500.0, 50.0)]], 2, uneven=False, null_rating=1.0, null_rd=0.0
+            ),
+            r"^null_rd must be above 0, got 0\.0",
+        ),
+        (lambda: best_ffa_group([(math.nan, 50.0)], [[(1500.0, 50.0)]], 2), r"^anchor\[0\] rating must be a finite"),
+        (
+            lambda: best_ffa_group([(1500.0, 50.0)], [[(1500.0, 50.0)]], 2.0),
+            r"^size must be a whole number from 2 to 8, got 2\.0$",
+        ),
+        (
+            lambda: best_ffa_group([(1500.0, 50.0)], [[(1500.0, 50.0)] * 3], 2),
+            r"^candidates\[0\] must have at most 2 players, got 3$",
+        ),
+        (
+            lambda: best_split([[(1.0, 50.0)], [(50_001.5, 50.0)]], uneven=True, **NULL),
+            r"^ratings and null_rating must lie within 50000 points of each other, got 1\.0 to 50001\.5$",
+        ),
     ],
 )
 def test_bad_input_is_refused_naming_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_twelve_candidates_and_ratings_50000_points_apart_are_accepted():
+    """The limits themselves are allowed: ``MAX_CANDIDATES`` units, a spread of ``RATING_SPREAD_LIMIT``."""
+    found = best_ffa_group([(1500.0, 50.0)], [[(1500.0, 50.0)]] * MAX_CANDIDATES, 2)
+    split = best_split([[(1.0, 50.0)], [(50_001.0, 50.0)]], uneven=True, **NULL)
+
+    assert found == ((0,), 0.0)
+    assert split is not None and split.probability < 1e-100  # team a is the player rated 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(units=unit_lists(min_players=2, max_players=6, max_party=2), uneven=st.booleans())
+def test_moving_every_rating_and_the_null_rating_alike_keeps_the_split(units, uneven):
+    """Only rating differences count (docs/rules.md §2, §8): far from the origin the same split wins."""
+    total = sum(len(unit) for unit in units)
+    if not uneven and any(2 * len(unit) > total for unit in units):
+        return
+    shift = 30_000.0
+    moved = [[(rating + shift, rd) for rating, rd in unit] for unit in units]
+    null_near = {"null_rating": 1400.0, "null_rd": 200.0}
+    here = best_split(units, uneven=uneven, **null_near)
+
+    there = best_split(moved, uneven=uneven, null_rating=1400.0 + shift, null_rd=200.0)
+
+    if here is None:
+        assert there is None
+        return
+    assert there is not None
+    assert (there.team_a, there.team_b) == (here.team_a, here.team_b)
+    assert there.probability == pytest.approx(here.probability, abs=1e-9)

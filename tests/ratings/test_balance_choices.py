@@ -19,10 +19,12 @@ import itertools
 import math
 from statistics import NormalDist
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ratings.engines.balance import best_ffa_group, best_split, best_team_group
+from ratings.engines.probability import win_probability
 from ratings.engines.teams import composite, pad
 from ratings.engines.values import TRUESKILL_ORIGIN
 from tests.ratings.test_balance import NULL, oracle_probability
@@ -194,3 +196,103 @@ def test_the_fairest_split_weighs_the_rating_gap_by_the_teams_rds():
     assert split is not None and (split.team_a, split.team_b) == (fairest[2], fairest[3])
     assert found is not None and found[0] == (0, 1, 2)
     assert (found[1].team_a, found[1].team_b) == (fairest[2], fairest[3])
+
+
+# Null players near the players' own ratings weigh in a padded team; with RD 50 they tie
+# with the players often, so uneven games tie with even ones.
+near_nulls = st.sampled_from([{"null_rating": 1500.0, "null_rd": 50.0}, {"null_rating": 1450.0, "null_rd": 200.0}])
+
+
+def padded_unfairness(team_a, team_b, null):
+    """docs/rules.md §8 then §2: pad the smaller team with ``null`` players, composites, win chance."""
+    size = max(len(team_a), len(team_b))
+    sides = [composite(*pad([r for r, _ in team], [d for _, d in team], size, **null)) for team in (team_a, team_b)]
+    return abs(win_probability(*sides[0], *sides[1]) - 0.5)
+
+
+def padded_splits(units, uneven, null):
+    """``every_split`` with the given null players."""
+    splits = []
+    others = range(1, len(units))
+    for count in range(len(units) - 1):
+        for extra in itertools.combinations(others, count):
+            team_a = (0, *extra)
+            team_b = tuple(index for index in others if index not in extra)
+            members_a = [member for index in team_a for member in units[index]]
+            members_b = [member for index in team_b for member in units[index]]
+            if not uneven and len(members_a) != len(members_b):
+                continue
+            imbalance = abs(len(members_a) - len(members_b))
+            splits.append((padded_unfairness(members_a, members_b, null), imbalance, team_a, team_b))
+    return splits
+
+
+@settings(max_examples=200, deadline=None)
+@given(units=parties(2, 6, 3), null=near_nulls)
+def test_null_players_near_the_players_decide_uneven_splits_as_padding_says(units, null):
+    """The padded side's power and spread include its null players exactly as ``pad`` adds them."""
+    assume(sum(len(unit) for unit in units) <= 8)
+    splits = padded_splits(units, True, null)
+    assume(splits)
+    _, _, team_a, team_b = promised(splits, key=lambda split: (split[1], split[2]))
+
+    split = best_split(units, uneven=True, **null)
+
+    assert split is not None
+    assert (split.team_a, split.team_b) == (team_a, team_b)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    anchor=st.lists(players, min_size=1, max_size=2),
+    candidates=parties(0, 6, 2),
+    size=st.integers(min_value=2, max_value=8),
+    null=near_nulls,
+)
+def test_null_players_near_the_players_decide_uneven_groups_as_padding_says(anchor, candidates, size, null):
+    assume(all(len(unit) <= size - 1 for unit in [anchor, *candidates]))
+    games = []
+    for count in range(len(candidates) + 1):
+        for choice in itertools.combinations(range(len(candidates)), count):
+            group = [anchor, *(candidates[index] for index in choice)]
+            if sum(len(unit) for unit in group) != size:
+                continue
+            for fairness, imbalance, team_a, team_b in padded_splits(group, True, null):
+                games.append((fairness, imbalance, choice, team_a, team_b))
+    assume(games)
+    _, _, choice, team_a, team_b = promised(games, key=lambda game: (game[1], game[2], game[3]))
+
+    found = best_team_group(anchor, candidates, size, uneven=True, **null)
+
+    assert found is not None
+    assert (found[0], found[1].team_a, found[1].team_b) == (choice, team_a, team_b)
+
+
+@pytest.mark.parametrize("beta", [None, BETA])
+def test_four_equal_players_play_two_against_two_when_one_against_three_is_as_fair(beta):
+    """Null players equal to the players, or TrueSkill's sums at μ = 0 (rating 450): 1 v 3 is a coin toss too."""
+    four = [[(1500.0 if beta is None else TRUESKILL_ORIGIN, 50.0)] for _ in range(4)]
+    null = {"null_rating": 1500.0, "null_rd": 50.0}
+    splits = padded_splits(four, True, null) if beta is None else every_split(four, True, beta)
+    assert all(split[0] < TIED for split in splits) and {split[1] for split in splits} == {0, 2}
+
+    split = best_split(four, uneven=True, beta=beta, **null)
+    found = best_team_group(four[0], four[1:], 4, uneven=True, beta=beta, **null)
+
+    assert split is not None and (split.team_a, split.team_b) == ((0, 1), (2, 3))
+    assert found is not None and found[0] == (0, 1, 2)
+    assert (found[1].team_a, found[1].team_b) == ((0, 1), (2, 3))
+
+
+def test_a_trueskill_free_for_all_weighs_pairs_by_trueskill_not_by_glicko():
+    """Φ(Δ/sqrt(2β² + σ²…)) and docs/rules.md §2's G weigh an unsure opponent differently."""
+    anchor = [(1500.0, 30.0)]
+    sure, unsure = [(1560.0, 30.0)], [(1600.0, 350.0)]
+    by_glicko = [abs(oracle_probability(anchor, other) - 0.5) for other in (sure, unsure)]
+    by_trueskill = [unfairness(anchor, other, BETA) for other in (sure, unsure)]
+    assert by_glicko[0] < by_glicko[1] and by_trueskill[1] < by_trueskill[0]
+
+    assert best_ffa_group(anchor, [sure, unsure], 2) == ((0,), by_glicko[0])
+    found = best_ffa_group(anchor, [sure, unsure], 2, BETA)
+    assert found is not None and found[0] == (1,)
+    assert found[1] == pytest.approx(by_trueskill[1], abs=TIED)
