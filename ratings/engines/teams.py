@@ -40,8 +40,6 @@ def composite_shares(ratings: Sequence[float], rds: Sequence[float]) -> tuple[fl
     Gives the same bits as the two functions: the same weights, sums and order of operations.
     """
     n = len(ratings)
-    if n == 1:
-        return ratings[0], rds[0], [1.0]
     top = max(ratings)
     weights = [math.exp((r - top) * LN_BETA) for r in ratings]
     total = math.fsum(weights)
@@ -58,8 +56,6 @@ def power_shares(ratings: Sequence[float]) -> list[float]:
     which is why the Bayesian team update (``team_delta="bayes"``) weighs members by it.
     Members must be given already padded; the shares sum to 1.
     """
-    if len(ratings) == 1:
-        return [1.0]
     top = max(ratings)
     weights = [math.exp((r - top) * LN_BETA) for r in ratings]
     total = math.fsum(weights)

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from ratings.engines import Params, RatingState, composite, display, get_engine, is_provisional, win_probability
-from ratings.engines.glicko import GLICKO2_SCALE, glicko2_rating_period
+from ratings.engines.glicko import GLICKO2_SCALE, glicko2_rating_period, glicko2_volatility
 from ratings.engines.probability import g, rating_difference_for_probability
 from ratings.engines.values import SECONDS_PER_DAY
 
@@ -239,3 +239,95 @@ def test_queue_rule_resets_the_clock_without_inflating():
 
     assert reset.rd == 60 and reset.rd_as_of == 5 * DAY
     assert engine.rd_at(reset, 5 * DAY) == 60 < engine.rd_at(state, 5 * DAY)
+
+
+def papers_volatility(phi, sigma, delta, v, tau, epsilon=1e-6):
+    """Glickman (2012), "Example of the Glicko-2 system", step 5, written out as the paper prints it."""
+    a = math.log(sigma**2)
+
+    def f(x):
+        return (
+            math.exp(x) * (delta**2 - phi**2 - v - math.exp(x)) / (2 * (phi**2 + v + math.exp(x)) ** 2)
+            - (x - a) / tau**2
+        )
+
+    big_a = a
+    if delta**2 > phi**2 + v:
+        big_b = math.log(delta**2 - phi**2 - v)
+    else:
+        k = 1
+        while f(a - k * tau) < 0:
+            k += 1
+        big_b = a - k * tau
+    f_a, f_b = f(big_a), f(big_b)
+    while abs(big_b - big_a) > epsilon:
+        big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
+        f_c = f(big_c)
+        if f_c * f_b <= 0:
+            big_a, f_a = big_b, f_b
+        else:
+            f_a = f_a / 2
+        big_b, f_b = big_c, f_c
+    return math.exp(big_a / 2)
+
+
+@pytest.mark.parametrize("tau", [0.3, 0.5, 1.2, 3.0, 8.0])
+@pytest.mark.parametrize("surprise", [0.0, 0.4, 1.0, 2.5, 6.0])
+@pytest.mark.parametrize(("phi", "v"), [(0.3, 0.5), (1.1521, 1.7785), (2.0, 0.2), (0.05, 30.0)])
+@pytest.mark.parametrize("sigma", [0.06, 10.0])
+def test_the_volatility_follows_the_papers_iteration_step_by_step(tau, surprise, phi, v, sigma):
+    """Step 5 from both starting brackets: Δ² above φ² + v (B = ln(Δ² − φ² − v)) and below (B = a − kτ).
+
+    Both run the same Illinois steps from the same bracket, so they agree far inside the
+    stopping tolerance ε; a different bracket or step lands elsewhere within ε (1e-8 and
+    more). A large σ with τ above 2 makes the search for B take more than one step of τ;
+    its longer iteration lets the two roundings of f part by up to 2e-9.
+    """
+    delta = surprise * math.sqrt(phi * phi + v)
+
+    assert glicko2_volatility(phi, sigma, delta, v, tau) == pytest.approx(
+        papers_volatility(phi, sigma, delta, v, tau), rel=1e-12 if sigma < 1.0 else 1e-8
+    )
+
+
+def test_the_papers_example_volatility_from_its_printed_v_and_delta():
+    """Glickman (2012): v = 1.7785, Δ = −0.4834, σ = 0.06, φ = 1.1513, τ = 0.5 give σ' = 0.05999."""
+    sigma = glicko2_volatility(1.1513, 0.06, -0.4834, 1.7785, 0.5)
+
+    assert sigma == pytest.approx(papers_volatility(1.1513, 0.06, -0.4834, 1.7785, 0.5), rel=1e-12)
+    assert sigma == pytest.approx(0.05999, abs=1e-5)
+
+
+@pytest.mark.parametrize("placements", [[1, 2, 3], [2, 1, 2], [3, 3, 1, 2], [1, 1, 1]])
+def test_a_glicko2_free_for_all_is_one_rating_period_of_the_papers_steps(placements):
+    """docs/rules.md §9: each player's period holds a game against every other (steps 3–5, 7–8, no step 6)."""
+    players = [
+        RatingState(1500.0, 200.0, 0.06, 0.0),
+        RatingState(1400.0, 30.0, 0.05, 0.0),
+        RatingState(1550.0, 100.0, 0.07, 0.0),
+        RatingState(1700.0, 300.0, 0.06, 0.0),
+    ][: len(placements)]
+    tau = 0.5
+
+    result = get_engine("glicko2", Params(tau=tau)).rate([[p] for p in players], placements, 0.0)
+
+    for index, player in enumerate(players):
+        mu, phi = (player.rating - 1500) / GLICKO2_SCALE, player.rd / GLICKO2_SCALE
+        v_inverse = total = 0.0
+        for other, opponent in enumerate(players):
+            if other == index:
+                continue
+            score = (
+                1.0 if placements[index] < placements[other] else 0.5 if placements[index] == placements[other] else 0.0
+            )
+            g_j = 1 / math.sqrt(1 + 3 * (opponent.rd / GLICKO2_SCALE) ** 2 / math.pi**2)
+            e = 1 / (1 + math.exp(-g_j * (mu - (opponent.rating - 1500) / GLICKO2_SCALE)))
+            v_inverse += g_j**2 * e * (1 - e)
+            total += g_j * (score - e)
+        v = 1 / v_inverse
+        sigma = papers_volatility(phi, player.volatility, v * total, v, tau)
+        phi_new = 1 / math.sqrt(1 / phi**2 + 1 / v)
+        mine = result.sides[index][0]
+        assert mine.volatility == pytest.approx(sigma, rel=1e-12)
+        assert mine.rd == pytest.approx(GLICKO2_SCALE * phi_new, rel=1e-12)
+        assert mine.rating == pytest.approx(player.rating + GLICKO2_SCALE * phi_new**2 * total, rel=1e-12)

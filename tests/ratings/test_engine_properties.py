@@ -287,3 +287,41 @@ def test_unknown_engine_is_named():
 def test_game_at_a_non_finite_instant_is_refused():
     with pytest.raises(ValueError, match="at must be a finite number"):
         get_engine("tgr").rate([[RatingState(1500, 50)], [RatingState(1500, 50)]], [1, 2], float("inf"))
+
+
+@given(
+    name=st.sampled_from(ENGINE_NAMES),
+    a=states(rd=st.floats(1.0, 300.0)),
+    b=states(rd=st.floats(1.0, 300.0)),
+    outcome=st.sampled_from([[1, 2], [2, 1], [1, 1]]),
+)
+def test_the_one_v_one_shortcut_grows_an_rd_idle_for_under_a_second(name, a, b, outcome):
+    """docs/rules.md §1: an RD grows with any idle time, a fraction of a second too, as ``rd_at`` says."""
+    engine = get_engine(name)
+    a, b = a._replace(rd_as_of=-0.5), b._replace(rd_as_of=-0.25)
+
+    fast = engine.rate([[a], [b]], outcome, 0.0)
+    general = Engine._rate_general(engine, [[a], [b]], outcome, 0.0)
+
+    for composite_fast, composite_general in zip(fast.composites, general.composites, strict=True):
+        assert composite_fast == pytest.approx(composite_general, rel=1e-12)
+    for player, state, (side_fast, side_general) in zip(
+        (a, b), (a, b), zip(fast.sides, general.sides, strict=True), strict=True
+    ):
+        assert side_fast[0].rd_at_game == engine.rd_at(state, 0.0) > player.rd
+        assert_same_result(side_fast[0], side_general[0])
+
+
+@given(name=st.sampled_from(["tgr", "glicko1", "glicko2"]), a=states(), b=states(), floor=st.floats(60.0, 340.0))
+def test_the_one_v_one_shortcut_keeps_the_rd_floor(name, a, b, floor):
+    """docs/rules.md §1: no game leaves an RD below ``rd_min``; the shortcut floors as the general path does."""
+    engine = get_engine(name, Params(rd_min=floor))
+    a, b = a._replace(rd=min(a.rd, 350.0)), b._replace(rd=min(b.rd, 350.0))
+
+    fast = engine.rate([[a], [b]], [1, 2], 0.0)
+    general = Engine._rate_general(engine, [[a], [b]], [1, 2], 0.0)
+    unfloored = get_engine(name).rate([[a], [b]], [1, 2], 0.0)
+
+    for side_fast, side_general, side_free in zip(fast.sides, general.sides, unfloored.sides, strict=True):
+        assert side_fast[0].rd == max(floor, side_free[0].rd)
+        assert_same_result(side_fast[0], side_general[0])

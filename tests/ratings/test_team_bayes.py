@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ratings.engines import ENGINES, Params, RatingState, get_engine
@@ -163,3 +163,71 @@ def test_the_docs_example_of_four_equal_players():
     assert (round(own.sides[0][0].delta, 2), round(own.sides[0][0].rd, 2)) == (26.03, 96.28)
     assert (round(bayes.sides[0][0].delta, 2), round(bayes.sides[0][0].rd, 2)) == (13.51, 99.05)
     assert (round(duel.sides[0][0].delta, 2), round(duel.sides[0][0].rd, 2)) == (25.51, 96.44)
+
+
+def glickman_side(composites, index, scores, elo):
+    """A side's composite as one player against every other side (Glickman 1999 step 2, docs/rules.md §7, §9).
+
+    Returns (mean E, mean s, Σg²E(1 − E), Σg(s − E)); Elo's E has no g (docs/rules.md §2).
+    """
+    rating = composites[index][0]
+    expected, information, total = [], 0.0, 0.0
+    for other, (opponent, opponent_rd) in enumerate(composites):
+        if other == index:
+            continue
+        g = 1.0 / math.sqrt(1.0 + 3.0 * Q * Q * opponent_rd**2 / math.pi**2)
+        e = 1.0 / (1.0 + 10 ** (-(1.0 if elo else g) * (rating - opponent) / 400.0))
+        expected.append(e)
+        information += g * g * e * (1.0 - e)
+        total += g * (scores[other] - e)
+    mean_score = sum(scores[other] for other in range(len(composites)) if other != index) / len(expected)
+    return sum(expected) / len(expected), mean_score, information, total
+
+
+@pytest.mark.parametrize("team_delta", ["own", "shared", "bayes"])
+@pytest.mark.parametrize("name", ["tgr", "glicko1", "elo"])
+@given(
+    teams=st.lists(st.lists(members, min_size=1, max_size=3), min_size=2, max_size=4),
+    data=st.data(),
+)
+def test_every_member_of_every_side_gets_what_docs_rules_8_says(name, team_delta, teams, data):
+    """Two to four teams, each its padded composite against every other, then shared out by ``team_delta``.
+
+    "own": member i moves by their own RD, ``q·RD_i'²·Σg(s − E)`` (Elo: ``K·mean(s − E)``);
+    "shared": every member gets the composite's change; "bayes": the Gaussian conditioning
+    (``kalman``). Every field of each result: the new state, the change, mean E, mean s and
+    the RD the update started from.
+    """
+    assume(sum(len(team) for team in teams) <= 8)
+    placements = data.draw(st.lists(st.integers(1, 4), min_size=len(teams), max_size=len(teams)))
+    at = 100.0
+    engine = get_engine(name, Params(team_delta=team_delta, luck_p=1.0))
+    sides = [[RatingState(r, rd, 0.06, at) for r, rd in team] for team in teams]
+    size = max(len(team) for team in teams)
+    composites = [
+        composite(*pad([r for r, _ in team], [rd for _, rd in team], size, null_rating=1.0, null_rd=350.0))
+        for team in teams
+    ]
+
+    result = engine.rate(sides, placements, at)
+
+    for mine, expected_composite in zip(result.composites, composites, strict=True):
+        assert mine == pytest.approx(expected_composite, rel=1e-12)
+    for index, team in enumerate(teams):
+        scores = [1.0 if placements[index] < p else 0.5 if placements[index] == p else 0.0 for p in placements]
+        mean_e, mean_s, information, total = glickman_side(composites, index, scores, name == "elo")
+        team_rd = composites[index][1]
+        team_rd2_new = 1.0 / (1.0 / team_rd**2 + Q * Q * information)
+        team_change = engine.params.k * (mean_s - mean_e) if name == "elo" else Q * team_rd2_new * total
+        if team_delta == "bayes" and size > 1:
+            means, variances = kalman(team, size, team_change, Q * Q * information)
+        else:
+            variances = [1.0 / (1.0 / rd**2 + Q * Q * information) for _, rd in team]
+            own = name != "elo" and (team_delta == "own" or len(team) == 1)
+            means = [Q * variance * total if own else team_change for variance in variances]
+        for (rating, rd), player, mean, variance in zip(team, result.sides[index], means, variances, strict=True):
+            assert player.delta == pytest.approx(mean, rel=1e-9, abs=1e-9)
+            assert player.rating == pytest.approx(rating + mean, rel=1e-12, abs=1e-9)
+            assert player.rd == pytest.approx(math.sqrt(variance), rel=1e-9)
+            assert (player.volatility, player.rd_as_of, player.rd_at_game) == (0.06, at, pytest.approx(rd, rel=1e-12))
+            assert (player.expected, player.score) == pytest.approx((mean_e, mean_s), rel=1e-12)

@@ -331,7 +331,9 @@ def test_first_place_probabilities_stay_bounded_work_for_absurd_spreads():
     assert sum(chances) == pytest.approx(1.0, abs=1e-6)
 
 
-@pytest.mark.parametrize("sizes", [(1, 1), (2, 2), (1, 2), (3, 3), (1, 1, 1), (2, 1, 3), (1, 1, 1, 1, 1, 1, 1, 1)])
+@pytest.mark.parametrize(
+    "sizes", [(1, 1), (2, 2), (1, 2), (3, 3), (1, 1, 1), (2, 1, 3), (1, 2, 1), (2, 3, 2, 1), (1, 1, 1, 1, 1, 1, 1, 1)]
+)
 def test_match_quality_is_the_packages_quality(sizes):
     rng = random.Random(f"quality {sizes}")
     ts = engine(sc=20.0)
