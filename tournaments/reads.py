@@ -38,8 +38,11 @@ from tournaments.services import (
 )
 
 RESULTS_CACHE_SECONDS = 3600
-# The bracket drawing: each game a box of this size, rounds in columns.
-BOX_WIDTH, BOX_HEIGHT, COLUMN_GAP, ROW_GAP = 168, 44, 36, 12
+# The bracket drawing: each game a box of this size, rounds in columns; a game's key is written
+# above its box (TOP leaves room for the first row's), and LEFT leaves room for the dashed stub
+# of a side that comes from another section (a loser dropping from the winners' bracket).
+BOX_WIDTH, BOX_HEIGHT, COLUMN_GAP, ROW_GAP, TOP, LEFT = 168, 44, 36, 18, 14, 18
+SLOT_Y = (BOX_HEIGHT // 4, 3 * BOX_HEIGHT // 4)  # the middle of side a's half, of side b's
 
 
 @dataclass
@@ -50,6 +53,8 @@ class StandingRow:
     wins: int
     games: int
     tiebreaks: list[float]
+    losses: int = 0
+    still_in: bool = False  # a running bracket: not knocked out, so no place yet
 
     @property
     def points_text(self) -> str:
@@ -74,7 +79,11 @@ class BracketBox:
     a: str
     b: str
     winner: str  # "a", "b" or ""
-    link_y: int = 0
+    # A side not known yet that comes from another section: what it waits for ("loser of W2-3")
+    # and that game's key, which the label links to.
+    a_from: tuple[str, str] | None = None
+    b_from: tuple[str, str] | None = None
+    note: str = ""  # said in the box's title after its game
 
 
 @dataclass
@@ -82,26 +91,47 @@ class Bracket:
     sections: list[tuple[str, SafeString]]  # title, the section drawn in SVG
 
 
-def _svg(title: str, boxes: list[BracketBox], width: int, height: int) -> SafeString:
-    """One section of the bracket in SVG, built here: a template loop over hundreds of games is slow."""
+def _svg(title: str, boxes: list[BracketBox], links: list[str], width: int, height: int) -> SafeString:
+    """One section of the bracket in SVG, built here: a template loop over hundreds of games is slow.
+
+    ``links`` are the drawn connections (SVG path data): from a game to the side of the game
+    its winner goes to, and the dashed stubs of sides that come from another section.
+    """
     parts = [
         f'<svg class="bracket" role="img" aria-label="{escape(title)}: {len(boxes)} games" '
-        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">'
+        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">',
+        *links,
     ]
     for box in boxes:
-        a, b = escape(_short(box.a) or "—"), escape(_short(box.b) or "—")
         won_a = " won" if box.winner == "a" else ""
         won_b = " won" if box.winner == "b" else ""
         parts.append(
-            f'<g transform="translate({box.x} {box.y})"><title>{escape(box.key)}: '
-            f"{escape(box.a or 'to be decided')} against {escape(box.b or 'to be decided')}</title>"
+            f'<g id="bracket-{escape(box.key)}" transform="translate({box.x} {box.y})"><title>{escape(box.key)}: '
+            f"{escape(box.a or _waiting(box.a_from))} against {escape(box.b or _waiting(box.b_from))}"
+            f"{escape(box.note)}</title>"
+            f'<text class="bracket-key" x="2" y="-4">{escape(box.key)}</text>'
             f'<rect class="bracket-box" width="{BOX_WIDTH}" height="{BOX_HEIGHT}" rx="4"></rect>'
             f'<line class="bracket-rule" x1="0" y1="{BOX_HEIGHT // 2}" x2="{BOX_WIDTH}" y2="{BOX_HEIGHT // 2}"></line>'
-            f'<text class="bracket-name{won_a}" x="8" y="16">{a}</text>'
-            f'<text class="bracket-name{won_b}" x="8" y="38">{b}</text></g>'
+            f"{_side(box.a, won_a, box.a_from, 16)}{_side(box.b, won_b, box.b_from, 38)}</g>"
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every text in it is escaped above
+
+
+def _waiting(source: tuple[str, str] | None) -> str:
+    return source[0] if source else "to be decided"
+
+
+def _side(name: str, won: str, source: tuple[str, str] | None, y: int) -> str:
+    if name or source is None:
+        return f'<text class="bracket-name{won}" x="8" y="{y}">{escape(_short(name) or "—")}</text>'
+    label, key = source
+    if not key:  # a bye: nobody comes
+        return f'<text class="bracket-name bracket-source" x="8" y="{y}">{escape(label)}</text>'
+    return (
+        f'<a href="#bracket-{escape(key)}"><text class="bracket-name bracket-source" x="8" y="{y}">'
+        f"{escape(label)}</text></a>"
+    )
 
 
 def _short(name: str, limit: int = 22) -> str:
@@ -188,7 +218,11 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
         by_id = {entry.pk: entry for entry in entries}
         ranked, drawn = _results(tournament, entries)
         for row in ranked:
-            standings.append(StandingRow(row.rank, by_id[row.id], row.points, row.wins, row.games, list(row.tiebreaks)))
+            standings.append(
+                StandingRow(row.rank, by_id[row.id], row.points, row.wins, row.games, list(row.tiebreaks), row.losses)
+            )
+        if tournament.is_elimination and tournament.status in (Status.RUNNING, Status.PAUSED):
+            standings = _still_in_first(standings, lives=2 if tournament.format == Format.DOUBLE_ELIMINATION else 1)
     byes = _byes(tournament, names, mine)
     return Page(
         tournament=tournament,
@@ -218,6 +252,17 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
         members=members,
         byes=byes,
     )
+
+
+def _still_in_first(rows: list[StandingRow], lives: int) -> list[StandingRow]:
+    """A running bracket's table: the entries still in (fewer losses than ``lives``), fewest
+    losses, most wins, then seed first; then those knocked out, by their places."""
+    for row in rows:
+        row.still_in = row.entry.is_active and row.losses < lives
+    still_in = sorted(
+        (row for row in rows if row.still_in), key=lambda row: (row.losses, -row.wins, row.entry.seed or 0)
+    )
+    return still_in + [row for row in rows if not row.still_in]
 
 
 def _byes(tournament: Tournament, names: dict[int, str], mine: Entry | None) -> Byes | None:
@@ -278,8 +323,17 @@ def bracket(tournament: Tournament, entries: list[Entry]) -> Bracket | None:
     names = {e.pk: e.name for e in entries}
     winners = bracket_winners(tournament, after)
     progress = formats.bracket_progress(shape, winners)
+    section_of = {game.key: game.section for game in shape.games}
+    unplayed = formats.bye_games(shape)
+    loser_goes = {
+        source.key: game.key
+        for game in shape.games
+        for source in (game.a, game.b)
+        if isinstance(source, formats.LoserOf)
+    }
     sections = []
-    for section, title in (("winners", "Bracket"), ("losers", "Losers' bracket"), ("final", "Grand final")):
+    first = "Winners' bracket" if shape.kind == "double" else "Bracket"
+    for section, title in (("winners", first), ("losers", "Losers' bracket"), ("final", "Grand final")):
         games = [g for g in shape.games if g.section == section and g.key in progress]
         if not games:
             continue
@@ -287,19 +341,26 @@ def bracket(tournament: Tournament, entries: list[Entry]) -> Bracket | None:
         for game in games:
             columns.setdefault(game.round, []).append(game)
         tallest = max(len(column) for column in columns.values())
-        height = tallest * (BOX_HEIGHT + ROW_GAP) + ROW_GAP
+        height = tallest * (BOX_HEIGHT + ROW_GAP)
         boxes = []
+        at: dict[str, tuple[int, int]] = {}
+        left = LEFT if section != "winners" else 0  # room for the stubs of sides from another section
         for index, number in enumerate(sorted(columns)):
             column = columns[number]
             step = height / len(column)
             for row, game in enumerate(column):
                 a, b = progress[game.key]
                 winner = winners.get(game.key)
+                x, y = left + index * (BOX_WIDTH + COLUMN_GAP), TOP + int(row * step + (step - BOX_HEIGHT) / 2)
+                at[game.key] = (x, y)
+                note = f"; its loser goes to {loser_goes[game.key]}" if game.key in loser_goes else ""
+                if game.key == "GF2":
+                    note = "; played only if the losers' champion wins GF1"
                 boxes.append(
                     BracketBox(
                         key=game.key,
-                        x=index * (BOX_WIDTH + COLUMN_GAP),
-                        y=int(row * step + (step - BOX_HEIGHT) / 2),
+                        x=x,
+                        y=y,
                         a=names.get(a, "") if a is not None else "",
                         b=names.get(b, "") if b is not None else "",
                         winner="a"
@@ -307,11 +368,49 @@ def bracket(tournament: Tournament, entries: list[Entry]) -> Bracket | None:
                         else "b"
                         if winner is not None and winner == b
                         else "",
+                        a_from=_elsewhere(game.a, section, section_of, unplayed) if game.key != "GF2" else None,
+                        b_from=_elsewhere(game.b, section, section_of, unplayed) if game.key != "GF2" else None,
+                        note=note,
                     )
                 )
-        width = len(columns) * (BOX_WIDTH + COLUMN_GAP)
-        sections.append((title, _svg(title, boxes, width, int(height))))
+        links = []
+        for game in games:
+            x, y = at[game.key]
+            if game.key == "GF2":  # the reset follows the first final
+                fx, fy = at["GF1"]
+                links.append(_elbow(fx + BOX_WIDTH, fy + BOX_HEIGHT // 2, x, y + BOX_HEIGHT // 2, dashed=True))
+                continue
+            for source, slot in ((game.a, SLOT_Y[0]), (game.b, SLOT_Y[1])):
+                if isinstance(source, formats.WinnerOf) and source.key in at:
+                    sx, sy = at[source.key]
+                    links.append(_elbow(sx + BOX_WIDTH, sy + BOX_HEIGHT // 2, x, y + slot))
+                elif (_elsewhere(source, section, section_of, unplayed) or ("", ""))[1]:
+                    links.append(_elbow(x - LEFT, y + slot, x, y + slot, dashed=True))
+        width = left + len(columns) * (BOX_WIDTH + COLUMN_GAP)
+        sections.append((title, _svg(title, boxes, links, width, TOP + int(height))))
     return Bracket(sections)
+
+
+def _elsewhere(
+    source: formats.Source, section: str, section_of: dict[str, str], unplayed: frozenset[str]
+) -> tuple[str, str] | None:
+    """What a side waits for when another section's game feeds it: ("loser of W2-3", "W2-3"), or
+    ("bye", "") when nobody comes (a bye, or the loser of a game against one); None for a side fed
+    from this section, which a line shows."""
+    if isinstance(source, formats.Bye) or (isinstance(source, formats.LoserOf) and source.key in unplayed):
+        return "bye", ""
+    if isinstance(source, formats.LoserOf):
+        return f"loser of {source.key}", source.key
+    if isinstance(source, formats.WinnerOf) and section_of.get(source.key) != section:
+        return f"winner of {source.key}", source.key
+    return None
+
+
+def _elbow(x1: int, y1: int, x2: int, y2: int, *, dashed: bool = False) -> str:
+    """A connection from (x1, y1) to (x2, y2): across half the gap, along, then across."""
+    middle = (x1 + x2) // 2
+    style = "bracket-link elsewhere" if dashed else "bracket-link"
+    return f'<path class="{style}" d="M{x1} {y1}H{middle}V{y2}H{x2}"></path>'
 
 
 def ladder_tournaments(tournaments: list[Tournament]) -> dict[str, list[Tournament]]:

@@ -166,3 +166,13 @@ def test_standings_a_requested_bye_is_worth_a_draw_whatever_the_bye_is_worth():
 def test_a_requested_bye_has_no_opponent():
     with pytest.raises(ValueError, match="a 'requested' game must not have an opponent b"):
         Game(1, 1, 2, 0.5, "requested")
+
+
+def test_standings_count_losses_over_the_board_and_by_forfeit_not_draws():
+    games = [Game(1, 1, 2, 0.0), Game(2, 1, 3, 0.5), Game(3, 3, 1, 1.0, "forfeit"), Game(4, 2, None, 1.0, "bye")]
+
+    rows = {row.id: row for row in standings([1, 2, 3], games, RULE, [], {})}
+
+    assert (rows[1].wins, rows[1].losses) == (0, 2)
+    assert (rows[2].wins, rows[2].losses) == (1, 0)
+    assert (rows[3].wins, rows[3].losses) == (1, 0)

@@ -40,6 +40,7 @@ class Standing:
     wins: int
     games: int  # played over the board
     tiebreaks: tuple[float, ...]  # in the order asked
+    losses: int = 0  # over the board or by forfeit
 
 
 def standings(
@@ -144,6 +145,11 @@ def standings(
                     rank=rank,
                     points=points[entrant],
                     wins=int(wins(entrant)),
+                    losses=sum(
+                        1
+                        for seat in by_entrant[entrant]
+                        if seat.kind == "forfeit_loss" or (seat.kind == "played" and seat.result == 0)
+                    ),
                     games=sum(1 for seat in by_entrant[entrant] if seat.played),
                     tiebreaks=tuple(values[entrant]),
                 )
