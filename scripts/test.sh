@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs ruff, the import contracts (lint-imports), mypy and the whole pytest suite against a
-# real PostgreSQL and a real Redis, on every core (pytest-xdist, PYTEST_WORKERS workers; the
-# default is the number of cores, at most 8). With --fast first (`make test-fast`) it runs
-# ruff and the tests that need no browser and start no program of their own
-# (-m "not browser and not external"), and skips the import contracts and mypy.
+# Runs ruff, then mypy beside the whole pytest suite (whose tests/test_layers.py runs the import
+# contracts, lint-imports), against a real PostgreSQL and a real Redis, on every core
+# (pytest-xdist, PYTEST_WORKERS workers; the default is the number of cores, at most 8). With
+# --fast first (`make test-fast`) it runs ruff and the tests that need no browser and start no
+# program of their own (-m "not browser and not external"), and skips mypy.
 #
 # With DATABASE_URL and CELERY_BROKER_URL already set, it uses those servers. Otherwise it
 # installs what is missing (Debian packages, as root), starts a throwaway PostgreSQL and
@@ -72,7 +72,6 @@ start_services() {
   bin=$(pg_bindir)
   pg_port=$(free_port)
   redis_port=$(free_port)
-  trap stop_services EXIT
   log "starting PostgreSQL on 127.0.0.1:$pg_port (data in $workdir)"
   "${run_pg[@]}" "$bin/initdb" -D "$workdir/pg" -A trust -U postgres --no-sync -E UTF8 >"$workdir/initdb.log" 2>&1 \
     || { cat "$workdir/initdb.log" >&2; die "initdb failed"; }
@@ -92,6 +91,7 @@ start_services() {
 
 stop_services() {
   local status=$?
+  if [ -n "${checks_pid:-}" ]; then kill "$checks_pid" 2>/dev/null || true; fi
   if [ -n "${workdir:-}" ]; then
     if [ -s "$workdir/redis.pid" ]; then kill "$(cat "$workdir/redis.pid")" 2>/dev/null || true; fi
     if [ -n "${pg_started:-}" ]; then
@@ -104,6 +104,9 @@ stop_services() {
 
 run_pg_stop=()
 if as_root; then run_pg_stop=(runuser -u postgres --); fi
+checks_pid=
+trap stop_services EXIT
+trap 'exit 143' INT TERM # stopped by a signal: exit, so the EXIT trap still stops what was started
 
 if [ -n "${DATABASE_URL:-}" ] && [ -n "${CELERY_BROKER_URL:-}" ]; then
   log "using the existing PostgreSQL and Redis from DATABASE_URL and CELERY_BROKER_URL"
@@ -125,12 +128,14 @@ log "ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 
+# mypy runs beside pytest, on the core a worker leaves idle while it waits; its output follows
+# pytest's, and its failing fails the run. The import contracts are a test of the suite
+# (tests/test_layers.py runs lint-imports).
 if [ -z "$fast" ]; then
-  log "import-linter"
-  .venv/bin/lint-imports --no-cache
-
-  log "mypy"
-  .venv/bin/mypy
+  log "mypy, beside pytest (its output follows pytest's)"
+  checks_log=$(mktemp /tmp/ladder-checks.XXXXXX)
+  ( echo "==> mypy"; .venv/bin/mypy ) >"$checks_log" 2>&1 &
+  checks_pid=$!
 fi
 
 # One worker per core: the tests are CPU-bound (with PostgreSQL's share), so more would only
@@ -141,4 +146,15 @@ workers=${PYTEST_WORKERS:-$(nproc)}
 selection=()
 [ -z "$fast" ] || selection=(-m "not browser and not external")
 log "pytest on $workers workers"
-.venv/bin/python -m pytest -n "$workers" --dist worksteal "${selection[@]}" "$@"
+tests_status=0
+.venv/bin/python -m pytest -n "$workers" --dist worksteal "${selection[@]}" "$@" || tests_status=$?
+
+if [ -n "$checks_pid" ]; then
+  checks_status=0
+  wait "$checks_pid" || checks_status=$?
+  checks_pid=
+  cat "$checks_log"
+  rm -f "$checks_log"
+  [ "$checks_status" = 0 ] || { printf 'error: mypy failed (above)\n' >&2; exit "$checks_status"; }
+fi
+exit "$tests_status"
