@@ -148,6 +148,7 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
         "confirms_at": summary.confirms_at,
         "held_for_review": match.held_for_review,
         "rated": summary.is_rated,
+        "unrated": not match.rated,
         "ready_deadline": match.ready_deadline,
         "play_deadline": match.play_deadline,
         "claim_deadline": match.claim_deadline,

@@ -436,7 +436,11 @@ class MatchOut(serializers.Serializer):
         help_text="The ladder's fair-play checks flagged this result when it was reported: it does not confirm "
         "itself and waits for the other side or a moderator."
     )
-    rated = serializers.BooleanField()
+    rated = serializers.BooleanField(help_text="Its result has changed the players' ratings.")
+    unrated = serializers.BooleanField(
+        help_text="A game that never changes ratings (an unrated tournament's): confirmed like any other, "
+        "it counts in its tournament only."
+    )
     ready_deadline = serializers.DateTimeField(
         allow_null=True, help_text="In the ready check: every player presses Ready before this, or it is cancelled."
     )

@@ -88,10 +88,11 @@ def rating_apply_match(*, match: Match, now: datetime | None = None) -> RatingEv
 
     The caller holds the match row locked (``select_for_update``) inside the transaction;
     this locks every participant's rating row, numbers the event, and writes the new
-    ratings and their history rows.
+    ratings and their history rows. An unrated match (``Match.rated`` off: an unrated
+    tournament's game) is never rated: nothing is written and it returns None.
     """
     now = now or timezone.now()
-    if match.rated_at is not None:
+    if match.rated_at is not None or not match.rated:
         return None
     if match.status != MatchStatus.CONFIRMED:
         raise ValueError(f"match {match.pk} is {match.status}, only confirmed matches are rated")

@@ -22,7 +22,7 @@ SETTINGS = (
     "ladder", "name", "slug", "description", "format", "team_size", "rounds", "double_round_robin", "groups",
     "advance", "points_win", "points_draw", "points_loss", "points_bye", "points_absent", "tiebreaks",
     "registration_closes_at", "starts_at", "check_in_minutes", "round_minutes", "min_rating", "max_rating",
-    "min_games",
+    "min_games", "rated",
 )  # fmt: skip
 
 

@@ -103,6 +103,11 @@ class Tournament(models.Model):
         help_text="Entries need at most this rating, now and at their highest of the last 7 days.",
     )
     min_games = models.PositiveIntegerField(default=0, help_text="Entries need at least this many rated games.")
+    rated = models.BooleanField(
+        default=True,
+        help_text="Its games change ratings like any of the ladder's. Off: they are played, reported and "
+        "confirmed the same way, and count in the tournament only.",
+    )
     status = models.CharField(max_length=14, choices=Status, default=Status.REGISTRATION)
     current_round = models.PositiveSmallIntegerField(default=0)
     created_by = models.ForeignKey(

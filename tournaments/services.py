@@ -719,7 +719,7 @@ def _create_match(
         [states[p] for p in lineup[0] if p in states], [states[p] for p in lineup[1] if p in states], now.timestamp()
     )
     p = ladder.shown_chance(p)
-    match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=kind.code)
+    match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=kind.code, rated=tournament.rated)
     lifecycle.start(match, ladder, now)
     queue_store.formed_create(
         match,

@@ -56,6 +56,7 @@ class TournamentOut(serializers.Serializer):
     format = serializers.ChoiceField(choices=Format.choices)
     team_size = serializers.IntegerField(help_text="Players per entry: 1, or a team's size.")
     rounds = serializers.IntegerField(help_text="Swiss: how many rounds are played.")
+    rated = serializers.BooleanField(help_text="Its games change ratings; false: they count in the tournament only.")
     status = serializers.ChoiceField(choices=Status.choices)
     current_round = serializers.IntegerField(help_text="The round being played (0 before the start).")
     registration_closes_at = serializers.DateTimeField()
@@ -163,6 +164,7 @@ def _summary(tournament: Tournament) -> dict[str, Any]:
         "format": tournament.format,
         "team_size": tournament.team_size,
         "rounds": tournament.rounds,
+        "rated": tournament.rated,
         "status": tournament.status,
         "current_round": tournament.current_round,
         "registration_closes_at": tournament.registration_closes_at,

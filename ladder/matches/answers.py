@@ -135,7 +135,7 @@ def _confirm(
     states.confirm(match, how, now, transition=transition)  # written by ``_write``
     hooked = bool(subscribed_events(ladder.pk))
     before = notices.watch_ranks(ladder, now) if hooked else None
-    if match.rated_at is not None:  # rated already (``rating_apply_match`` rates a match once)
+    if match.rated_at is not None or not match.rated:  # rated already, or never (an unrated tournament's game)
         _write(locked, now, None, None, forget=forget)
         return
     rated = _rate(locked)

@@ -171,7 +171,7 @@ def series_report_game(
         score = _score(ladder.best_of, [*games, game])
         answers = _checked_answers(match, answers, decides=score.decided)
         if ladder.rate_each_game:
-            game.game_match = _rated_game(ladder, players, winner_side, reporter, now, answers)
+            game.game_match = _rated_game(ladder, players, winner_side, reporter, now, answers, rated=match.rated)
         elif not score.decided:
             _keep_answers(match, answers)
         game.save()
@@ -283,9 +283,12 @@ def _rated_game(
     reporter: User,
     now: datetime,
     answers: Sequence[Answer],
+    *,
+    rated: bool,
 ) -> Match:
-    """One game of a series as its own queue match, reported by ``reporter``: confirmed and rated like any."""
-    game = Match(ladder=ladder, played_at=now, paired_by_queue=True)
+    """One game of a series as its own queue match, reported by ``reporter``: confirmed and rated like any
+    (``rated`` off, as the series' match in an unrated tournament: confirmed, never rated)."""
+    game = Match(ladder=ladder, played_at=now, paired_by_queue=True, rated=rated)
     states.series_game(game)
     game.save(force_insert=True)
     sides = MatchSide.objects.bulk_create([MatchSide(match=game, index=0), MatchSide(match=game, index=1)])

@@ -121,6 +121,12 @@ class Match(models.Model):
     review_evidence = models.JSONField(
         null=True, blank=True, help_text="What the fair-play checks saw when the result was reported."
     )
+    rated = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="Off for a game that never changes ratings (an unrated tournament's): it is reported, "
+        "confirmed and decided like any other, and counts in its tournament only.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = MatchQuerySet.as_manager()
