@@ -76,6 +76,7 @@ SERVICE_STATUS: dict[str, int] = {
     "tournament_over": status.HTTP_409_CONFLICT,
     "not_swiss": status.HTTP_409_CONFLICT,  # a requested bye, in a tournament of another format
     "bye_taken": status.HTTP_409_CONFLICT,  # an entry's one bye
+    "no_bye": status.HTTP_409_CONFLICT,  # no requested bye to cancel
     # A new search within seconds of leaving one: retrying after Retry-After succeeds.
     "queue_cooldown": status.HTTP_429_TOO_MANY_REQUESTS,
     # Fair-play limits on reports (ladder settings): retrying later succeeds (Retry-After says when).

@@ -87,6 +87,7 @@ CONFLICTS: dict[str, set[str]] = {
         "tournament_over",
         "not_swiss",
         "bye_taken",
+        "no_bye",
     },
 }
 RESPONSE_HEADERS: list[tuple[str | None, str, str, dict[str, Any]]] = [

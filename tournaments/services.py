@@ -77,6 +77,7 @@ FINISHED = "This tournament is over."
 BYE_SWISS_ONLY = "Only a Swiss round can be sat out with a bye."
 BYE_ROUND = "A bye is for a round not yet paired: round %(first)d to %(last)d."
 BYE_TAKEN = "%(name)s has had its bye already: an entry gets one bye at most."
+NO_BYE = "%(name)s has no bye to come: a bye is cancelled only before its round is paired."
 
 LATE_JOIN_SHARE = 0.5  # Swiss: entries are taken until half the rounds are paired
 PEAK_DAYS = 7
@@ -387,6 +388,28 @@ def entry_bye(*, entry: Entry, round: int, by: User, reason: str = "", now: date
         if not own:
             _act(tournament, by, "bye", f"round {round}: {why}", now, entry=entry)
         return bye
+
+
+def bye_cancel(*, entry: Entry, by: User, reason: str = "", now: datetime | None = None) -> None:
+    """The entry plays the round after all: its requested bye, not yet used, is cancelled.
+
+    A player of the entry cancels it; an organiser does so with a reason (kept in the record).
+    """
+    now = now or timezone.now()
+    organiser = is_moderator(by)
+    with transaction.atomic():
+        tournament = locked(entry.tournament)
+        own = EntryMember.objects.filter(entry=entry, player=by).exists()
+        if not own and not organiser:
+            raise ValidationError(NOT_YOURS, code="not_yours")
+        if not own and not reason.strip():
+            raise ValidationError(REASON_REQUIRED, code="reason_required")
+        bye = RequestedBye.objects.filter(entry=entry, round__gt=tournament.current_round).first()
+        if bye is None or tournament.status in (Status.FINISHED, Status.CANCELLED):
+            raise ValidationError(NO_BYE, code="no_bye", params={"name": entry.name})
+        bye.delete()
+        if not own:
+            _act(tournament, by, "unbye", f"round {bye.round}: {reason.strip()}", now, entry=entry)
 
 
 # -- Organising ----------------------------------------------------------------------------------------

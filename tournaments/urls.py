@@ -18,5 +18,6 @@ urlpatterns = [
     path("ladders/<slug:slug>/tournaments/<slug:tournament>/check-in/", views.check_in, name="check_in"),
     path("ladders/<slug:slug>/tournaments/<slug:tournament>/withdraw/", views.withdraw, name="withdraw"),
     path("ladders/<slug:slug>/tournaments/<slug:tournament>/bye/", views.bye, name="bye"),
+    path("ladders/<slug:slug>/tournaments/<slug:tournament>/bye/cancel/", views.bye_cancel, name="bye_cancel"),
     path("ladders/<slug:slug>/tournaments/<slug:tournament>/organise/", views.organise, name="organise"),
 ]

@@ -30,6 +30,7 @@ REGISTERED = "You are entered in %(name)s."
 CHECKED_IN = "You are checked in: your entry plays when %(name)s starts."
 WITHDRAWN = "Your entry is withdrawn from %(name)s."
 BYE_ASKED = "Your entry sits out round %(round)d with a bye worth a draw."
+BYE_CANCELLED = "Your bye is cancelled: your entry plays every round."
 UNKNOWN_PLAYER = "There is no player named %(name)s."
 DONE = {
     "start": "The tournament has started: round 1 is paired.",
@@ -40,6 +41,7 @@ DONE = {
     "decide": "The game is decided.",
     "withdraw": "The entry is withdrawn.",
     "bye": "The entry has its bye.",
+    "cancel_bye": "The entry's bye is cancelled: it plays that round.",
 }
 UNKNOWN_ACTION = "Unknown organiser action."
 
@@ -162,8 +164,20 @@ def bye(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpRe
 
 @login_required
 @require_POST
+def bye_cancel(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
+    found = _tournament(slug, tournament)
+    entry = services.entry_of(found, request.user)
+    if entry is None:
+        messages.error(request, services.NOT_YOURS)
+        return redirect(found)
+    return _done(request, found, lambda: services.bye_cancel(entry=entry, by=request.user), BYE_CANCELLED)
+
+
+@login_required
+@require_POST
 def organise(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
-    """The organiser's actions, each with a reason: start, pause, resume, cancel, re-pair, decide, withdraw, bye."""
+    """The organiser's actions, each with a reason: start, pause, resume, cancel, re-pair, decide, withdraw,
+    give a bye and cancel it."""
     found = _tournament(slug, tournament)
     action, reason, by = request.POST.get("action", ""), request.POST.get("reason", ""), request.user
     acts = {
@@ -188,6 +202,11 @@ def organise(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
         "bye": lambda: services.entry_bye(
             entry=get_object_or_404(Entry, tournament=found, pk=_number(request.POST.get("entry"))),
             round=_number(request.POST.get("round")),
+            by=by,
+            reason=reason,
+        ),
+        "cancel_bye": lambda: services.bye_cancel(
+            entry=get_object_or_404(Entry, tournament=found, pk=_number(request.POST.get("entry"))),
             by=by,
             reason=reason,
         ),

@@ -132,7 +132,7 @@ class TournamentEntryIn(StrictSerializer):
 
 class TournamentActionIn(StrictSerializer):
     action = serializers.ChoiceField(
-        choices=["start", "pause", "resume", "cancel", "repair", "decide", "withdraw", "bye"]
+        choices=["start", "pause", "resume", "cancel", "repair", "decide", "withdraw", "bye", "cancel_bye"]
     )
     reason = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     board = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1, help_text="decide: the board.")
@@ -140,7 +140,7 @@ class TournamentActionIn(StrictSerializer):
         required=False, min_value=0.0, max_value=1.0, help_text="decide: entry a's result, 1, 0.5 or 0."
     )
     entry = serializers.IntegerField(
-        required=False, min_value=1, max_value=2**31 - 1, help_text="withdraw, bye: the entry."
+        required=False, min_value=1, max_value=2**31 - 1, help_text="withdraw, bye, cancel_bye: the entry."
     )
     round = serializers.IntegerField(
         required=False, min_value=1, max_value=30, help_text="bye: the Swiss round, not paired yet, it sits out."
@@ -373,10 +373,10 @@ class ActionView(APIView):
         responses={200: TournamentDetailOut, **errors(403, 409)},
         description="Moderators organise: start, pause, resume, cancel, repair (pair the current round again), "
         "decide (`board`, `result`), withdraw (`entry`), bye (`entry`, `round`: a Swiss round not paired yet, "
-        "sat out for a draw's points; one bye an entry); every action but start needs a `reason`, kept in the "
-        "tournament's record. 400 naming `round`: `bye_round`. 409: `not_startable`, `too_few_entries`, "
-        "`not_running`, `not_paused`, `round_has_results`, `board_decided`, `entry_withdrawn`, `tournament_over`, "
-        "`not_swiss`, `bye_taken`.",
+        "sat out for a draw's points; one bye an entry), cancel_bye (`entry`: its bye not used yet); every action "
+        "but start needs a `reason`, kept in the tournament's record. 400 naming `round`: `bye_round`. 409: "
+        "`not_startable`, `too_few_entries`, `not_running`, `not_paused`, `round_has_results`, `board_decided`, "
+        "`entry_withdrawn`, `tournament_over`, `not_swiss`, `bye_taken`, `no_bye`.",
     )
     def post(self, request: AuthenticatedRequest, slug: str, tournament: str) -> Response:
         found = _tournament(slug, tournament)
@@ -398,6 +398,9 @@ class ActionView(APIView):
             if "result" not in params:
                 raise serializers.ValidationError({"result": ["Give the result to decide."]}, code="missing_field")
             services.board_decide(board=board, by=by, result=float(params["result"]), reason=reason)
+        elif action == "cancel_bye":
+            entry = get_object_or_404(Entry, tournament=found, pk=params.get("entry", 0))
+            services.bye_cancel(entry=entry, by=by, reason=reason)
         elif action == "bye":
             entry = get_object_or_404(Entry, tournament=found, pk=params.get("entry", 0))
             if "round" not in params:

@@ -10,7 +10,7 @@ from tests.factories import LadderFactory, member
 from tests.tournaments.test_lifecycle import field, make, play_round
 from tournaments import services
 from tournaments.models import Action, Board, BoardKind, Format, RequestedBye, Tournament
-from tournaments.views import BYE_ASKED
+from tournaments.views import BYE_ASKED, BYE_CANCELLED
 
 pytestmark = pytest.mark.django_db
 
@@ -155,3 +155,49 @@ def test_the_api_gives_a_bye_as_the_schema_says(swiss, moderator, client_for, ap
     assert mod.post(f"{base}actions/", {"action": "bye", "round": 3, "reason": "r"}).status_code == 404
     player = entry(swiss, "p0").captain
     assert Recorded(client_for(player), recorder).post(f"{base}actions/", {"action": "bye"}).status_code == 403
+
+
+def test_a_bye_is_cancelled_before_its_round_and_the_entry_plays_it(swiss, moderator):
+    p4 = entry(swiss, "p4")
+    services.entry_bye(entry=p4, round=2, by=p4.captain)
+    services.bye_cancel(entry=p4, by=p4.captain)
+    assert not RequestedBye.objects.exists()
+    services.entry_bye(entry=p4, round=1, by=moderator, reason="late train")
+    with pytest.raises(ValidationError) as silent:
+        services.bye_cancel(entry=p4, by=moderator)
+    assert silent.value.code == "reason_required"
+    services.bye_cancel(entry=p4, by=moderator, reason="the train was on time")
+    assert Action.objects.get(tournament=swiss, action="unbye").reason == "round 1: the train was on time"
+
+    services.entry_bye(entry=p4, round=1, by=p4.captain)
+    swiss = services.tournament_start(tournament=swiss, by=moderator)
+    with pytest.raises(ValidationError) as used:
+        services.bye_cancel(entry=p4, by=p4.captain)  # round 1 is paired: the bye stands
+    assert used.value.code == "no_bye"
+    assert used.value.messages == [services.NO_BYE % {"name": "p4"}]
+    assert Board.objects.get(round__tournament=swiss, kind=BoardKind.REQUESTED).a == p4
+
+
+def test_a_player_cancels_the_bye_on_the_page_and_an_organiser_through_the_api(
+    client, swiss, moderator, client_for, api
+):
+    url = swiss.get_absolute_url()
+    p0 = entry(swiss, "p0")
+    services.entry_bye(entry=p0, round=2, by=p0.captain)
+    client.force_login(p0.captain)
+    assert "Play round 2 after all" in client.get(url).content.decode()
+
+    response = client.post(f"{url}bye/cancel/", follow=True)
+
+    assert BYE_CANCELLED in response.content.decode() and not RequestedBye.objects.exists()
+    again = client.post(f"{url}bye/cancel/", follow=True).content.decode()
+    assert services.NO_BYE % {"name": "p0"} in again
+
+    services.entry_bye(entry=p0, round=3, by=p0.captain)
+    recorder = Recorder(api.get("/api/v1/schema/").json())
+    mod = Recorded(client_for(moderator), recorder)
+    actions = f"/api/v1/ladders/{swiss.ladder.slug}/tournaments/{swiss.slug}/actions/"
+    cancelled = mod.post(actions, {"action": "cancel_bye", "entry": p0.pk, "reason": "asked by mail"})
+    assert cancelled.status_code == 200 and cancelled.json()["byes_to_come"] == []
+    none_left = mod.post(actions, {"action": "cancel_bye", "entry": p0.pk, "reason": "again"})
+    assert none_left.status_code == 409 and none_left.json()["error"]["code"] == "no_bye"
