@@ -199,8 +199,15 @@ def test_the_fairest_split_weighs_the_rating_gap_by_the_teams_rds():
 
 
 # Null players near the players' own ratings weigh in a padded team; with RD 50 they tie
-# with the players often, so uneven games tie with even ones.
-near_nulls = st.sampled_from([{"null_rating": 1500.0, "null_rd": 50.0}, {"null_rating": 1450.0, "null_rd": 200.0}])
+# with the players often, so uneven games tie with even ones; with RD 600 their spread
+# dominates the padded team's RD.
+near_nulls = st.sampled_from(
+    [
+        {"null_rating": 1500.0, "null_rd": 50.0},
+        {"null_rating": 1450.0, "null_rd": 200.0},
+        {"null_rating": 1550.0, "null_rd": 600.0},
+    ]
+)
 
 
 def padded_unfairness(team_a, team_b, null):
