@@ -44,6 +44,7 @@ class LadderFactory(factory.django.DjangoModelFactory):
     new_account_hours = 0
     review_unanswered_reports = 0
     review_one_sided_results = 0
+    review_many_opponents = 0
 
 
 def member(ladder: Ladder, username: str, **fields) -> User:

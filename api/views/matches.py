@@ -149,8 +149,10 @@ class MatchListView(APIView):
         description="Report a result: 1 v 1, teams or a free-for-all with placements (1 is best, equal "
         "placements draw). A participant's report awaits the other side; a trusted reporter's or a "
         "moderator's is confirmed and rated at once. A participant's reports of games the queue did not pair "
-        "are limited by the ladder's fair-play settings (`report_limit`, `pair_limit`: 429 with Retry-After; "
-        "`played_at` too far back: 400; a new account: 403 `new_account`). The ladder's match fields go in "
+        "are limited by the ladder's fair-play settings (`report_limit`, counting each player of another side, "
+        "and `pair_limit`: 429 with Retry-After; `played_at` too far back: 400; a new account: 403 `new_account`), "
+        "and one naming several opponents is held (`held_for_review`) until a player of each other side "
+        "confirms. The ladder's match fields go in "
         "`fields` and `player_fields` (see the ladder's `fields`); a bad value is a 400 whose `fields` names it "
         "(`fields.map`, `player_fields.alice.tribe`).",
     )

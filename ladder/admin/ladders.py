@@ -156,6 +156,7 @@ class LadderAdmin(admin.ModelAdmin):
                     "new_account_hours",
                     "review_unanswered_reports",
                     "review_one_sided_results",
+                    "review_many_opponents",
                 ),
                 "description": "Limits on results players report for games the queue did not pair, and when a "
                 "result waits for a moderator instead of confirming itself. Trusted reporters and moderators are "

@@ -351,10 +351,11 @@ class Ladder(models.Model):
     )
     # Fair play: limits on results reported after play (trusted reporters and moderators are exempt).
     report_limit_per_hour = models.PositiveIntegerField(
-        "reports per hour",
+        "opponents reported per hour",
         default=10,
-        help_text="A player may report at most this many results of games played outside the queue in one hour "
-        "(results of games the queue paired don't count). 0 turns the limit off.",
+        help_text="A player's reports of games played outside the queue may name at most this many opponents in "
+        "one hour, each player of another side counting (a free-for-all of eight names seven); a report alone "
+        "in its hour is never refused. Results of games the queue paired don't count. 0 turns the limit off.",
     )
     pair_limit_per_day = models.PositiveIntegerField(
         "results per pair per day",
@@ -385,6 +386,13 @@ class Ladder(models.Model):
         default=5,
         help_text="A result does not confirm itself when the two players have this many results in 7 days "
         "(this one included) and the same player won at least 80% of them. 0 turns it off.",
+    )
+    review_many_opponents = models.PositiveIntegerField(
+        "hold reports naming",
+        default=2,
+        help_text="A result of a game played outside the queue that names at least this many players of other "
+        "sides (a team game, a free-for-all) does not confirm itself: it confirms once a player of each other "
+        "side has, or a moderator decides. 0 turns it off.",
     )
     ranked_min_games = models.PositiveIntegerField(
         "ranked after games",

@@ -40,8 +40,9 @@ SERIES_WINDOW = timedelta(days=7)
 ONE_SIDED_SHARE = 0.8
 
 REPORT_LIMIT = (
-    "You have reported %(count)d results in %(ladder)s in the last hour, the most it allows for games "
-    "played outside the queue. Try again in %(minutes)d minutes, or use the queue."
+    "Your reports from the last hour in %(ladder)s name %(count)d opponents, and this one %(more)d more: it "
+    "allows %(limit)d an hour for games played outside the queue, each player of another side counting. "
+    "Try again in %(minutes)d minutes, or use the queue."
 )
 PAIR_LIMIT = (
     "%(ladder)s already has %(count)d results between you and %(opponent)s from the last 24 hours, the most "
@@ -56,6 +57,9 @@ NEW_ACCOUNT = (
 )
 
 HOLD_UNANSWERED = "%(reporter)s has %(count)d unanswered reports against %(opponent)s"
+HOLD_MANY_OPPONENTS = (
+    "names %(count)d players of other sides (%(names)s): it confirms once a player of each other side has"
+)
 HOLD_ONE_SIDED = "%(count)d results between %(reporter)s and %(opponent)s in 7 days, %(wins)d won by %(winner)s"
 
 
@@ -141,26 +145,7 @@ def check_report(
             }
         )
     if ladder.report_limit_per_hour:
-        reported = (
-            Match.objects.filter(
-                ladder=ladder, paired_by_queue=False, reported_by=reporter, reported_at__gt=now - REPORT_WINDOW
-            )
-            .order_by("reported_at")
-            .values_list("reported_at", flat=True)[: ladder.report_limit_per_hour]
-        )
-        recent = [at for at in reported if at is not None]  # every one is, being later than a time
-        if len(recent) >= ladder.report_limit_per_hour:
-            free_at = recent[0] + REPORT_WINDOW
-            raise ValidationError(
-                REPORT_LIMIT,
-                code="report_limit",
-                params={
-                    "count": len(recent),
-                    "ladder": ladder.name,
-                    "minutes": _minutes_until(free_at, now),
-                    "retry_after": math.ceil((free_at - now).total_seconds()),
-                },
-            )
+        _limit_opponents_named(ladder=ladder, reporter=reporter, more=len(opponents), now=now)
     together = {
         opponent.pk: _pair_results(ladder, reporter, opponent, since=now - SERIES_WINDOW) for opponent, _ in opponents
     }
@@ -185,6 +170,43 @@ def check_report(
                     },
                 )
     return _hold(ladder=ladder, reporter=reporter, opponents=opponents, together=together, now=now)
+
+
+def _limit_opponents_named(*, ladder: Ladder, reporter: User, more: int, now: datetime) -> None:
+    """Refuse (code ``report_limit``) a report whose opponents, added to those the reporter's
+    reports of the last hour named, exceed the ladder's hourly limit: each player of another
+    side counts, so a free-for-all of eight is seven. A report alone in its hour is never refused,
+    however many it names (the largest game a ladder allows must stay reportable)."""
+    limit = ladder.report_limit_per_hour
+    named = sorted(
+        at
+        for at in Participant.objects.filter(
+            match__ladder=ladder,
+            match__paired_by_queue=False,
+            match__reported_by=reporter,
+            match__reported_at__gt=now - REPORT_WINDOW,
+        )
+        .exclude(side__participants__player=reporter)
+        .values_list("match__reported_at", flat=True)
+        if at is not None  # every one is, being later than a time
+    )
+    if not named or len(named) + more <= limit:
+        return
+    # The hour frees up as the oldest names leave it: enough of them for this report to fit.
+    leaving = min(len(named) + more - limit, len(named))
+    free_at = named[leaving - 1] + REPORT_WINDOW
+    raise ValidationError(
+        REPORT_LIMIT,
+        code="report_limit",
+        params={
+            "count": len(named),
+            "more": more,
+            "limit": limit,
+            "ladder": ladder.name,
+            "minutes": _minutes_until(free_at, now),
+            "retry_after": math.ceil((free_at - now).total_seconds()),
+        },
+    )
 
 
 class PairResult(NamedTuple):
@@ -226,6 +248,9 @@ def _hold(
 ) -> Hold | None:
     reasons: list[str] = []
     evidence: dict[str, Any] = {"reporter": reporter.username, "checked_at": now.isoformat(), "opponents": {}}
+    if ladder.review_many_opponents and len(opponents) >= ladder.review_many_opponents:
+        names = ", ".join(opponent.username for opponent, _ in opponents)
+        reasons.append(HOLD_MANY_OPPONENTS % {"count": len(opponents), "names": names})
     for opponent, won in opponents:
         seen: dict[str, Any] = {}
         if ladder.review_unanswered_reports:

@@ -19,6 +19,7 @@ from django.utils import timezone
 from ladder.matches import reporting as svc
 from ladder.matches.checks import SideInput
 from ladder.models import Ladder, Match, MatchStatus
+from ratings.models import PlayerRating
 from tests.factories import member
 
 DEFAULTS = {f.name: f.default for f in Ladder._meta.get_fields() if hasattr(f, "default")}
@@ -33,6 +34,7 @@ SHIPPED = {
         "new_account_hours",
         "review_unanswered_reports",
         "review_one_sided_results",
+        "review_many_opponents",
     )
 }
 
@@ -67,6 +69,7 @@ def test_the_shipped_defaults_are_on():
     assert DEFAULTS["new_account_hours"] == 24
     assert DEFAULTS["review_unanswered_reports"] == 3
     assert DEFAULTS["review_one_sided_results"] == 5
+    assert DEFAULTS["review_many_opponents"] == 2
 
 
 @pytest.mark.django_db
@@ -79,7 +82,7 @@ def test_a_reporter_gets_a_limited_number_of_reports_an_hour(report_path, ladder
 
     error = refusal(lambda: win(ladder, player, rivals[3], now=now + timedelta(minutes=40)))
     assert error.code == "report_limit"
-    assert "3 results" in error.messages[0] and "20 minutes" in error.messages[0]
+    assert "name 3 opponents, and this one 1 more" in error.messages[0] and "20 minutes" in error.messages[0]
     assert error.params["retry_after"] == 20 * 60
     assert Match.objects.filter(ladder=ladder).count() == 3
     # Another player is not limited by alice's reports; alice is again an hour after her first.
@@ -331,7 +334,86 @@ def test_a_flagged_match_shows_its_evidence_to_moderators(root_client, ladder):
 def test_the_ladder_page_states_the_limits(client, ladder):
     page = client.get(ladder.get_absolute_url()).content.decode()
     assert (
-        "10 an hour, 6 a day against one opponent, played at most 6 hours ago; accounts under 24 hours old report "
-        "queue games only" in page
+        "10 opponents an hour, 6 a day against one opponent, played at most 6 hours ago; accounts under 24 hours "
+        "old report queue games only" in page
     )
-    assert "then automatic unless flagged for a moderator" in page
+    assert (
+        "then automatic unless flagged for a moderator; a game reported elsewhere naming 2+ opponents waits for "
+        "each side or a moderator" in page
+    )
+
+
+# -- Free-for-all and team reports: every opponent named counts, and silence confirms nothing ---------------
+
+
+def free_for_all(ladder, reporter, others, *, now):
+    """``reporter`` says they won a free-for-all against ``others``, placed in the order given."""
+    sides = [SideInput([reporter], 1)] + [SideInput([other], place) for place, other in enumerate(others, start=2)]
+    return svc.match_report(ladder=ladder, reporter=reporter, sides=sides, played_at=now, now=now)
+
+
+@pytest.mark.django_db
+@fair_play(allow_free_for_all=True, max_players=8)
+def test_ten_free_for_all_reports_naming_seventy_players_are_stopped_and_held(report_path, ladder, player):
+    """The probe: one account sent ten 8-player reports in 11 seconds naming 70 players, none held, each
+    to confirm itself after 24 hours. Each opponent now counts against the hourly limit (10), and a
+    report naming several opponents waits for them or a moderator."""
+    player.date_joined = timezone.now() - timedelta(days=30)
+    player.save(update_fields=["date_joined"])
+    named = [member(ladder, f"named{n:02d}") for n in range(70)]
+    now = timezone.now()
+
+    first = free_for_all(ladder, player, named[:7], now=now)
+    error = refusal(lambda: free_for_all(ladder, player, named[7:14], now=now + timedelta(seconds=1)))
+
+    assert error.code == "report_limit" and "name 7 opponents, and this one 7 more" in error.messages[0]
+    assert error.params["retry_after"] == 60 * 60 - 1
+    first.refresh_from_db()
+    assert first.held_for_review and "names 7 players of other sides" in first.review_evidence["reasons"][0]
+    assert svc.match_confirm_overdue(now=now + timedelta(hours=ladder.confirmation_hours + 1)) == 0
+    assert Match.objects.get(pk=first.pk).status == MatchStatus.PENDING
+    assert PlayerRating.objects.get(ladder=ladder, player=player).rating == ladder.initial_rating
+    # An hour later one more fits; two opponents fit beside a 1 v 1 in the same hour (3 <= 10).
+    later = now + timedelta(minutes=61)
+    free_for_all(ladder, player, named[14:16], now=later)
+    win(ladder, player, named[16], now=later + timedelta(minutes=1), played_at=later)
+
+
+@pytest.mark.django_db
+@fair_play(allow_free_for_all=True, max_players=8, report_limit_per_hour=5)
+def test_a_report_alone_in_its_hour_is_never_refused_however_many_it_names(ladder, player):
+    named = [member(ladder, f"big{n}") for n in range(7)]
+
+    match = free_for_all(ladder, player, named, now=timezone.now())
+
+    assert match.pk is not None and match.held_for_review
+
+
+@pytest.mark.django_db
+@fair_play(allow_teams=True)
+def test_a_team_report_waits_for_a_player_of_the_other_side_and_then_is_rated(report_path, ladder, player):
+    mate, a, b = (member(ladder, name) for name in ("mate", "rival_a", "rival_b"))
+    now = timezone.now()
+    match = svc.match_report(
+        ladder=ladder,
+        reporter=player,
+        sides=[SideInput([player, mate], 1), SideInput([a, b], 2)],
+        played_at=now,
+        now=now,
+    )
+    assert match.held_for_review
+    assert svc.match_confirm_overdue(now=now + timedelta(hours=ladder.confirmation_hours + 1)) == 0
+
+    svc.match_confirm(match=Match.objects.get(pk=match.pk), user=b, now=now + timedelta(minutes=5))
+
+    match.refresh_from_db()
+    assert match.status == MatchStatus.CONFIRMED and match.rated_at is not None
+    assert PlayerRating.objects.get(ladder=ladder, player=player).rating > ladder.initial_rating
+
+
+@pytest.mark.django_db
+@fair_play(review_many_opponents=0, allow_free_for_all=True, max_players=8)
+def test_the_hold_on_many_opponents_is_a_setting(ladder, player):
+    named = [member(ladder, f"off{n}") for n in range(3)]
+
+    assert not free_for_all(ladder, player, named, now=timezone.now()).held_for_review
