@@ -342,6 +342,10 @@ def test_best_team_group_picks_the_fairest_four_of_five():
             lambda: best_split([[(1500.0, 50.0)]], uneven=True, null_rating=1.0, null_rd=0.0),
             r"^null_rd must be above 0, got 0\.0",
         ),
+        (  # one unit: no split to rate, the refusal is the split search's own
+            lambda: best_split([[(1500.0, 50.0)]], uneven=True, beta=0.0, **NULL),
+            r"^beta must be above 0, got 0\.0",
+        ),
         (  # an odd game of even teams: no game to rate, the refusal is best_team_group's own
             lambda: best_team_group(
                 [(1500.0, 50.0)], [[(1500.0, 50.0)]] * 2, 3, uneven=False, null_rating=1.0, null_rd=-1.0
