@@ -116,7 +116,8 @@ class TournamentStandingOut(serializers.Serializer):
     entry = serializers.CharField()
     points = serializers.FloatField()
     wins = serializers.IntegerField()
-    games = serializers.IntegerField()
+    losses = serializers.IntegerField(help_text="Games lost, over the board or by forfeit.")
+    games = serializers.IntegerField(help_text="Games played over the board.")
     tiebreaks = serializers.DictField(child=serializers.FloatField(), help_text="By tie-break, in the order applied.")
 
 
@@ -292,6 +293,7 @@ class StandingsView(APIView):
                     "entry": names.get(row.id, ""),
                     "points": row.points,
                     "wins": row.wins,
+                    "losses": row.losses,
                     "games": row.games,
                     "tiebreaks": dict(zip(codes, row.tiebreaks, strict=False)),
                 }

@@ -48,6 +48,8 @@ def test_an_unrated_swiss_is_played_and_ranked_without_changing_a_rating(moderat
 
     body = api.get(f"/api/v1/ladders/{ladder.slug}/tournaments/{tournament.slug}/").json()
     assert body["rated"] is False
+    rows = api.get(f"/api/v1/ladders/{ladder.slug}/tournaments/{tournament.slug}/standings/").json()
+    assert [(row["wins"], row["losses"], row["games"]) for row in rows] == [(2, 0, 2), (1, 1, 2), (1, 1, 2), (0, 2, 2)]
     match = api.get(f"/api/v1/matches/{games.first().pk}/").json()
     assert match["unrated"] is True and match["rated"] is False
     assert "unrated: its games change no rating" in client.get(tournament.get_absolute_url()).content.decode()
