@@ -17,12 +17,13 @@ def test_the_demo_tournaments_are_played_as_players_would_and_the_command_is_ide
     call_command("seed_demo_tournaments", force=True)
 
     out = capsys.readouterr().out
-    assert "Autumn Swiss (finished), Winter cup (running), Spring open (open)" in out
+    assert "Autumn Swiss (finished), Winter cup (running), Spring open (open, unrated)" in out
     assert "has its demo tournaments already; nothing changed." in out
     tournaments = {t.slug: t for t in Tournament.objects.all()}
     assert tournaments["autumn-swiss"].status == Status.FINISHED
     assert tournaments["winter-cup"].status == Status.RUNNING and tournaments["winter-cup"].current_round == 2
-    assert tournaments["spring-open"].status == Status.REGISTRATION
+    assert tournaments["spring-open"].status == Status.REGISTRATION and not tournaments["spring-open"].rated
+    assert tournaments["autumn-swiss"].rated and tournaments["winter-cup"].rated
     played = Board.objects.filter(tournament=tournaments["autumn-swiss"]).exclude(match=None)
     assert played.count() == 12 and all(b.match.status == MatchStatus.CONFIRMED for b in played)
     waiting = Board.objects.filter(tournament=tournaments["winter-cup"], round__number=2)

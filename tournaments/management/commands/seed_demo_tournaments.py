@@ -67,15 +67,18 @@ class Command(BaseCommand):
             by=organiser,
             name="Spring open",
             slug=OPEN,
-            description="Five rounds of Swiss, one a day. Check in within the hour before the start.",
+            description="Five rounds of Swiss, one a day, unrated: come and try a new team. "
+            "Check in within the hour before the start.",
             format=Format.SWISS,
             rounds=5,
+            rated=False,
             check_in_minutes=60,
             registration_closes_at=now + timedelta(days=3),
             starts_at=now + timedelta(days=3),
         )
         self.stdout.write(
-            f"Demo tournaments in {ladder.name}: Autumn Swiss (finished), Winter cup (running), Spring open (open)."
+            f"Demo tournaments in {ladder.name}: Autumn Swiss (finished), Winter cup (running), "
+            "Spring open (open, unrated)."
         )
 
     def _make(self, ladder: Ladder, organiser: User, slug: str, name: str, format: str, rounds: int) -> Tournament:
