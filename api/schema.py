@@ -76,6 +76,8 @@ CONFLICTS: dict[str, set[str]] = {
     "tournaments_enter": {"registration_closed", "already_entered", "name_taken"},
     "tournaments_withdraw": {"not_entered", "entry_withdrawn", "tournament_over"},
     "tournaments_check_in": {"not_entered", "check_in_closed", "no_check_in"},
+    "tournaments_bye": {"not_entered", "not_swiss", "bye_taken", "entry_withdrawn", "tournament_over"},
+    "tournaments_bye_cancel": {"not_entered", "no_bye"},
     "tournaments_organise": {
         "not_startable",
         "too_few_entries",

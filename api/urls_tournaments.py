@@ -15,5 +15,6 @@ urlpatterns = [
     path(f"{BASE}standings/", tournaments.StandingsView.as_view(), name="tournament_standings"),
     path(f"{BASE}entry/", tournaments.EntryView.as_view(), name="tournament_entry"),
     path(f"{BASE}entry/check-in/", tournaments.CheckInView.as_view(), name="tournament_check_in"),
+    path(f"{BASE}entry/bye/", tournaments.ByeView.as_view(), name="tournament_bye"),
     path(f"{BASE}actions/", tournaments.ActionView.as_view(), name="tournament_actions"),
 ]

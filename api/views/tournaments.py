@@ -366,6 +366,39 @@ class CheckInView(_EntryView):
         return Response(_detail(_tournament(slug, tournament), request.user))
 
 
+class TournamentByeIn(StrictSerializer):
+    round = serializers.IntegerField(
+        min_value=1, max_value=30, help_text="The Swiss round, not paired yet, to sit out."
+    )
+
+
+class ByeView(_EntryView):
+    @extend_schema(
+        operation_id="tournaments_bye",
+        request=TournamentByeIn,
+        responses={201: TournamentDetailOut, **errors(409)},
+        description="Ask for a bye: your entry sits out a Swiss round not paired yet, for a draw's points; one bye "
+        "an entry, whether the pairing's or asked for. 400 naming `round`: `bye_round`. 409: `not_entered`, "
+        "`not_swiss`, `bye_taken`, `entry_withdrawn`, `tournament_over`.",
+    )
+    def post(self, request: AuthenticatedRequest, slug: str, tournament: str) -> Response:
+        found = _tournament(slug, tournament)
+        params = parse(TournamentByeIn, request.data)
+        with naming_fields(BYE_FIELDS):
+            services.entry_bye(entry=_my_entry(found, request.user), round=params["round"], by=request.user)
+        return Response(_detail(_tournament(slug, tournament), request.user), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="tournaments_bye_cancel",
+        responses={200: TournamentDetailOut, **errors(409)},
+        description="Play after all: your entry's bye, not used yet, is cancelled. 409: `not_entered`, `no_bye`.",
+    )
+    def delete(self, request: AuthenticatedRequest, slug: str, tournament: str) -> Response:
+        found = _tournament(slug, tournament)
+        services.bye_cancel(entry=_my_entry(found, request.user), by=request.user)
+        return Response(_detail(_tournament(slug, tournament), request.user))
+
+
 class ActionView(APIView):
     permission_classes = [TokenScope, IsModerator]
 

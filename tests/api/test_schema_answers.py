@@ -180,6 +180,11 @@ def test_every_operation_answers_as_the_schema_says(
     alice.post(f"{base}{cup.slug}/entry/")  # already entered: 409
     alice.post(f"{base}{cup.slug}/entry/", {"teammates": ["ghost"]})  # no such player: 400
     alice.post(f"{base}{cup.slug}/entry/check-in/")  # no check-in: 409
+    assert alice.post(f"{base}{cup.slug}/entry/bye/", {"round": 1}).status_code == 201
+    assert alice.post(f"{base}{cup.slug}/entry/bye/", {"round": 1}).status_code == 409  # one bye an entry
+    assert alice.post(f"{base}{cup.slug}/entry/bye/", {"round": 9}).status_code == 400  # no such round
+    assert alice.delete(f"{base}{cup.slug}/entry/bye/").status_code == 200  # alice plays after all
+    assert alice.delete(f"{base}{cup.slug}/entry/bye/").status_code == 409  # no bye to cancel
     assert bob.post(f"{base}{cup.slug}/entry/").status_code == 201
     assert carol.post(f"{base}{cup.slug}/entry/").status_code == 201
     assert carol.delete(f"{base}{cup.slug}/entry/").status_code == 200

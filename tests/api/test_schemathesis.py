@@ -67,9 +67,11 @@ parameters = {"path.id" = %(paired)d}
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 
 # A tournament of the ladder taking entries: the caller enters it and withdraws (each 409 once done),
-# checks in before check-in opens (409) and, as a player, is refused the organiser's actions (403).
+# checks in before check-in opens (409), asks for a bye and cancels it (409 when not entered or none is
+# asked for) and, as a player, is refused the organiser's actions (403).
 [[operations]]
-include-operation-id = ["tournaments_enter", "tournaments_withdraw", "tournaments_check_in", "tournaments_organise"]
+include-operation-id = ["tournaments_enter", "tournaments_withdraw", "tournaments_check_in", "tournaments_organise",
+                        "tournaments_bye", "tournaments_bye_cancel"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 
 [parameters]
