@@ -303,3 +303,17 @@ def test_a_trueskill_free_for_all_weighs_pairs_by_trueskill_not_by_glicko():
     found = best_ffa_group(anchor, [sure, unsure], 2, BETA)
     assert found is not None and found[0] == (1,)
     assert found[1] == pytest.approx(by_trueskill[1], abs=TIED)
+
+
+def test_an_unsure_null_player_decides_which_uneven_split_is_fairest():
+    """A null player of RD 600 widens the padded team's RD (docs/rules.md §8): here that picks the game."""
+    units = [[(1500.0, 200.0)], [(1600.0, 50.0)], [(1700.0, 50.0)], [(1500.0, 200.0)]]
+    unsure, sure = {"null_rating": 1500.0, "null_rd": 600.0}, {"null_rating": 1500.0, "null_rd": 1e-6}
+    fairest = min(padded_splits(units, True, unsure))
+    assert fairest[2:] == ((0, 2, 3), (1,))
+    assert min(padded_splits(units, True, sure))[2:] == ((0, 1, 3), (2,))  # the null's RD decides
+
+    split = best_split(units, uneven=True, **unsure)
+
+    assert split is not None and (split.team_a, split.team_b) == ((0, 2, 3), (1,))
+    assert split.unfairness == pytest.approx(fairest[0], abs=TIED)
