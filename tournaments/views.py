@@ -94,6 +94,17 @@ def _done(request: HttpRequest, tournament: Tournament, act: Callable[[], object
     return redirect(tournament)
 
 
+def _done_by_entry(
+    request: AuthenticatedHttpRequest, tournament: Tournament, act: Callable[[Entry], object], notice: str
+) -> HttpResponse:
+    """``_done`` for an action of the signed-in player's own entry; none is refused on the page."""
+    entry = services.entry_of(tournament, request.user)
+    if entry is None:
+        messages.error(request, services.NOT_YOURS)
+        return redirect(tournament)
+    return _done(request, tournament, lambda: act(entry), notice)
+
+
 @login_required
 @require_POST
 def register(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
@@ -120,14 +131,10 @@ def register(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
 @require_POST
 def check_in(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
     found = _tournament(slug, tournament)
-    entry = services.entry_of(found, request.user)
-    if entry is None:
-        messages.error(request, services.NOT_YOURS)
-        return redirect(found)
-    return _done(
+    return _done_by_entry(
         request,
         found,
-        lambda: services.entry_check_in(entry=entry, player=request.user),
+        lambda entry: services.entry_check_in(entry=entry, player=request.user),
         CHECKED_IN % {"name": found.name},
     )
 
@@ -136,12 +143,11 @@ def check_in(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
 @require_POST
 def withdraw(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
     found = _tournament(slug, tournament)
-    entry = services.entry_of(found, request.user)
-    if entry is None:
-        messages.error(request, services.NOT_YOURS)
-        return redirect(found)
-    return _done(
-        request, found, lambda: services.entry_withdraw(entry=entry, by=request.user), WITHDRAWN % {"name": found.name}
+    return _done_by_entry(
+        request,
+        found,
+        lambda entry: services.entry_withdraw(entry=entry, by=request.user),
+        WITHDRAWN % {"name": found.name},
     )
 
 
@@ -149,15 +155,11 @@ def withdraw(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
 @require_POST
 def bye(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
     found = _tournament(slug, tournament)
-    entry = services.entry_of(found, request.user)
-    if entry is None:
-        messages.error(request, services.NOT_YOURS)
-        return redirect(found)
     round = _number(request.POST.get("round"))
-    return _done(
+    return _done_by_entry(
         request,
         found,
-        lambda: services.entry_bye(entry=entry, round=round, by=request.user),
+        lambda entry: services.entry_bye(entry=entry, round=round, by=request.user),
         BYE_ASKED % {"round": round},
     )
 
@@ -165,12 +167,12 @@ def bye(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpRe
 @login_required
 @require_POST
 def bye_cancel(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> HttpResponse:
-    found = _tournament(slug, tournament)
-    entry = services.entry_of(found, request.user)
-    if entry is None:
-        messages.error(request, services.NOT_YOURS)
-        return redirect(found)
-    return _done(request, found, lambda: services.bye_cancel(entry=entry, by=request.user), BYE_CANCELLED)
+    return _done_by_entry(
+        request,
+        _tournament(slug, tournament),
+        lambda entry: services.bye_cancel(entry=entry, by=request.user),
+        BYE_CANCELLED,
+    )
 
 
 @login_required

@@ -63,6 +63,11 @@ def test_refusals_are_messages_not_errors(client, cup):
     assert "Only moderators organise tournaments." in response.content.decode()
     response = client.post(f"{cup.get_absolute_url()}organise/", {"action": "decide", "board": "x"}, follow=True)
     assert response.status_code == 200 and "Only moderators organise tournaments." in response.content.decode()
+    # Acting on one's own entry without one: the same message from each, nothing changed.
+    for action, data in (("check-in/", {}), ("withdraw/", {}), ("bye/", {"round": "1"}), ("bye/cancel/", {})):
+        response = client.post(f"{cup.get_absolute_url()}{action}", data, follow=True)
+        assert response.status_code == 200 and services.NOT_YOURS in response.content.decode(), action
+    assert not cup.entries.exists()
 
 
 def test_an_organiser_starts_and_the_page_draws_the_bracket(client, cup, moderator):
