@@ -16,11 +16,11 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from tournaments import formats
-from tournaments.models import Action, Board, Entry, Status, Tournament, TournamentPointsSettings
+from tournaments.models import Action, Board, Entry, PodSeat, Status, Tournament, TournamentPointsSettings
 
 SETTINGS = (
     "ladder", "name", "slug", "description", "format", "team_size", "rounds", "double_round_robin", "groups",
-    "advance", "points_win", "points_draw", "points_loss", "points_bye", "points_absent", "tiebreaks",
+    "advance", "pod_size", "points_win", "points_draw", "points_loss", "points_bye", "points_absent", "tiebreaks",
     "registration_closes_at", "starts_at", "check_in_minutes", "round_minutes", "min_rating", "max_rating",
     "min_games", "rated",
 )  # fmt: skip
@@ -103,11 +103,25 @@ class ActionAdmin(admin.ModelAdmin):
         return False
 
 
+class PodSeatInline(admin.TabularInline):
+    """A free-for-all pod's seats and places."""
+
+    model = PodSeat
+    fields = ("index", "entry", "place")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Board)
 class BoardAdmin(admin.ModelAdmin):
     list_display = ("tournament", "round", "number", "a", "b", "result", "kind", "match")
     list_filter = ("kind",)
     raw_id_fields = ("match",)
+    inlines = (PodSeatInline,)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

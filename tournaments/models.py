@@ -26,6 +26,7 @@ class Format(models.TextChoices):
     SINGLE_ELIMINATION = "single_elimination", "Single elimination"
     DOUBLE_ELIMINATION = "double_elimination", "Double elimination"
     GROUPS = "groups", "Round-robin groups, then single elimination"
+    FREE_FOR_ALL = "free_for_all", "Free-for-all pods"
 
 
 class Status(models.TextChoices):
@@ -50,7 +51,7 @@ class Tournament(models.Model):
     rounds = models.PositiveSmallIntegerField(
         default=5,
         validators=[MinValueValidator(1), MaxValueValidator(30)],
-        help_text="Swiss only: how many rounds are played.",
+        help_text="Swiss and free-for-all: how many rounds are played.",
     )
     double_round_robin = models.BooleanField(
         default=False, help_text="Round robin: everyone meets everyone twice instead of once."
@@ -64,6 +65,12 @@ class Tournament(models.Model):
         default=2,
         validators=[MinValueValidator(1), MaxValueValidator(8)],
         help_text="Groups then elimination: how many of each group go on to the elimination bracket.",
+    )
+    pod_size = models.PositiveSmallIntegerField(
+        default=4,
+        validators=[MinValueValidator(3), MaxValueValidator(8)],
+        help_text="Free-for-all: the most players of a pod (3 to 8). Pods are as even as possible, three at least; "
+        "a field too small for that gets larger pods.",
     )
     points_win = models.FloatField(default=1.0, validators=[MinValueValidator(0), MaxValueValidator(100)])
     points_draw = models.FloatField(default=0.5, validators=[MinValueValidator(0), MaxValueValidator(100)])
@@ -134,11 +141,24 @@ class Tournament(models.Model):
         return reverse("tournaments:detail", args=[self.ladder.slug, self.slug])
 
     def clean(self) -> None:
-        """Points the standings can use: a win worth more than a loss, a draw between them."""
+        """Points the standings can use (a win worth more than a loss, a draw between them); a
+        free-for-all of players, on a ladder that takes free-for-all games of its pods' size."""
         try:
             self.rule  # noqa: B018 - the rule checks itself
         except ValueError as error:
             raise ValidationError({"points_win": str(error).capitalize() + "."}) from error
+        if self.format == Format.FREE_FOR_ALL:
+            if self.team_size != 1:
+                raise ValidationError({"team_size": "A free-for-all tournament is for players: a team size of 1."})
+            ladder = self.ladder if self.ladder_id else None
+            if ladder is not None and not ladder.allow_free_for_all:
+                raise ValidationError(
+                    {"format": f"{ladder.name} does not take free-for-all games: allow them in its settings first."}
+                )
+            if ladder is not None and ladder.max_players is not None and self.pod_size > ladder.max_players:
+                raise ValidationError(
+                    {"pod_size": f"{ladder.name} takes games of at most {ladder.max_players} players."}
+                )
 
     @property
     def rule(self) -> PointsRule:
@@ -153,6 +173,10 @@ class Tournament(models.Model):
     @property
     def tiebreak_list(self) -> list[str]:
         return [code for code in (part.strip() for part in self.tiebreaks.split(",")) if code]
+
+    @property
+    def is_free_for_all(self) -> bool:
+        return self.format == Format.FREE_FOR_ALL
 
     @property
     def is_elimination(self) -> bool:
@@ -230,10 +254,15 @@ class BoardKind(models.TextChoices):
     REQUESTED = "requested", "Bye (requested)"
     ABSENT = "absent", "Missed (late entry)"
     FORFEIT = "forfeit", "Won by forfeit"
+    POD = "pod", "Free-for-all pod"
 
 
 class Board(models.Model):
-    """One game of a round: entry ``a`` against ``b`` (none: a bye), its ladder match and its result."""
+    """One game of a round: entry ``a`` against ``b`` (none: a bye), its ladder match and its result.
+
+    A free-for-all pod is a board of kind ``pod``: ``a`` is its first seat, ``b`` none, its
+    entries and places are its ``PodSeat`` rows, and ``result`` is 1 once its places are in.
+    """
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="boards")
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="boards")
@@ -265,6 +294,29 @@ class Board(models.Model):
     @property
     def is_open(self) -> bool:
         return self.result is None
+
+
+class PodSeat(models.Model):
+    """One entry's seat at a free-for-all pod: the side of the pod's match it plays, and its place."""
+
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="seats")
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
+    index = models.PositiveSmallIntegerField(help_text="The side of the pod's match (0 is the first).")
+    place = models.FloatField(
+        null=True, blank=True, help_text="1 is best; entries that tied share places (their mean). Empty until known."
+    )
+
+    class Meta:
+        ordering = ["board", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["board", "index"], name="pod_seat_index"),
+            models.UniqueConstraint(fields=["board", "entry"], name="pod_seat_entry"),
+            models.CheckConstraint(condition=Q(place__isnull=True) | Q(place__gte=1), name="pod_seat_place"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry_id} at {self.board_id}, seat {self.index}"
 
 
 class RequestedBye(models.Model):

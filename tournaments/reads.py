@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -21,6 +21,7 @@ from tournaments.models import (
     EntryMember,
     EntryStatus,
     Format,
+    PodSeat,
     RequestedBye,
     Round,
     Status,
@@ -178,6 +179,43 @@ TIEBREAK_LABELS = {
 }
 
 
+@dataclass
+class PodPlace:
+    """One seat of a free-for-all pod as the page lists it."""
+
+    name: str
+    place: float | None
+
+    @property
+    def place_text(self) -> str:
+        return "" if self.place is None else number_text(self.place)
+
+
+def _pods(boards: list[Board], names: dict[int, str]) -> dict[int, list[PodPlace]]:
+    """The seats of the pods among ``boards``: by place once the places are in, else in seat order."""
+    ids = [board.pk for board in boards if board.kind == BoardKind.POD]
+    pods: dict[int, list[PodPlace]] = {}
+    for board_id, entry_id, place in (
+        PodSeat.objects.filter(board_id__in=ids)
+        .order_by("board_id", "index")
+        .values_list("board_id", "entry_id", "place")
+    ):
+        pods.setdefault(board_id, []).append(PodPlace(names.get(entry_id, ""), place))
+    for seats in pods.values():
+        if all(seat.place is not None for seat in seats):
+            seats.sort(key=lambda seat: seat.place or 0.0)
+    return pods
+
+
+FFA_TIEBREAK_LABELS = {"pods_won": "Pods won", "beaten": "Beaten"}
+
+
+def tiebreak_labels(tournament: Tournament) -> list[str]:
+    if tournament.is_free_for_all:
+        return [FFA_TIEBREAK_LABELS[code] for code in formats.FFA_TIEBREAKS]
+    return [TIEBREAK_LABELS.get(code, code) for code in tournament.tiebreak_list]
+
+
 def page(tournament: Tournament, user: User | None, now: datetime, shown: int | None = None) -> Page:
     """What the tournament's page shows; of its rounds only ``shown`` (the current one by default)."""
     entries = list(tournament.entries.select_related("captain"))
@@ -205,11 +243,17 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
         .select_related("match", "round")
         .order_by("number")
     )
-    open_boards = list(Board.objects.filter(tournament=tournament, result__isnull=True, b__isnull=False).order_by("id"))
+    open_boards = list(
+        Board.objects.filter(
+            Q(b__isnull=False) | Q(kind=BoardKind.POD), tournament=tournament, result__isnull=True
+        ).order_by("id")
+    )
+    pods = _pods([*boards, *open_boards], names)
     rounds: dict[int, tuple[Round, list[Board]]] = {}
     for board in [*boards, *open_boards]:
         board.a_name = names.get(board.a_id, "")  # type: ignore[attr-defined]
         board.b_name = names.get(board.b_id, "") if board.b_id is not None else ""  # type: ignore[attr-defined]
+        board.pod = pods.get(board.pk, [])  # type: ignore[attr-defined]
     for board in boards:
         rounds.setdefault(board.round.number, (board.round, []))[1].append(board)
     standings = []
@@ -247,7 +291,7 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
             and PlayerRating.objects.filter(ladder_id=tournament.ladder_id, player=user, is_active=True).exists()
         ),
         standings=standings,
-        tiebreak_labels=[TIEBREAK_LABELS.get(code, code) for code in tournament.tiebreak_list],
+        tiebreak_labels=tiebreak_labels(tournament),
         bracket=drawn,
         members=members,
         byes=byes,

@@ -31,6 +31,7 @@ from matchmaking import store as queue_store
 from notifications.models import Kind
 from notifications.services import notify
 from ratings.engines import RatingState
+from ratings.engines.balance import ffa_expected
 from ratings.models import PlayerRating, RatingChange
 from tournaments import formats
 from tournaments.models import (
@@ -41,6 +42,7 @@ from tournaments.models import (
     EntryMember,
     EntryStatus,
     Format,
+    PodSeat,
     RequestedBye,
     Round,
     Status,
@@ -66,6 +68,12 @@ NOT_ORGANISER = "Only moderators organise tournaments."
 ALREADY_WITHDRAWN = "This entry is no longer playing."
 NOT_STARTABLE = "Only a tournament whose registration is open can be started."
 TOO_FEW = "A tournament needs at least two entries to start; it has %(count)d."
+TOO_FEW_FOR_PODS = "A free-for-all tournament needs at least three entries to start; it has %(count)d."
+TOO_LARGE_FOR_LADDER = (
+    "%(count)d entries cannot be seated in pods of 3 to %(most)d players, the most this ladder takes."
+)
+PLACEMENTS_NEEDED = "A free-for-all game is decided by its places: one for each of its %(count)d players, 1 the best."
+RESULT_NEEDED = "This game is decided by a result: 1 (the first entry wins), 0.5 (a draw) or 0."
 TOO_FEW_FOR_GROUPS = "%(groups)d groups need at least %(needed)d entries, two a group; this tournament has %(count)d."
 NOT_RUNNING = "This tournament is not running."
 NOT_PAUSED = "This tournament is not paused."
@@ -97,12 +105,27 @@ def _act(tournament: Tournament, actor: User | None, action: str, reason: str, n
 def games_of(tournament: Tournament) -> list[formats.Game]:
     """Every finished board as the formats read it."""
     games = []
-    for board in Board.objects.filter(tournament=tournament, result__isnull=False).select_related("round"):
+    finished = Board.objects.filter(tournament=tournament, result__isnull=False).exclude(kind=BoardKind.POD)
+    for board in finished.select_related("round"):
         a, b, result = board.a_id, board.b_id, float(board.result if board.result is not None else 0.0)
         if board.kind == BoardKind.FORFEIT and result == 0.0 and b is not None:
             a, b, result = b, a, 1.0  # the formats write a forfeit from its winner's side
         games.append(formats.Game(round=board.round.number, a=a, b=b, result=result, kind=str(board.kind)))
     return games
+
+
+def pods_of(tournament: Tournament) -> list[formats.Pod]:
+    """Every free-for-all pod whose places are in, as the formats read it."""
+    places: dict[int, dict[int, float]] = {}
+    rounds: dict[int, int] = {}
+    for board_id, number, entry_id, place in (
+        PodSeat.objects.filter(tournament=tournament, board__result__isnull=False, place__isnull=False)
+        .order_by("board_id", "index")
+        .values_list("board_id", "board__round__number", "entry_id", "place")
+    ):
+        places.setdefault(board_id, {})[entry_id] = place or 0.0  # the filter leaves no empty place
+        rounds[board_id] = number
+    return [formats.Pod(round=rounds[board], places=seated) for board, seated in places.items()]
 
 
 def members_of(entries: Iterable[Entry]) -> dict[int, list[int]]:
@@ -119,6 +142,9 @@ def standings_of(tournament: Tournament) -> list[formats.Standing]:
     """The standings: by points and the tie-breaks; in an elimination (and a groups tournament's
     playoffs) the bracket's places come first (the champion 1, then by the round each went out)."""
     entries = list(tournament.entries.exclude(seed__isnull=True))
+    if tournament.is_free_for_all:
+        byes = Board.objects.filter(tournament=tournament, kind=BoardKind.BYE).values_list("a_id", flat=True)
+        return formats.ffa_standings([entry.pk for entry in entries], pods_of(tournament), tournament.rule, list(byes))
     rows = formats.standings(
         [entry.pk for entry in entries],
         games_of(tournament),
@@ -330,7 +356,8 @@ def entry_withdraw(*, entry: Entry, by: User, reason: str = "", now: datetime | 
 def _withdraw(tournament: Tournament, entry: Entry, by: User | None, reason: str, now: datetime) -> None:
     entry.status, entry.withdrawn_at, entry.withdrawn_reason = EntryStatus.WITHDRAWN, now, reason[:300]
     entry.save(update_fields=["status", "withdrawn_at", "withdrawn_reason"])
-    for board in Board.objects.filter(Q(a=entry) | Q(b=entry), tournament=tournament, result__isnull=True):
+    open_games = Board.objects.filter(Q(a=entry) | Q(b=entry), tournament=tournament, result__isnull=True)
+    for board in open_games.exclude(kind=BoardKind.POD):  # a pod goes on: its match places everyone
         _forfeit_board(board, loser=entry.pk, by=by, reason=reason, now=now)
     members = [m for ms in members_of([entry]).values() for m in ms]
     _tell(tournament, members, "withdrawn", now, reason=reason)
@@ -459,6 +486,8 @@ def tournament_start(*, tournament: Tournament, by: User | None = None, now: dat
             entries = [entry for entry in entries if entry.status == EntryStatus.CHECKED_IN]
         if len(entries) < 2:
             raise ValidationError(TOO_FEW, code="too_few_entries", params={"count": len(entries)})
+        if tournament.is_free_for_all and len(entries) < 3:
+            raise ValidationError(TOO_FEW_FOR_PODS, code="too_few_entries", params={"count": len(entries)})
         if tournament.format == Format.GROUPS and len(entries) < 2 * tournament.groups:
             raise ValidationError(
                 TOO_FEW_FOR_GROUPS,
@@ -544,8 +573,17 @@ def tournament_cancel(*, tournament: Tournament, by: User, reason: str, now: dat
     return tournament
 
 
-def board_decide(*, board: Board, by: User, result: float, reason: str, now: datetime | None = None) -> Board:
-    """An organiser decides a game: ``result`` is entry a's (1 a wins, 0.5 a draw, 0 b wins).
+def board_decide(
+    *,
+    board: Board,
+    by: User,
+    result: float | None = None,
+    reason: str,
+    placements: Sequence[int] | None = None,
+    now: datetime | None = None,
+) -> Board:
+    """An organiser decides a game: ``result`` is entry a's (1 a wins, 0.5 a draw, 0 b wins); a
+    free-for-all pod's ``placements`` are its seats' places in seat order (1 best, ties equal).
 
     A game with a ladder match gets the result through the moderator's correction of the
     match, which rates it like any decided match.
@@ -558,8 +596,10 @@ def board_decide(*, board: Board, by: User, result: float, reason: str, now: dat
         board = Board.objects.select_for_update(of=("self",)).select_related("match", "round").get(pk=board.pk)
         if board.result is not None:
             raise ValidationError(BOARD_DECIDED, code="board_decided")
+        if board.kind == BoardKind.POD:
+            return _decide_pod(tournament, board, by, placements, why, now)
         if result not in (0.0, 0.5, 1.0) or board.b_id is None:
-            raise ValidationError({"result": "A result is 1 (the first entry wins), 0.5 (a draw) or 0."})
+            raise ValidationError({"result": RESULT_NEEDED})
         if result == 0.5 and (tournament.is_elimination or board.round.stage == "playoffs"):
             raise ValidationError(NO_DRAW_IN_ELIMINATION, code="draw_in_elimination")
         match = board.match
@@ -572,6 +612,41 @@ def board_decide(*, board: Board, by: User, result: float, reason: str, now: dat
         _act(tournament, by, "decide", why, now, board=board)
         _emit_result(tournament, board, now)
     return board
+
+
+def _decide_pod(
+    tournament: Tournament, board: Board, by: User, placements: Sequence[int] | None, why: str, now: datetime
+) -> Board:
+    seats = list(PodSeat.objects.filter(board=board).order_by("index"))
+    count = len(seats)
+    if (
+        placements is None
+        or len(placements) != count
+        or any(not isinstance(p, int) or isinstance(p, bool) or not 1 <= p <= count for p in placements)
+        or min(placements) != 1
+    ):
+        raise ValidationError({"placements": PLACEMENTS_NEEDED % {"count": count}})
+    match = board.match
+    if match is not None and match.status not in (MatchStatus.CONFIRMED, MatchStatus.VOID):
+        by_side = [0] * count
+        for seat, placement in zip(seats, placements, strict=True):
+            by_side[seat.index] = placement
+        match_correct(match=match, moderator=by, placements=by_side, reason=f"Tournament: {why}", now=now)
+    _place_pod(seats, {seat.entry_id: placement for seat, placement in zip(seats, placements, strict=True)})
+    board.result, board.finished_at = 1.0, now
+    board.decided_by, board.decision_reason = by, why[:300]
+    board.save(update_fields=["result", "finished_at", "decided_by", "decision_reason"])
+    _act(tournament, by, "decide", why, now, board=board)
+    _emit_result(tournament, board, now)
+    return board
+
+
+def _place_pod(seats: Sequence[PodSeat], placements: dict[int, int]) -> None:
+    """The pod's seats get their places from the game's placements (ties share places)."""
+    places = formats.pod_places(placements)
+    for seat in seats:
+        seat.place = places[seat.entry_id]
+    PodSeat.objects.bulk_update(seats, ["place"])
 
 
 def round_repair(*, round: Round, by: User, reason: str, now: datetime | None = None) -> Round:
@@ -612,6 +687,7 @@ class Pairing:
     stage: str
     walkovers: tuple[tuple[int, int, str], ...] = ()  # winner, withdrawn loser, bracket key: no game
     requested: tuple[int, ...] = ()  # Swiss: entries sitting the round out with a requested bye
+    pods: tuple[tuple[int, ...], ...] = ()  # free-for-all: each pod's entries, in seat order
 
 
 def tournament_advance(*, tournament: Tournament, now: datetime | None = None) -> Tournament:
@@ -641,6 +717,9 @@ def _settle_board(tournament: Tournament, board: Board, now: datetime) -> None:
     match = board.match
     if match is None or match.status not in (MatchStatus.CONFIRMED, MatchStatus.CANCELLED):
         return  # still to be played, reported, disputed or voided: nothing final to read yet
+    if board.kind == BoardKind.POD:
+        _settle_pod(tournament, board, match, now)
+        return
     sides = {side.index: side for side in MatchSide.objects.filter(match=match)}
     status = match.status
     if status == MatchStatus.CONFIRMED or (
@@ -677,6 +756,37 @@ def _settle_board(tournament: Tournament, board: Board, now: datetime) -> None:
     # Anything else (a dispute, a cancelled or voided game, a round past its deadline) waits for an organiser.
 
 
+def _settle_pod(tournament: Tournament, board: Board, match: Match, now: datetime) -> None:
+    """A pod's places from its confirmed match; from a missed ready check, those ready ahead of
+    those not (who share the last places and are withdrawn). Anything else waits for an organiser."""
+    seats = list(PodSeat.objects.filter(board=board).order_by("index"))
+    sides = {side.index: side for side in MatchSide.objects.filter(match=match)}
+    if match.status == MatchStatus.CONFIRMED:
+        placements = {seat.entry_id: sides[seat.index].placement or len(seats) for seat in seats}
+        missed: list[int] = []
+    elif match.cancel_reason == CancelReason.READY_MISSED:
+        ready = {
+            index: all(p.ready_at is not None for p in Participant.objects.filter(side=side))
+            for index, side in sides.items()
+        }
+        missed = [seat.entry_id for seat in seats if not ready.get(seat.index)]
+        if not missed or len(missed) == len(seats):
+            return  # nobody, or everybody, missed it: an organiser decides
+        placements = {seat.entry_id: (len(seats) - len(missed) + 1 if seat.entry_id in missed else 1) for seat in seats}
+    else:
+        return
+    _place_pod(seats, placements)
+    board.result, board.finished_at = 1.0, now
+    if missed:
+        board.decision_reason = "not ready in time"
+    board.save(update_fields=["result", "finished_at", "decision_reason"])
+    _emit_result(tournament, board, now)
+    entries = {entry.pk: entry for entry in Entry.objects.filter(pk__in=missed)}
+    for entry_id in missed:
+        if entries[entry_id].is_active:
+            _withdraw(tournament, entries[entry_id], None, "missed a game", now)
+
+
 def _pair_next(tournament: Tournament, now: datetime) -> None:
     pairing = _next_pairing(tournament)
     if pairing is None:
@@ -695,6 +805,7 @@ def _pair_next(tournament: Tournament, now: datetime) -> None:
     entries = {entry.pk: entry for entry in tournament.entries.all()}
     members = members_of(entries.values())
     players = [player for a, b, _ in pairing.pairs for player in (*members[a], *members[b])]
+    players += [player for pod in pairing.pods for entry in pod for player in members[entry]]
     states = {
         row.player_id: row.state()
         for row in PlayerRating.objects.filter(ladder=tournament.ladder, player_id__in=players)
@@ -702,6 +813,10 @@ def _pair_next(tournament: Tournament, now: datetime) -> None:
     boards = [
         Board(a_id=a, b_id=b, bracket_key=key, match=_create_match(tournament, [members[a], members[b]], states, now))
         for a, b, key in pairing.pairs
+    ]
+    boards += [
+        Board(a_id=pod[0], kind=BoardKind.POD, match=_create_match(tournament, [members[e] for e in pod], states, now))
+        for pod in pairing.pods
     ]
     boards += [Board(a_id=entry, kind=BoardKind.BYE, result=1.0, finished_at=now) for entry in pairing.byes]
     boards += [Board(a_id=entry, kind=BoardKind.REQUESTED, result=0.5, finished_at=now) for entry in pairing.requested]
@@ -721,11 +836,18 @@ def _pair_next(tournament: Tournament, now: datetime) -> None:
     for number, board in enumerate(boards, start=1):
         board.round, board.tournament, board.number = round, tournament, number
     Board.objects.bulk_create(boards)
+    pods = iter(pairing.pods)
+    seated = {board.pk: list(next(pods)) for board in boards if board.kind == BoardKind.POD}
+    PodSeat.objects.bulk_create(
+        PodSeat(board_id=board, tournament=tournament, entry_id=entry, index=index)
+        for board, pod in seated.items()
+        for index, entry in enumerate(pod)
+    )
     for board in boards:
         if board.match_id is not None:  # a game to play; byes, absences and walkovers need nobody
-            _tell_pairing(tournament, board, entries, members, round, now)
-    _emit_paired(tournament, round, boards, entries, now)
-    if not pairing.pairs:  # a round without games (byes, walkovers): go on at once
+            _tell_pairing(tournament, board, entries, members, round, now, seated.get(board.pk, []))
+    _emit_paired(tournament, round, boards, entries, now, seated)
+    if not pairing.pairs and not pairing.pods:  # a round without games (byes, walkovers): go on at once
         Round.objects.filter(pk=round.pk).update(finished_at=now)
         _pair_next(tournament, now)
 
@@ -736,17 +858,27 @@ def _create_match(
     """A board's ladder match, created as the queue creates a pairing (``states``: the players' ratings)."""
     ladder = tournament.ladder
     size = tournament.team_size
-    kind = ladder_formats.DUEL if size == 1 else ladder_formats.FORMATS[f"{size}v{size}"]
     engine = ladder.get_engine()
-    p = engine.win_probability(
-        [states[p] for p in lineup[0] if p in states], [states[p] for p in lineup[1] if p in states], now.timestamp()
-    )
-    p = ladder.shown_chance(p)
+    if len(lineup) > 2:  # a free-for-all pod: each player's mean chance against each other, as the queue's
+        kind = ladder_formats.FORMATS[f"ffa{len(lineup)}"]
+        known = [states[side[0]] for side in lineup]
+        chances = ffa_expected(
+            [(state.rating, engine.rd_at(state, now.timestamp())) for state in known], engine.summed_beta
+        )
+    else:
+        kind = ladder_formats.DUEL if size == 1 else ladder_formats.FORMATS[f"{size}v{size}"]
+        p = engine.win_probability(
+            [states[p] for p in lineup[0] if p in states],
+            [states[p] for p in lineup[1] if p in states],
+            now.timestamp(),
+        )
+        p = ladder.shown_chance(p)
+        chances = [p, 1.0 - p]
     match = Match(ladder=ladder, played_at=now, paired_by_queue=True, queue_format=kind.code, rated=tournament.rated)
     lifecycle.start(match, ladder, now)
     queue_store.formed_create(
         match,
-        [MatchSide(index=0, win_probability=p), MatchSide(index=1, win_probability=1.0 - p)],
+        [MatchSide(index=index, win_probability=chance) for index, chance in enumerate(chances)],
         [Participant(player_id=player) for side in lineup for player in side],
         [index for index, side in enumerate(lineup) for _ in side],
         [],
@@ -781,6 +913,25 @@ def _next_pairing(tournament: Tournament) -> Pairing | None:
             "main",
             requested=sitting,
         )
+    if tournament.is_free_for_all:
+        if number > tournament.rounds or len(active) < 3:
+            return None
+        standing = {row.id: row.points for row in standings_of(tournament)} if number > 1 else None
+        most = min(formats.MAX_POD, tournament.ladder.max_players or formats.MAX_POD)
+        had_bye = set(Board.objects.filter(tournament=tournament, kind=BoardKind.BYE).values_list("a_id", flat=True))
+        try:
+            pods, left_out = formats.ffa_seating(
+                [formats.Entrant(e.pk, e.rating) for e in active],
+                max(3, min(tournament.pod_size, most)),
+                points=standing,
+                most=max(3, most),
+                had_bye=had_bye,
+            )
+        except ValueError:
+            raise ValidationError(
+                TOO_LARGE_FOR_LADDER, code="too_few_entries", params={"count": len(active), "most": most}
+            ) from None
+        return Pairing([], left_out, [], "main", pods=tuple(tuple(pod) for pod in pods))
     if tournament.format == Format.ROUND_ROBIN:
         schedule = formats.round_robin_rounds([e.pk for e in entries], double=tournament.double_round_robin)
         return _scheduled(schedule, number, active, "main")
@@ -940,13 +1091,28 @@ def _finish(tournament: Tournament, now: datetime) -> None:
 
 
 def _emit_paired(
-    tournament: Tournament, round: Round, boards: list[Board], entries: dict[int, Entry], now: datetime
+    tournament: Tournament,
+    round: Round,
+    boards: list[Board],
+    entries: dict[int, Entry],
+    now: datetime,
+    seated: dict[int, list[int]],
 ) -> None:
-    games = [
-        {"board": b.number, "a": entries[b.a_id].name, "b": entries[b.b_id].name if b.b_id else None, "kind": b.kind}
-        for b in boards
-    ]
-    lines = "; ".join(f"{g['a']} – {g['b']}" if g["b"] else f"{g['a']}: {g['kind']}" for g in games)
+    games: list[dict[str, object]] = []
+    lines = []
+    for b in boards:
+        game: dict[str, object] = {
+            "board": b.number,
+            "a": entries[b.a_id].name,
+            "b": entries[b.b_id].name if b.b_id else None,
+            "kind": b.kind,
+        }
+        if b.kind == BoardKind.POD:
+            game["players"] = players = [entries[e].name for e in seated[b.pk]]
+            lines.append(", ".join(players))
+        else:
+            lines.append(f"{game['a']} – {game['b']}" if b.b_id else f"{game['a']}: {b.kind}")
+        games.append(game)
     webhook_emit(
         ladder_id=tournament.ladder_id,
         event=Event.TOURNAMENT_PAIRED,
@@ -956,7 +1122,7 @@ def _emit_paired(
             "deadline": round.deadline.isoformat(),
             "games": games,
         },
-        summary=f"{tournament.name}, round {round.number}: {lines}",
+        summary=f"{tournament.name}, round {round.number}: {'; '.join(lines)}",
         url=tournament.get_absolute_url(),
         now=now,
     )
@@ -964,6 +1130,21 @@ def _emit_paired(
 
 def _emit_result(tournament: Tournament, board: Board, now: datetime) -> None:
     """A game of the tournament has its result (played, decided or forfeited)."""
+    if board.kind == BoardKind.POD:
+        seated = list(
+            PodSeat.objects.filter(board=board).order_by("place", "index").values_list("entry__name", "place")
+        )
+        places = [{"entry": name, "place": place} for name, place in seated]
+        text = ", ".join(f"{_place_text(place or 0.0)} {name}" for name, place in seated)
+        webhook_emit(
+            ladder_id=tournament.ladder_id,
+            event=Event.TOURNAMENT_RESULT,
+            data={"tournament": tournament.name, "round": tournament.current_round, "places": places, "kind": "pod"},
+            summary=f"{tournament.name}, round {tournament.current_round}: {text}",
+            url=tournament.get_absolute_url(),
+            now=now,
+        )
+        return
     a, b = board.a.name, board.b.name if board.b is not None else ""
     score = {1.0: "1–0", 0.5: "½–½", 0.0: "0–1"}.get(float(board.result or 0.0), "")
     webhook_emit(
@@ -982,6 +1163,11 @@ def _emit_result(tournament: Tournament, board: Board, now: datetime) -> None:
         url=tournament.get_absolute_url(),
         now=now,
     )
+
+
+def _place_text(place: float) -> str:
+    """A pod's place as told: 1 → "1.", a shared 2nd and 3rd (2.5) → "2.5."."""
+    return f"{place:g}."
 
 
 # -- Telling ----------------------------------------------------------------------------------------------
@@ -1012,10 +1198,14 @@ def _tell_pairing(
     members: dict[int, list[int]],
     round: Round,
     now: datetime,
+    pod: list[int],
 ) -> None:
-    assert board.b_id is not None
-    sides = {board.a_id: board.b_id, board.b_id: board.a_id}
-    for entry_id, other in sides.items():
+    if pod:
+        sides = {entry: [other for other in pod if other != entry] for entry in pod}
+    else:
+        assert board.b_id is not None
+        sides = {board.a_id: [board.b_id], board.b_id: [board.a_id]}
+    for entry_id, others in sides.items():
         notify(
             Kind.TOURNAMENT,
             members[entry_id],
@@ -1029,11 +1219,16 @@ def _tell_pairing(
                 "ladder": tournament.ladder.name,
                 "ladder_slug": tournament.ladder.slug,
                 "round": round.number,
-                "opponent": entries[other].name,
+                "opponent": _listed([entries[other].name for other in others]),
                 "deadline": round.deadline.isoformat(),
             },
             now=now,
         )
+
+
+def _listed(names: list[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # -- The sweep ------------------------------------------------------------------------------------------------

@@ -194,6 +194,7 @@ def organise(request: AuthenticatedHttpRequest, slug: str, tournament: str) -> H
             board=get_object_or_404(Board, tournament=found, pk=_number(request.POST.get("board"))),
             by=by,
             result=_result(request.POST.get("result")),
+            placements=_placements(request.POST.get("placements")),
             reason=reason,
         ),
         "withdraw": lambda: services.entry_withdraw(
@@ -237,6 +238,16 @@ def _number(value: str | None) -> int:
         return int(value or "")
     except ValueError:
         return 0
+
+
+def _placements(value: str | None) -> list[int] | None:
+    """ "2 1 3" or "2, 1, 3" → [2, 1, 3]; nothing given → None; anything else → [] (refused by the service)."""
+    if not (value or "").strip():
+        return None
+    try:
+        return [int(part) for part in (value or "").replace(",", " ").split()]
+    except ValueError:
+        return []
 
 
 def _result(value: str | None) -> float:

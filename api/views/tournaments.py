@@ -31,6 +31,7 @@ from api.views.base import AuthenticatedRequest, errors, paginated, parse, query
 from api.views.queue import naming_fields
 from ladder.models import Ladder
 from tournaments import services
+from tournaments.formats import FFA_TIEBREAKS
 from tournaments.models import (
     Board,
     BoardKind,
@@ -38,6 +39,7 @@ from tournaments.models import (
     EntryMember,
     EntryStatus,
     Format,
+    PodSeat,
     RequestedBye,
     Round,
     Status,
@@ -55,7 +57,8 @@ class TournamentOut(serializers.Serializer):
     name = serializers.CharField()
     format = serializers.ChoiceField(choices=Format.choices)
     team_size = serializers.IntegerField(help_text="Players per entry: 1, or a team's size.")
-    rounds = serializers.IntegerField(help_text="Swiss: how many rounds are played.")
+    rounds = serializers.IntegerField(help_text="Swiss and free-for-all: how many rounds are played.")
+    pod_size = serializers.IntegerField(help_text="Free-for-all: the most players of a pod.")
     rated = serializers.BooleanField(help_text="Its games change ratings; false: they count in the tournament only.")
     status = serializers.ChoiceField(choices=Status.choices)
     current_round = serializers.IntegerField(help_text="The round being played (0 before the start).")
@@ -94,11 +97,25 @@ class TournamentDetailOut(TournamentOut):
     )
 
 
+class TournamentSeatOut(serializers.Serializer):
+    entry = serializers.CharField(help_text="The entry's name.")
+    place = serializers.FloatField(
+        allow_null=True, help_text="1 is best; entries that tied share places (their mean); null until known."
+    )
+
+
 class TournamentBoardOut(serializers.Serializer):
     number = serializers.IntegerField()
-    a = serializers.CharField(help_text="The first entry's name.")
-    b = serializers.CharField(allow_null=True, help_text="The second entry's name; null for a bye or an absence.")
-    result = serializers.FloatField(allow_null=True, help_text="a's result: 1, 0.5, 0; null until decided.")
+    a = serializers.CharField(help_text="The first entry's name (a pod's first seat).")
+    b = serializers.CharField(
+        allow_null=True, help_text="The second entry's name; null for a bye, an absence or a pod."
+    )
+    result = serializers.FloatField(
+        allow_null=True, help_text="a's result: 1, 0.5, 0; a pod's is 1 once its places are in; null until decided."
+    )
+    seats = TournamentSeatOut(
+        many=True, help_text="A free-for-all pod's entries in seat order (the sides of its match); empty otherwise."
+    )
     kind = serializers.ChoiceField(choices=BoardKind.choices)
     bracket_key = serializers.CharField(help_text="Elimination: the game's place in the bracket; empty otherwise.")
     match = serializers.IntegerField(allow_null=True, help_text="The ladder match to play it in.")
@@ -135,6 +152,13 @@ class TournamentActionIn(StrictSerializer):
     action = serializers.ChoiceField(
         choices=["start", "pause", "resume", "cancel", "repair", "decide", "withdraw", "bye", "cancel_bye"]
     )
+    placements = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=8),
+        required=False,
+        min_length=2,
+        max_length=8,
+        help_text="decide a free-for-all pod: each seat's place in seat order, 1 the best, ties equal.",
+    )
     reason = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     board = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1, help_text="decide: the board.")
     result = serializers.FloatField(
@@ -165,6 +189,7 @@ def _summary(tournament: Tournament) -> dict[str, Any]:
         "format": tournament.format,
         "team_size": tournament.team_size,
         "rounds": tournament.rounds,
+        "pod_size": tournament.pod_size,
         "rated": tournament.rated,
         "status": tournament.status,
         "current_round": tournament.current_round,
@@ -211,7 +236,7 @@ def _detail(tournament: Tournament, user: Any) -> dict[str, Any]:
     return {
         **_summary(tournament),
         "description": tournament.description,
-        "tiebreaks": tournament.tiebreak_list,
+        "tiebreaks": list(FFA_TIEBREAKS) if tournament.is_free_for_all else tournament.tiebreak_list,
         "points": {"win": rule.win, "draw": rule.draw, "loss": rule.loss, "bye": rule.bye, "absent": rule.absent},
         "round_minutes": tournament.round_minutes,
         "entry_list": entries,
@@ -259,6 +284,11 @@ class PairingsView(APIView):
         if round is None:
             return Response({"round": None, "stage": "", "deadline": None, "boards": []})
         names = dict(Entry.objects.filter(tournament=found).values_list("pk", "name"))
+        seats: dict[int, list[dict[str, Any]]] = {}
+        for board_id, entry_id, place in (
+            PodSeat.objects.filter(board__round=round).order_by("index").values_list("board_id", "entry_id", "place")
+        ):
+            seats.setdefault(board_id, []).append({"entry": names.get(entry_id, ""), "place": place})
         boards = [
             {
                 "number": board.number,
@@ -268,6 +298,7 @@ class PairingsView(APIView):
                 "kind": board.kind,
                 "bracket_key": board.bracket_key,
                 "match": board.match_id,
+                "seats": seats.get(board.pk, []),
             }
             for board in Board.objects.filter(round=round).order_by("number")
         ]
@@ -285,7 +316,7 @@ class StandingsView(APIView):
         if found.status == Status.REGISTRATION:
             return Response([])
         names = dict(Entry.objects.filter(tournament=found).values_list("pk", "name"))
-        codes = found.tiebreak_list
+        codes = list(FFA_TIEBREAKS) if found.is_free_for_all else found.tiebreak_list
         return Response(
             [
                 {
@@ -407,9 +438,11 @@ class ActionView(APIView):
         request=TournamentActionIn,
         responses={200: TournamentDetailOut, **errors(403, 409)},
         description="Moderators organise: start, pause, resume, cancel, repair (pair the current round again), "
-        "decide (`board`, `result`), withdraw (`entry`), bye (`entry`, `round`: a Swiss round not paired yet, "
-        "sat out for a draw's points; one bye an entry), cancel_bye (`entry`: its bye not used yet); every action "
-        "but start needs a `reason`, kept in the tournament's record. 400 naming `round`: `bye_round`. 409: "
+        "decide (`board`, and `result`, or a free-for-all pod's `placements`), withdraw (`entry`), "
+        "bye (`entry`, `round`: a Swiss round not paired yet, sat out for a draw's points; one bye an entry), "
+        "cancel_bye (`entry`: its bye not used yet); every action "
+        "but start needs a `reason`, kept in the tournament's record. 400 naming `round`: `bye_round`; naming "
+        "`placements`: places that are not one a seat, 1 the best. 409: "
         "`not_startable`, `too_few_entries`, `not_running`, `not_paused`, `round_has_results`, `board_decided`, "
         "`entry_withdrawn`, `tournament_over`, `not_swiss`, `bye_taken`, `no_bye`.",
     )
@@ -430,9 +463,16 @@ class ActionView(APIView):
             services.round_repair(round=round, by=by, reason=reason)
         elif action == "decide":
             board = get_object_or_404(Board, tournament=found, pk=params.get("board", 0))
-            if "result" not in params:
-                raise serializers.ValidationError({"result": ["Give the result to decide."]}, code="missing_field")
-            services.board_decide(board=board, by=by, result=float(params["result"]), reason=reason)
+            if board.kind == BoardKind.POD:
+                if "placements" not in params:
+                    raise serializers.ValidationError(
+                        {"placements": ["Give each seat's place to decide a pod."]}, code="missing_field"
+                    )
+                services.board_decide(board=board, by=by, placements=params["placements"], reason=reason)
+            else:
+                if "result" not in params:
+                    raise serializers.ValidationError({"result": ["Give the result to decide."]}, code="missing_field")
+                services.board_decide(board=board, by=by, result=float(params["result"]), reason=reason)
         elif action == "cancel_bye":
             entry = get_object_or_404(Entry, tournament=found, pk=params.get("entry", 0))
             services.bye_cancel(entry=entry, by=by, reason=reason)

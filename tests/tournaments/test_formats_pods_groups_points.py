@@ -12,13 +12,17 @@ from hypothesis import strategies as st
 
 from tournaments.formats import (
     Entrant,
+    Pod,
     PointsRule,
     bracket_progress,
     competition_points,
     ffa_pods,
+    ffa_seating,
+    ffa_standings,
     placement_points,
     playable_games,
     playoff_seeds,
+    pod_places,
     single_elimination,
     snake_groups,
 )
@@ -151,3 +155,98 @@ def test_competition_points_fall_with_rank_time_and_team_size():
 def test_competition_points_reject_impossible_arguments(arguments, message):
     with pytest.raises(ValueError, match=message):
         competition_points(*arguments)
+
+
+def test_ffa_seating_grows_pods_for_a_small_field_and_leaves_out_only_what_no_pods_can_seat():
+    five = [Entrant(id, 2000 - id) for id in range(1, 6)]
+
+    assert ffa_seating(five, 3) == ([[1, 2, 3, 4, 5]], [])  # no pods of 3 for five: one of 5
+    assert ffa_seating(five, 4, most=4) == ([[1, 2, 3, 4]], [5])  # a ladder of four at most: the lowest sits out
+    assert ffa_seating(five, 4, most=4, had_bye={5}) == ([[1, 2, 3, 5]], [4])
+    seven = [Entrant(id, 2000 - id) for id in range(1, 8)]
+    assert ffa_seating(seven, 3, most=3) == ([[1, 2, 3], [4, 5, 6]], [7])
+
+
+def test_ffa_seating_by_points_puts_the_leaders_together():
+    field = [Entrant(id, 2000 - id) for id in range(1, 9)]
+
+    pods, byes = ffa_seating(field, 4, points={8: 3.0, 7: 2.5, 1: 2.5, 5: 2.0})
+
+    assert pods == [[8, 1, 7, 5], [2, 3, 4, 6]] and byes == []  # equal points: the higher rating first
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(3, 60),
+    st.integers(3, 8),
+    st.integers(3, 8),
+    st.sets(st.integers(0, 59)),
+)
+def test_ffa_seating_seats_everyone_once_in_pods_of_three_to_most(count, size, most, had):
+    size, most = min(size, most), max(size, most)
+    field = [Entrant(id, 1500.0 + (id * 37) % 11) for id in range(count)]
+
+    pods, byes = ffa_seating(field, size, most=most, had_bye=had)
+
+    seated = [entrant for pod in pods for entrant in pod]
+    assert sorted(seated + byes) == list(range(count))
+    assert all(3 <= len(pod) <= most for pod in pods)
+    # As few sit out as must: a field of six or more always fits pods of 3 and 4, five needs a pod of 5.
+    fits = (most >= 4 and count != 5) or most >= 5 or count % 3 == 0
+    assert (byes == []) == fits
+    assert len(byes) <= 2
+    if byes and len(set(range(count)) - had) >= len(byes):
+        assert not set(byes) & had, "the bye goes to those who have had none while there are such"
+
+
+def test_pod_places_share_tied_places():
+    assert pod_places({7: 1, 8: 2, 9: 2, 10: 4}) == {7: 1.0, 8: 2.5, 9: 2.5, 10: 4.0}
+    assert pod_places({1: 1, 2: 1, 3: 1}) == {1: 2.0, 2: 2.0, 3: 2.0}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 8), min_size=2, max_size=8))
+def test_pod_places_cover_one_to_n_and_keep_the_order(placements):
+    places = pod_places(dict(enumerate(placements)))
+
+    n = len(placements)
+    assert math.isclose(sum(places.values()), n * (n + 1) / 2)
+    for a, b in itertools.combinations(range(n), 2):
+        assert (placements[a] < placements[b]) == (places[a] < places[b])
+
+
+def test_ffa_standings_of_two_rounds_worked_by_hand():
+    rule = PointsRule()
+    pods = [
+        Pod(1, {1: 1, 2: 2.5, 3: 2.5, 4: 4}),  # 1, ½, ½, 0
+        Pod(2, {1: 4, 2: 1, 3: 2, 4: 3}),  # 0, 1, ⅔, ⅓
+    ]
+
+    rows = ffa_standings([1, 2, 3, 4], pods, rule)
+
+    assert [(row.id, row.rank) for row in rows] == [(2, 1), (3, 2), (1, 3), (4, 4)]
+    assert [row.points for row in rows] == pytest.approx([1.5, 7 / 6, 1.0, 1 / 3])
+    assert [row.tiebreaks for row in rows] == [(1.0, 4.0), (0.0, 3.0), (1.0, 3.0), (0.0, 1.0)]
+    assert [(row.wins, row.losses, row.games) for row in rows] == [(1, 0, 2), (0, 0, 2), (1, 1, 2), (0, 1, 2)]
+
+
+def test_ffa_standings_count_a_bye_as_a_middle_place_and_share_ranks_when_all_is_equal():
+    rows = ffa_standings([1, 2, 3], [Pod(1, {1: 1.5, 2: 1.5})], PointsRule(win=3, draw=2, loss=1), byes=[3])
+
+    # A shared 1st and 2nd of two, and a bye: each half-way between a win (3) and a loss (1).
+    assert [(row.id, row.rank, row.points) for row in rows] == [(1, 1, 2.0), (2, 1, 2.0), (3, 1, 2.0)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 8), min_size=3, max_size=8), min_size=1, max_size=5))
+def test_ffa_standings_give_each_pod_its_size_times_a_middle_place(rounds):
+    rule = PointsRule(win=2.0, draw=1.0, loss=0.5)
+    pods = [Pod(number, pod_places(dict(enumerate(placements)))) for number, placements in enumerate(rounds, 1)]
+    ids = sorted({entrant for pod in pods for entrant in pod.places})
+
+    rows = ffa_standings(ids, pods, rule)
+
+    expected = sum(len(pod.places) * (rule.win + rule.loss) / 2 for pod in pods)
+    assert math.isclose(sum(row.points for row in rows), expected)
+    assert [row.rank for row in rows] == sorted(row.rank for row in rows)
+    assert all(a.points >= b.points - 1e-9 for a, b in itertools.pairwise(rows))

@@ -27,7 +27,16 @@ from tournaments.formats.elimination import (
     seed_order,
     single_elimination,
 )
-from tournaments.formats.ffa import ffa_pods, placement_points
+from tournaments.formats.ffa import (
+    FFA_TIEBREAKS,
+    MAX_POD,
+    Pod,
+    ffa_pods,
+    ffa_seating,
+    ffa_standings,
+    placement_points,
+    pod_places,
+)
 from tournaments.formats.groups import playoff_seeds, snake_groups
 from tournaments.formats.points import competition_points
 from tournaments.formats.round_robin import round_robin_rounds
@@ -38,7 +47,9 @@ from tournaments.formats.values import KINDS, Entrant, Game, PointsRule, Seat, s
 __all__ = [
     "BYE",
     "DEFAULT_BUDGET",
+    "FFA_TIEBREAKS",
     "KINDS",
+    "MAX_POD",
     "TIEBREAKS",
     "Bracket",
     "BracketGame",
@@ -46,6 +57,7 @@ __all__ = [
     "Entrant",
     "Game",
     "LoserOf",
+    "Pod",
     "PointsRule",
     "RoundPairing",
     "Seat",
@@ -61,9 +73,12 @@ __all__ = [
     "competition_points",
     "double_elimination",
     "ffa_pods",
+    "ffa_seating",
+    "ffa_standings",
     "placement_points",
     "playable_games",
     "playoff_seeds",
+    "pod_places",
     "round_robin_rounds",
     "seats",
     "seed_order",
