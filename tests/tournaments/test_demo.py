@@ -28,6 +28,15 @@ def test_the_demo_tournaments_are_played_as_players_would_and_the_command_is_ide
     assert played.count() == 12 and all(b.match.status == MatchStatus.CONFIRMED for b in played)
     waiting = Board.objects.filter(tournament=tournaments["winter-cup"], round__number=2)
     assert {Match.objects.get(pk=b.match_id).status for b in waiting} == {MatchStatus.SCHEDULED}
+    # The pod night: ten players in pods of 4, 3, 3; round 1 confirmed, round 2 ready to play.
+    assert "In Widelands Teams: Pod night (free-for-all pods, running)." in out
+    pods = tournaments["pod-night"]
+    assert pods.status == Status.RUNNING and pods.current_round == 2
+    first = Board.objects.filter(tournament=pods, round__number=1)
+    assert sorted(b.seats.count() for b in first) == [3, 3, 4]
+    assert all(b.match.status == MatchStatus.CONFIRMED and b.result == 1.0 for b in first)
+    second = Board.objects.filter(tournament=pods, round__number=2)
+    assert {b.match.status for b in second} == {MatchStatus.SCHEDULED}
 
 
 def test_without_the_demo_ladder_the_command_says_what_to_run():

@@ -1,10 +1,13 @@
-"""Gives the demo's Pokémon ladder three tournaments: one finished, one running, one taking entries.
+"""Gives the demo's Pokémon ladder three tournaments (one finished, one running, one taking
+entries) and its Widelands team ladder a running free-for-all tournament of pods.
 
 Run after ``seed_demo`` (``make run`` does). The finished Swiss and the running single
 elimination are played through the ladder's matches as players would: the entrant of each
 game reports it and the opponent confirms (the favourite wins, with an upset now and then).
 The running tournament's current games have both players ready, to be played. The open
-Swiss starts in three days and leaves the demo's players (ash, misty …) free to enter.
+Swiss starts in three days and leaves the demo's players (ash, misty …) free to enter. The
+pod night has played its first round (the favourite usually wins each pod); its second
+round's pods are ready to be played.
 Idempotent: a ladder that has its demo tournaments already is left as it is.
 """
 
@@ -23,10 +26,12 @@ from ladder.models import Ladder, Match, MatchStatus
 from matchmaking import lifecycle
 from ratings.models import PlayerRating
 from tournaments import services
-from tournaments.models import Board, Format, Status, Tournament
+from tournaments.models import Board, BoardKind, Format, PodSeat, Status, Tournament
 
 LADDER = "pokemon-singles"
 FINISHED, RUNNING, OPEN = "autumn-swiss", "winter-cup", "spring-open"
+PODS_LADDER, PODS = "widelands-teams", "pod-night"
+TOUR = ["ash", "misty", "brock", "gary", "serena", "lillie"]  # the tour's players stay free to search and enter
 
 
 class Command(BaseCommand):
@@ -50,7 +55,7 @@ class Command(BaseCommand):
         # Players the demo's tour does not use (ash, misty, serena … stay free to search and enter).
         ranked = list(
             PlayerRating.objects.filter(ladder=ladder, is_active=True)
-            .exclude(player__username__in=["ash", "misty", "brock", "gary", "serena", "lillie"])
+            .exclude(player__username__in=TOUR)
             .order_by("-rating")
             .values_list("player", flat=True)
         )
@@ -80,6 +85,59 @@ class Command(BaseCommand):
             f"Demo tournaments in {ladder.name}: Autumn Swiss (finished), Winter cup (running), "
             "Spring open (open, unrated)."
         )
+        teams = Ladder.objects.filter(slug=PODS_LADDER).first()
+        if teams is not None:
+            self._pod_night(teams, organiser, rng)
+            self.stdout.write(f"In {teams.name}: Pod night (free-for-all pods, running).")
+
+    def _pod_night(self, ladder: Ladder, organiser: User, rng: random.Random) -> None:
+        now = timezone.now()
+        tournament = services.tournament_create(
+            ladder=ladder,
+            by=organiser,
+            name="Pod night",
+            slug=PODS,
+            description="Three rounds of four-player free-for-all games: the leaders meet from round 2.",
+            format=Format.FREE_FOR_ALL,
+            rounds=3,
+            pod_size=4,
+            check_in_minutes=0,
+            registration_closes_at=now + timedelta(hours=1),
+            starts_at=now + timedelta(hours=1),
+        )
+        ranked = list(
+            PlayerRating.objects.filter(ladder=ladder, is_active=True)
+            .exclude(player__username__in=TOUR)
+            .order_by("-rating")
+            .values_list("player", flat=True)
+        )
+        for player in User.objects.filter(pk__in=ranked[:10]):
+            services.entry_register(tournament=tournament, captain=player)
+        tournament = services.tournament_start(tournament=tournament, by=organiser)
+        for board in Board.objects.filter(tournament=tournament, kind=BoardKind.POD, result__isnull=True):
+            seats = [
+                seat.entry for seat in PodSeat.objects.filter(board=board).order_by("index").select_related("entry")
+            ]
+            match = self._ready(Match.objects.get(pk=board.match_id or 0), [seat.captain for seat in seats])
+            # The seats come strongest first: mostly that order, with a swap now and then.
+            order = list(range(len(seats)))
+            for index in range(len(order) - 1):
+                if rng.random() < 0.3:
+                    order[index], order[index + 1] = order[index + 1], order[index]
+            placements = [order.index(index) + 1 for index in range(len(seats))]
+            match_report_result(match=match, reporter=seats[0].captain, placements=placements)
+            for seat in seats[1:]:
+                match_confirm(match=Match.objects.get(pk=match.pk), user=seat.captain)
+        tournament = services.tournament_advance(tournament=tournament)
+        for board in Board.objects.filter(tournament=tournament, kind=BoardKind.POD, result__isnull=True):
+            players = PodSeat.objects.filter(board=board).values_list("entry__captain", flat=True)
+            self._ready(Match.objects.get(pk=board.match_id or 0), list(User.objects.filter(pk__in=players)))
+
+    def _ready(self, match: Match, players: list[User]) -> Match:
+        if match.status == MatchStatus.READY_CHECK:
+            for player in players:
+                lifecycle.ready(match=match, user=player)
+        return Match.objects.get(pk=match.pk)
 
     def _make(self, ladder: Ladder, organiser: User, slug: str, name: str, format: str, rounds: int) -> Tournament:
         now = timezone.now()
