@@ -12,6 +12,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import User
+from accounts.roles import is_moderator
 from ratings.models import PlayerRating
 from tournaments import formats
 from tournaments.models import (
@@ -165,9 +166,16 @@ class Page:
     standings: list[StandingRow]
     tiebreak_labels: list[str]
     bracket: Bracket | None
-    members: dict[int, list[str]] = field(default_factory=dict)
+    members: dict[int, list[str]] = field(default_factory=dict)  # a team tournament's, while it takes entries
+    results_version: str = ""  # changes with every result and entry status: the standings' cache key
     byes: Byes | None = None  # a Swiss still to play
 
+
+# What the round's table reads of each board, its round and its match (a match row is wide).
+BOARD_FIELDS = (
+    "number", "a", "b", "result", "kind", "bracket_key", "match", "decided_by", "decision_reason",
+    "round__number", "round__stage", "round__deadline", "round__finished_at", "match__status",
+)  # fmt: skip
 
 TIEBREAK_LABELS = {
     "head_to_head": "Head-to-head",
@@ -218,13 +226,15 @@ def tiebreak_labels(tournament: Tournament) -> list[str]:
 
 def page(tournament: Tournament, user: User | None, now: datetime, shown: int | None = None) -> Page:
     """What the tournament's page shows; of its rounds only ``shown`` (the current one by default)."""
-    entries = list(tournament.entries.select_related("captain"))
+    entries = list(tournament.entries.all())
     names = {entry.pk: entry.name for entry in entries}
-    member_ids = members_of(entries)
-    usernames = dict(
-        User.objects.filter(pk__in=[p for ps in member_ids.values() for p in ps]).values_list("pk", "username")
-    )
-    members = {pk: [usernames.get(p, "") for p in ps] for pk, ps in member_ids.items()}
+    members: dict[int, list[str]] = {}
+    if tournament.team_size > 1 and tournament.status == Status.REGISTRATION:  # the entry list names teams' players
+        member_ids = members_of(entries)
+        usernames = dict(
+            User.objects.filter(pk__in=[p for ps in member_ids.values() for p in ps]).values_list("pk", "username")
+        )
+        members = {pk: [usernames.get(p, "") for p in ps] for pk, ps in member_ids.items()}
     for entry in entries:
         entry.member_names = members.get(entry.pk, [])  # type: ignore[attr-defined]
     mine = None
@@ -241,13 +251,16 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
     boards = list(
         Board.objects.filter(tournament=tournament, round__number=shown)
         .select_related("match", "round")
+        .only(*BOARD_FIELDS)
         .order_by("number")
     )
-    open_boards = list(
-        Board.objects.filter(
-            Q(b__isnull=False) | Q(kind=BoardKind.POD), tournament=tournament, result__isnull=True
-        ).order_by("id")
-    )
+    open_boards = []  # the games an organiser may decide, for the organiser's form only
+    if user is not None and is_moderator(user):
+        open_boards = list(
+            Board.objects.filter(
+                Q(b__isnull=False) | Q(kind=BoardKind.POD), tournament=tournament, result__isnull=True
+            ).order_by("id")
+        )
     pods = _pods([*boards, *open_boards], names)
     rounds: dict[int, tuple[Round, list[Board]]] = {}
     for board in [*boards, *open_boards]:
@@ -258,9 +271,10 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
         rounds.setdefault(board.round.number, (board.round, []))[1].append(board)
     standings = []
     drawn = None
+    version = ""
     if tournament.status != Status.REGISTRATION:
         by_id = {entry.pk: entry for entry in entries}
-        ranked, drawn = _results(tournament, entries)
+        ranked, drawn, version = _results(tournament, entries)
         for row in ranked:
             standings.append(
                 StandingRow(row.rank, by_id[row.id], row.points, row.wins, row.games, list(row.tiebreaks), row.losses)
@@ -295,6 +309,7 @@ def page(tournament: Tournament, user: User | None, now: datetime, shown: int | 
         bracket=drawn,
         members=members,
         byes=byes,
+        results_version=version,
     )
 
 
@@ -324,9 +339,10 @@ def _byes(tournament: Tournament, names: dict[int, str], mine: Entry | None) -> 
     return Byes([bye for bye in requested if bye.round > tournament.current_round], rounds, my_bye, my_rounds)
 
 
-def _results(tournament: Tournament, entries: list[Entry]) -> tuple[list[formats.Standing], Bracket | None]:
-    """The standings and the drawn bracket, which change only with a result, an entry's status or the
-    tournament's: kept in the cache under those (one cheap query finds whether any changed)."""
+def _results(tournament: Tournament, entries: list[Entry]) -> tuple[list[formats.Standing], Bracket | None, str]:
+    """The standings, the drawn bracket and their version, which changes only with a result, an
+    entry's status or the tournament's: kept in the cache under it (one cheap query finds whether
+    any changed). The page caches its standings table under the version too."""
     boards = Board.objects.filter(tournament=tournament).aggregate(
         games=Count("id"), results=Count("result"), last=Max("finished_at")
     )
@@ -339,11 +355,11 @@ def _results(tournament: Tournament, entries: list[Entry]) -> tuple[list[formats
     key = f"tournament-results:{tournament.pk}"
     kept = cache.get(key)
     if kept is not None and kept[0] == version:
-        return kept[1], kept[2]
+        return kept[1], kept[2], version
     ranked = standings_of(tournament)
     drawn = bracket(tournament, entries)
     cache.set(key, (version, ranked, drawn), RESULTS_CACHE_SECONDS)
-    return ranked, drawn
+    return ranked, drawn, version
 
 
 def bracket(tournament: Tournament, entries: list[Entry]) -> Bracket | None:

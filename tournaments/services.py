@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -696,6 +696,8 @@ def tournament_advance(*, tournament: Tournament, now: datetime | None = None) -
     Idempotent and cheap when nothing changed: the sweep and every read call it.
     """
     now = now or timezone.now()
+    if _waiting_on_play(tournament):
+        return Tournament.objects.select_related("ladder").get(pk=tournament.pk)  # as it is, unlocked
     with transaction.atomic():
         tournament = locked(tournament)
         if tournament.status != Status.RUNNING:
@@ -710,6 +712,15 @@ def tournament_advance(*, tournament: Tournament, now: datetime | None = None) -
         Round.objects.filter(tournament=tournament, finished_at__isnull=True).update(finished_at=now)
         _pair_next(tournament, now)
         return tournament
+
+
+def _waiting_on_play(tournament: Tournament) -> bool:
+    """Whether the round has open games and none of their matches is over: then nothing is to be
+    recorded or paired, and one query (no lock) says so, for every page read and API poll."""
+    counts = Board.objects.filter(tournament=tournament, result__isnull=True).aggregate(
+        open=Count("id"), over=Count("id", filter=Q(match__status__in=[MatchStatus.CONFIRMED, MatchStatus.CANCELLED]))
+    )
+    return counts["open"] > 0 and counts["over"] == 0
 
 
 def _settle_board(tournament: Tournament, board: Board, now: datetime) -> None:

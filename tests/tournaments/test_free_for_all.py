@@ -4,6 +4,7 @@ each pod a free-for-all ladder match, places from its confirmed result, placemen
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
@@ -353,3 +354,25 @@ def test_the_api_lists_each_pods_seats_and_an_organiser_decides_one_by_its_place
     assert client_for(moderator).get(base).json()["status"] == "finished"
     assert [row["entry"] for row in standings] == ["f0", "f2", "f1"]
     assert standings[0]["tiebreaks"] == {"pods_won": 1.0, "beaten": 2.0}
+
+
+def test_the_cached_standings_follow_the_viewer_and_every_result_and_withdrawal(client, ffa_ladder, moderator):
+    tournament = make(ffa_ladder, moderator, rounds=2)
+    players = entered(ffa_ladder, tournament, 6)
+    tournament = services.tournament_start(tournament=tournament, by=moderator)
+    url = tournament.get_absolute_url()
+
+    def my_rows(viewer) -> list[str]:
+        client.force_login(viewer)
+        page = client.get(url).content.decode()
+        return re.findall(r'<tr class="me">\s*<td class="num">\d+</td>\s*<td>(\w+)', page)
+
+    assert my_rows(players[0]) == ["f0"] and my_rows(players[1]) == ["f1"]  # one table each, from the cache
+    client.logout()
+    assert 'class="me"' not in client.get(url).content.decode()
+
+    play_pods(tournament, order=lambda seats: list(range(len(seats), 0, -1)))  # the last seat wins each pod
+    after = client.get(url).content.decode()
+    assert re.search(r'<td class="num">1</td>\s*<td>f2</td>', after), "the new standings, not the cached ones"
+    services.entry_withdraw(entry=tournament.entries.get(captain=players[5]), by=players[5])
+    assert re.search(r"<td>f5 <span class=\"badge warn\"[^>]*>withdrawn</span>", client.get(url).content.decode())
