@@ -16,7 +16,16 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from tournaments import formats
-from tournaments.models import Action, Board, Entry, PodSeat, Status, Tournament, TournamentPointsSettings
+from tournaments.models import (
+    Action,
+    Board,
+    Entry,
+    PodSeat,
+    RequestedBye,
+    Status,
+    Tournament,
+    TournamentPointsSettings,
+)
 
 SETTINGS = (
     "ladder", "name", "slug", "description", "format", "team_size", "rounds", "double_round_robin", "groups",
@@ -127,6 +136,24 @@ class BoardAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(RequestedBye)
+class RequestedByeAdmin(admin.ModelAdmin):
+    """The Swiss byes asked for or given: read here; given and cancelled on the tournament's page."""
+
+    list_display = ("tournament", "entry", "round", "given_by", "reason", "at")
+    list_select_related = ("tournament", "entry", "given_by")
+    search_fields = ("tournament__name", "entry__name", "reason")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
