@@ -220,6 +220,65 @@ def test_the_truncation_moments_match_the_packages_v_and_w():
                 assert w == pytest.approx(float(env.w_draw(t, eps)), rel=1e-9)
 
 
+def exact_truncation(t: float, eps: float, draw: bool) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """v and w of Herbrich et al. (2007, eq. 6–7) from their definitions, at 50 digits."""
+    with mpmath.workdps(50):
+        t, eps = mpmath.mpf(t), mpmath.mpf(eps)
+        if not draw:
+            x = t - eps
+            v = mpmath.npdf(x) / mpmath.ncdf(x)
+            return v, v * (v + x)
+        a, b = eps - abs(t), -eps - abs(t)
+        mass = mpmath.ncdf(a) - mpmath.ncdf(b)
+        v = (mpmath.npdf(b) - mpmath.npdf(a)) / mass
+        w = v * v + (a * mpmath.npdf(a) - b * mpmath.npdf(b)) / mass
+        return (-v if t < 0 else v), w
+
+
+@pytest.mark.parametrize("t", [-30.5, -35.0, -40.0, -100.0])
+def test_an_upset_beyond_30_spreads_has_the_exact_truncation_moments(t):
+    v, w = truncate_win(t, 0.0)
+    exact_v, exact_w = exact_truncation(t, 0.0, draw=False)
+    assert v == pytest.approx(float(exact_v), rel=1e-13)
+    assert 1.0 - w == pytest.approx(float(1 - exact_w), rel=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("t", "eps", "rel_v", "rel_keep"),
+    [
+        # Where Φ(a) − Φ(b) underflows, the draw is the exponential tail at a: v = a + 1/a to
+        # O(1/a³); 1 − w is 1/a² for a wide margin, ε²/3 (a uniform's variance) for a narrow one.
+        (40.0, 1.0, 1e-5, 1e-2),
+        (-45.0, 0.7, 1e-5, 1e-2),
+        (50.0, 0.5, 1e-5, 1e-2),
+        (40.0, 1e-3, 1e-3, 1e-3),
+        (-60.0, 1e-3, 1e-3, 1e-3),
+    ],
+)
+def test_a_draw_beyond_37_spreads_has_the_truncation_moments_of_its_tail(t, eps, rel_v, rel_keep):
+    v, w = truncate_draw(t, eps)
+    exact_v, exact_w = exact_truncation(t, eps, draw=True)
+    assert v == pytest.approx(float(exact_v), rel=rel_v)
+    assert 1.0 - w == pytest.approx(float(1 - exact_w), rel=rel_keep)
+
+
+@pytest.mark.parametrize(
+    ("moments", "t", "eps"),
+    [
+        (truncate_win, 40.0, 0.0),  # φ(x) underflows: w rounds to 0
+        (truncate_win, -1e6, 0.0),  # v(v + x) rounds to 1 or above
+        (truncate_draw, 0.0, 40.0),  # a tie margin of 40 spreads: w rounds to 0
+        (truncate_draw, 1e9, 1.0),  # 1 − 1/a² rounds to 1
+    ],
+)
+def test_w_stays_strictly_between_0_and_1_where_it_rounds_to_an_end(moments, t, eps):
+    # w is the variance a truncation takes away, as a share: never all of it, never none.
+    _, w = moments(t, eps)
+    _, exact_w = exact_truncation(t, eps, draw=moments is truncate_draw)
+    assert 0.0 < w < 1.0
+    assert w == pytest.approx(float(exact_w), abs=1e-12)
+
+
 def test_extreme_upsets_and_a_tie_without_draws_give_finite_results():
     strong = RatingState(50_000.0, 1.0, 0.06, 0.0)
     weak = RatingState(-50_000.0, 1.0, 0.06, 0.0)
@@ -395,6 +454,89 @@ def test_a_free_for_all_scores_each_side_against_every_other():
 
     assert [side[0].score for side in result.sides] == [1.0, 0.5, 0.5, 0.0]
     assert sum(side[0].expected for side in result.sides) == pytest.approx(2.0, abs=1e-12)  # 4·(3 pairs ½)
+
+
+def test_a_team_games_scores_are_1_and_0_for_a_win_and_half_each_for_a_draw():
+    a = [RatingState(1600.0, 100.0), RatingState(1400.0, 200.0)]
+    b = [RatingState(1500.0, 150.0)]
+    for places, scores in (([1, 2], (1.0, 0.0)), ([2, 1], (0.0, 1.0)), ([1, 1], (0.5, 0.5))):
+        result = TrueSkill().rate([a, b], places, 0.0)
+        assert [{player.score for player in side} for side in result.sides] == [{scores[0]}, {scores[1]}]
+
+
+def test_a_team_game_grows_sigma_for_even_half_a_second_idle():
+    half_a_second = 0.5
+    a = [RatingState(1600.0, 100.0), RatingState(1400.0, 200.0)]
+    b = [RatingState(1500.0, 150.0)]
+
+    result = engine(sc=20.0).rate([a, b], [1, 2], half_a_second)
+
+    grown = [player.rd_at_game for side in result.sides for player in side]
+    assert grown == pytest.approx(
+        [math.sqrt(rd**2 + 400.0 * half_a_second / SECONDS_PER_DAY) for rd in (100.0, 200.0, 150.0)], rel=1e-15
+    )
+    assert grown[0] > 100.0
+
+
+def test_each_side_of_a_free_for_all_expects_its_pairings_and_has_its_composite():
+    sides = [
+        [RatingState(1600.0, 100.0), RatingState(1400.0, 200.0)],
+        [RatingState(1500.0, 150.0), RatingState(1560.0, 50.0)],
+        [RatingState(1450.0, 120.0), RatingState(1480.0, 80.0)],
+    ]
+
+    result = TrueSkill().rate(sides, [2, 1, 3], 0.0)
+
+    # E: the mean over the other sides of P(this side's performance beats theirs), each side
+    # performing at N(Σ(μ − origin), Σ(σ² + τ² + β²)) as in a game of two sides.
+    spread = [sum(member.rd**2 + 3.5**2 + 175.0**2 for member in side) for side in sides]
+    total = [sum(member.rating for member in side) for side in sides]
+    for index, side in enumerate(result.sides):
+        chances = [
+            NormalDist().cdf((total[index] - total[other]) / math.sqrt(spread[index] + spread[other]))
+            for other in range(3)
+            if other != index
+        ]
+        assert [player.expected for player in side] == pytest.approx([sum(chances) / 2] * 2, abs=1e-15)
+    # Each side: its members' mean rating and the standard deviation of that mean.
+    assert [value for composite in result.composites for value in composite] == pytest.approx(
+        [
+            1500.0,
+            math.sqrt(100.0**2 + 200.0**2) / 2,
+            1530.0,
+            math.sqrt(150.0**2 + 50.0**2) / 2,
+            1465.0,
+            math.sqrt(120.0**2 + 80.0**2) / 2,
+        ],
+        rel=1e-12,
+    )
+
+
+def test_a_free_for_all_whose_every_result_was_beyond_doubt_teaches_nothing():
+    # Each side beats the next by 50,000 points, 280 spreads: the prior gave this order
+    # probability 1, so the posterior is the prior; only τ is added.
+    sides = [[RatingState(50_000.0 * (1 - k), 40.0)] for k in range(4)]
+
+    result = TrueSkill().rate(sides, [1, 2, 3, 4], 0.0)
+
+    for side in result.sides:
+        assert side[0].delta == 0.0
+        assert side[0].rd == pytest.approx(math.sqrt(40.0**2 + 3.5**2), rel=1e-15)
+
+
+def test_a_result_beyond_doubt_splits_a_free_for_all_into_independent_games():
+    # C beats D by 50,000 points: that link teaches nothing, so the teams above it are rated
+    # as in a game of their own, and so are the teams below it.
+    top = [[RatingState(1500.0, 100.0)], [RatingState(1520.0, 120.0)], [RatingState(1480.0, 90.0)]]
+    bottom = [[RatingState(-50_000.0, 100.0)], [RatingState(-50_010.0, 80.0)]]
+    ts = TrueSkill()
+
+    whole = ts.rate(top + bottom, [1, 2, 3, 4, 5], 0.0)
+    apart = ts.rate(top, [1, 2, 3], 0.0).sides + ts.rate(bottom, [1, 2], 0.0).sides
+
+    for together, alone in zip(whole.sides, apart, strict=True):
+        assert together[0].delta == pytest.approx(alone[0].delta, rel=1e-6)
+        assert together[0].rd == pytest.approx(alone[0].rd, rel=1e-9)
 
 
 # Idle growth and the floor ---------------------------------------------------------------
