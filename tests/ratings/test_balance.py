@@ -301,6 +301,10 @@ def test_best_team_group_picks_the_fairest_four_of_five():
             r"candidates\[0\]\[0\] rd must be above 0",
         ),
         (lambda: team_win_probability([(1500.0, 50.0)], [], **NULL), r"^team_b must hold at least one"),
+        (
+            lambda: team_win_probability([(1500.0, 50.0, 0.06)], [(1500.0, 50.0)], **NULL),
+            r"^team_a\[0\] must be a \(rating, rd\) pair, got \(1500\.0, 50\.0, 0\.06\)$",
+        ),
         (lambda: team_win_probability(*[[(1500.0, 50.0)]] * 2, beta=0.0, **NULL), r"^beta must be above 0, got 0\.0"),
         (
             lambda: team_win_probability(*[[(1500.0, 50.0)]] * 2, null_rating=math.nan, null_rd=350.0),

@@ -26,7 +26,7 @@ from ratings.engines.probability import (
     recalibrated,
     win_probability,
 )
-from ratings.engines.teams import null_influence_bound
+from ratings.engines.teams import composite, null_influence_bound, pad
 
 DAY = 86_400.0
 GLICKO_FAMILY = ["elo", "glicko1", "glicko2", "tgr"]
@@ -289,3 +289,19 @@ def test_a_trueskill_free_for_all_is_as_fair_as_its_most_lopsided_pair():
 def test_a_free_for_all_refuses_a_bad_player_naming_them():
     with pytest.raises(ValueError, match=r"^members\[1\] rating must be a finite number, got nan$"):
         ffa_unfairness([(1500.0, 50.0), (math.nan, 50.0)])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: composite([], []), r"^team must have at least one player, got an empty team$"),
+        (lambda: composite([1500.0, 1400.0], [50.0]), r"^rds must have one entry per rating: 2 ratings, 1 rds$"),
+        (
+            lambda: pad([1500.0, 1400.0], [50.0, 60.0], 1, null_rating=1.0, null_rd=350.0),
+            r"^size must be at least the team's 2 players, got 1$",
+        ),
+    ],
+)
+def test_a_composite_of_a_bad_team_is_refused_saying_why(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
