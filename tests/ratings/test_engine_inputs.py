@@ -163,3 +163,19 @@ def test_a_rating_period_refuses_bad_input_naming_it(player, games, at, message)
     for name in ENGINES:
         with pytest.raises(ValueError, match=message):
             get_engine(name).rate_period(player, games, at)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (GOOD._replace(rd=0.0), r"^sides\[0\]\[0\]\.rd must be above 0, got 0\.0$"),
+        (GOOD._replace(volatility=-0.06, rd_as_of=DAY), r"^sides\[0\]\[0\]\.volatility must be above 0, got -0\.06$"),
+    ],
+)
+@pytest.mark.parametrize("layout", ["teams", "uneven", "free-for-all"])
+def test_a_game_whose_every_player_is_bad_alike_is_refused_naming_the_first(bad, message, layout):
+    sides = [[bad] * size for size in LAYOUTS[layout]]
+    placements = list(range(1, len(sides) + 1))
+    for name in ENGINES:
+        with pytest.raises(ValueError, match=message):
+            get_engine(name).rate(sides, placements, 2 * DAY)
