@@ -164,6 +164,25 @@ def test_a_well_conditioned_free_for_all_stops_sweeping_where_the_package_does(c
         assert_matches_package(sizes, places, rng, tolerance=1e-10)
 
 
+def test_a_free_for_all_of_upsets_matches_the_package_where_a_link_stops_teaching():
+    # Upsets among far-apart sides: a link can teach a little in one sweep and nothing (w
+    # rounds to 0) in the next, so a message left behind from the earlier sweep would show.
+    players = [(-1891.0, 219.9), (210.2, 22.9), (4665.1, 166.1), (-1887.8, 185.0), (-1742.2, 99.7), (2389.1, 27.1)]
+    players.append((199.9, 297.0))
+    places = [7, 6, 2, 7, 7, 1, 6]
+    order = sorted(range(len(players)), key=lambda k: (places[k], players[k][0]))
+    rated = package(0.25).rate(
+        [[trueskill.Rating(*to_trueskill(*players[k]))] for k in order], ranks=[places[k] for k in order]
+    )
+
+    result = engine(0.25).rate([[RatingState(rating, rd)] for rating, rd in players], places, 0.0)
+
+    for position, k in enumerate(order):
+        mu, sigma = to_trueskill(result.sides[k][0].rating, result.sides[k][0].rd)
+        assert mu == pytest.approx(float(rated[position][0].mu), abs=1e-10)
+        assert sigma == pytest.approx(float(rated[position][0].sigma), abs=1e-10)
+
+
 def test_wide_games_with_narrow_draws_follow_the_packages_schedule_sweep_for_sweep(monkeypatch):
     """Where the stopping rule is ill-conditioned (module docstring), a tight rule on both sides."""
     monkeypatch.setattr(trueskill_engine, "MIN_DELTA", 1e-12 / POINT)
