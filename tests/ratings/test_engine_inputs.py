@@ -170,6 +170,10 @@ def test_a_rating_period_refuses_bad_input_naming_it(player, games, at, message)
     [
         (GOOD._replace(rd=0.0), r"^sides\[0\]\[0\]\.rd must be above 0, got 0\.0$"),
         (GOOD._replace(volatility=-0.06, rd_as_of=DAY), r"^sides\[0\]\[0\]\.volatility must be above 0, got -0\.06$"),
+        (GOOD._replace(rd=math.inf), r"^sides\[0\]\[0\]\.rd must be a finite number, got inf$"),
+        (GOOD._replace(volatility=math.inf), r"^sides\[0\]\[0\]\.volatility must be a finite number, got inf$"),
+        (GOOD._replace(rating=math.nan), r"^sides\[0\]\[0\]\.rating must be a finite number, got nan$"),
+        (GOOD._replace(rd_as_of=-math.inf), r"^sides\[0\]\[0\]\.rd_as_of must be a finite number, got -inf$"),
     ],
 )
 @pytest.mark.parametrize("layout", ["teams", "uneven", "free-for-all"])
