@@ -62,6 +62,10 @@ MODERATORS = GroupSpec(
         "ladder.change_matchfield",
         "ladder.delete_matchfield",
         "ladder.view_matchfieldvalue",
+        # Reports about players (the fair-play watch's and players'), and the watch's records.
+        "ladder.view_playerreport",
+        "ladder.change_playerreport",
+        "ladder.view_watchrecord",
         # The queue's searches and parties, read-only: they are players' own.
         "matchmaking.view_queueentry",
         "matchmaking.view_party",

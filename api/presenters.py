@@ -132,6 +132,12 @@ def change_dict(change: RatingChange) -> dict[str, Any]:
     }
 
 
+def held_because(evidence: dict[str, Any] | None) -> list[str]:
+    """The codes of a hold's reasons, the checks' and the watch's, from the evidence kept with the match."""
+    evidence = evidence or {}
+    return sorted({*evidence.get("codes", []), *evidence.get("watch", {}).get("codes", [])})
+
+
 def match_dict(summary: MatchSummary) -> dict[str, Any]:
     match = summary.match
     return {
@@ -147,6 +153,8 @@ def match_dict(summary: MatchSummary) -> dict[str, Any]:
         "confirmation": match.confirmation,
         "confirms_at": summary.confirms_at,
         "held_for_review": match.held_for_review,
+        "held_for_moderator": match.held_for_moderator,
+        "held_because": held_because(match.review_evidence) if match.held_for_review else [],
         "rated": summary.is_rated,
         "unrated": not match.rated,
         "ready_deadline": match.ready_deadline,

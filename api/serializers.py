@@ -436,6 +436,24 @@ class MatchOut(serializers.Serializer):
         help_text="The ladder's fair-play checks flagged this result when it was reported: it does not confirm "
         "itself and waits for the other side or a moderator."
     )
+    held_for_moderator = serializers.BooleanField(
+        help_text="The fair-play watch held this result: the players' answers are recorded, and only a moderator "
+        "confirms it."
+    )
+    held_because = serializers.ListField(
+        child=serializers.ChoiceField(
+            choices=[
+                "many_opponents",
+                "unanswered_reports",
+                "one_sided_series",
+                "quick_wins_over_new_accounts",
+                "quick_one_sided_series",
+            ]
+        ),
+        help_text="Why it is held, naming nobody (docs/rules.md §15): a report naming several opponents, the "
+        "reporter's unanswered reports against the same player, a one-sided series, a winner's quick wins over "
+        "new accounts, a one-sided series of quick games. Empty when not held.",
+    )
     rated = serializers.BooleanField(help_text="Its result has changed the players' ratings.")
     unrated = serializers.BooleanField(
         help_text="A game that never changes ratings (an unrated tournament's): confirmed like any other, "

@@ -5,7 +5,9 @@ win-chance window, a ready check of an hour) plays ``--matches`` matches, each a
 queue makes them: two players search (``queue_join``), the second is paired with the
 first at once; then the path measured, what happens after pairing: both press Ready
 (``lifecycle.ready``), the first reports the placements (``match_report_result``), the
-second confirms (``match_confirm``, which rates it). Players go in disjoint pairs taken in
+second confirms (``match_confirm``, which rates it); between Ready and the report the game
+takes 20 minutes (its start is moved back, untimed), so the fair-play watch reads a game
+played, as on a real ladder, and holds nothing. Players go in disjoint pairs taken in
 turn, so no one is in two open matches. Only the four steps of the path are timed; the
 pairing is timed apart and shown for comparison.
 
@@ -107,9 +109,23 @@ class Runner:
             placements = [1, 2] if self.rng.random() < 0.5 else [2, 1]
             self._step("ready (first)", ready, match=match, user=first)
             self._step("ready (second)", ready, match=match, user=second)
+            played(match)
             self._step("match_report_result", match_report_result, match=match, reporter=first, placements=placements)
             self._step("match_confirm", match_confirm, match=match, user=second)
         return count
+
+
+def played(match: Any) -> None:
+    """The game takes 20 minutes (not timed): its start moves back that far, so the fair-play watch
+    (docs/rules.md §15), which reads a game's length from its start to its report, sees a game
+    played and holds nothing, as for the games of a real ladder."""
+    from datetime import timedelta
+
+    from django.db.models import F
+
+    from ladder.models import Match
+
+    Match.objects.filter(pk=match.pk).update(play_deadline=F("play_deadline") - timedelta(minutes=20))
 
 
 def counted(run: Runner, count: int, *, show_sql: bool) -> dict[str, QueryLog]:

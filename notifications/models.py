@@ -33,6 +33,7 @@ class Kind(models.TextChoices):
     PARTY_INVITED = "party_invited", "Invited to a party"
     SEASON_ENDED = "season_ended", "A season ended"
     TOURNAMENT = "tournament", "News of a tournament you entered"
+    FAIR_PLAY = "fair_play", "A fair-play warning"
 
 
 class EmailStatus(models.TextChoices):
@@ -139,6 +140,7 @@ DEFAULT_EMAIL_MODES: dict[str, str] = {
     Kind.PARTY_INVITED: EmailMode.OFF,  # the invitation lasts minutes: they are on the site together
     Kind.SEASON_ENDED: EmailMode.DIGEST,  # nothing to answer; a whole ladder is told at once
     Kind.TOURNAMENT: EmailMode.INSTANT,  # a pairing has a deadline
+    Kind.FAIR_PLAY: EmailMode.INSTANT,  # a warning is read before the next game
 }
 
 

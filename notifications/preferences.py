@@ -47,6 +47,8 @@ KIND_HELP: dict[str, str] = {
     Kind.SEASON_ENDED: "A season of a ladder you were ranked in ended: your final rank and any badge you earned.",
     Kind.TOURNAMENT: "A tournament you entered: your entry confirmed, your pairing each round (with the opponent "
     "and the deadline), a withdrawal, the final standings.",
+    Kind.FAIR_PLAY: "The fair-play watch saw several quick losses or quick wins over the same opponent in your last "
+    "games: a warning before the moderators are told.",
 }
 
 

@@ -219,6 +219,16 @@ def _suspended(d: dict[str, Any]) -> tuple[str, str]:
     )
 
 
+def _fair_play(d: dict[str, Any]) -> tuple[str, str]:
+    ladder = d.get("ladder", "a ladder")
+    return (
+        f"A fair-play warning in {ladder}",
+        f"{d.get('marks', 'Several')} of your last {d.get('of', 7)} results in {ladder} were quick losses, or quick "
+        "wins over an opponent you had already beaten quickly. Losing on purpose, or letting someone win, breaks "
+        "the ladder's rules; if it goes on, the moderators are told. Nothing has changed yet.",
+    )
+
+
 def _season_ended(d: dict[str, Any]) -> tuple[str, str]:
     season, ladder = d.get("season", "The season"), d.get("ladder", "the ladder")
     badge = f" You earned the “{d['badge']}” badge." if d.get("badge") else ""
@@ -274,6 +284,7 @@ WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.PARTY_INVITED: _party_invited,
     Kind.SEASON_ENDED: _season_ended,
     Kind.TOURNAMENT: _tournament,
+    Kind.FAIR_PLAY: _fair_play,
 }
 
 

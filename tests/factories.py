@@ -45,6 +45,7 @@ class LadderFactory(factory.django.DjangoModelFactory):
     review_unanswered_reports = 0
     review_one_sided_results = 0
     review_many_opponents = 0
+    watch_quick_seconds = 0  # the fair-play watch too: tests report queue games seconds after pairing them
 
 
 def member(ladder: Ladder, username: str, **fields) -> User:

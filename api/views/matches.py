@@ -226,7 +226,8 @@ class MatchResultView(APIView):
         request=ResultIn,
         responses={200: MatchOut, **errors(403, 409)},
         description="The result of a match the queue scheduled: one placement per side, in side order, with the "
-        "ladder's match fields in `fields` and `player_fields` as for a report.",
+        "ladder's match fields in `fields` and `player_fields` as for a report. The ladder's fair-play watch "
+        "may hold it for a moderator (`held_for_moderator`, and why in `held_because`, docs/rules.md §15).",
     )
     def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match.objects.select_related("ladder"), pk=pk)
@@ -245,8 +246,10 @@ class MatchConfirmView(APIView):
         operation_id="matches_confirm",
         request=EmptyIn,
         responses={200: MatchOut, **errors(403, 409)},
-        description="Confirm a pending report as a player of the other side: the match is rated. 403 "
-        "`own_report` for the reporter's side, `not_participant` for anyone else.",
+        description="Confirm a pending report as a player of the other side: the match is rated, unless the "
+        "fair-play watch holds it for a moderator (`held_for_moderator`): then the answer is recorded and the "
+        "match stays pending until a moderator decides. 403 `own_report` for the reporter's side, "
+        "`not_participant` for anyone else.",
     )
     def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)

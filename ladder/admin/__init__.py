@@ -1,6 +1,6 @@
 """The ladder's admin, one module per admin page: ladders and matches (``ladders``), match
-fields, comments and evidence, periodic tasks, suspensions, queue formats, rating settings
-and prediction quality. Django's autodiscovery imports this package; importing the modules
+fields, comments and evidence, periodic tasks, suspensions, reports about players, queue formats,
+rating settings and prediction quality. Django's autodiscovery imports this package; importing the modules
 registers them.
 """
 
@@ -12,5 +12,6 @@ from ladder.admin import (  # noqa: F401 (each module registers its admin)
     prediction,
     queue_formats,
     rating_settings,
+    reports,
     suspensions,
 )

@@ -157,10 +157,17 @@ class LadderAdmin(admin.ModelAdmin):
                     "review_unanswered_reports",
                     "review_one_sided_results",
                     "review_many_opponents",
+                    "watch_quick_seconds",
+                    "watch_new_days",
+                    "watch_new_games",
+                    "watch_boost_results",
+                    "watch_warn_at",
+                    "watch_report_at",
                 ),
-                "description": "Limits on results players report for games the queue did not pair, and when a "
-                "result waits for a moderator instead of confirming itself. Trusted reporters and moderators are "
-                "exempt. Flagged results: Matches, filter “flagged”.",
+                "description": "Limits on results players report for games the queue did not pair, when a "
+                "result waits for a moderator instead of confirming itself, and the watch of every rated result "
+                "(queue games too) for boosting and sandbagging. Trusted reporters and moderators are exempt. "
+                "Flagged results: Matches, filter “flagged”; the watch's reports: Player reports.",
             },
         ),
         (

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
 from accounts.models import User
-from ladder.models import FieldKind, Ladder, Match, MatchField, MatchFieldValue
+from ladder.models import FieldKind, FieldScope, Ladder, Match, MatchField, MatchFieldValue
 from ladder.models.fields import TEXT_MAX_LENGTH, URL_MAX_LENGTH
 
 DURATION_MAX = 7 * 24 * 3600
@@ -51,6 +51,15 @@ class Answer:
     field: MatchField
     player: User | None
     value: str
+
+
+def game_length(answers: Sequence[Answer]) -> int | None:
+    """The game's length in seconds, from its match-level duration answer (the first), if it has one."""
+    for answer in answers:
+        field = answer.field
+        if field.kind == FieldKind.DURATION and field.scope == FieldScope.MATCH and answer.value.isdigit():
+            return int(answer.value)
+    return None
 
 
 _NO_FIELDS = "_known_without_match_fields"

@@ -18,10 +18,11 @@ from django.db import transaction
 from accounts.models import User
 from accounts.roles import is_moderator
 from ladder import permissions
-from ladder.fields.answers import Answer, write_answers
+from ladder.fields.answers import Answer, game_length, write_answers
 from ladder.matches import checks, notices, states
 from ladder.matches.answers_sql import LockedMatch, SideState, read_locked, write_answer
 from ladder.models import Confirmation, Match, MatchSide, MatchStatus, SideAnswer
+from ladder.moderation import watch
 from ladder.moderation.suspensions import refuse_suspended_players
 from ladder.permissions import is_trusted_everywhere
 from notifications.services import forget_counts, mail_soon
@@ -86,6 +87,8 @@ def report_result(
             now=now,
         )
         _write(locked, now, None, batch)
+        sides = [([pk for pk, _ in side.players], side.placement or 0) for side in locked.sides if side.players]
+        watch.hold_if_watched(ladder=ladder, match=match, sides=sides, length=game_length(answers), now=now)
         return match
 
 
@@ -97,7 +100,7 @@ def confirm(*, match: Match, user: User, now: datetime) -> Match:
         side = _answerable(locked, user)
         side.answer, side.answered_by, side.answered_at = SideAnswer.CONFIRMED, user.pk, now
         answered = [pk for pk, _ in side.players]  # their "To confirm" count fell
-        if all(other.answer for other in locked.sides):
+        if all(other.answer for other in locked.sides) and not match.held_for_moderator:
             _confirm(locked, Confirmation.PARTICIPANT, now, forget=answered)
         else:
             _write(locked, now, None, None, forget=answered)

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.roles import is_moderator
-from ladder.fields.answers import Answer, write_answers
+from ladder.fields.answers import Answer, game_length, write_answers
 from ladder.matches import answers as two_statements
 from ladder.matches import notices, sql, states, store
 from ladder.matches.checks import (
@@ -50,7 +50,7 @@ from ladder.models import (
     Participant,
     SideAnswer,
 )
-from ladder.moderation import fair_play
+from ladder.moderation import fair_play, watch
 from ladder.moderation.suspensions import refuse_suspended_players
 from ladder.permissions import is_trusted_everywhere, is_trusted_reporter
 from notifications.models import Kind, Notification
@@ -227,6 +227,9 @@ def _report_through_orm(
             )
             hooks.matches_rated(ladder.pk, [match.pk])  # last: after everything the report wrote
         else:
+            watch.hold_if_watched(
+                ladder=ladder, match=match, sides=_watched(sides), length=game_length(answers), now=now
+            )
             notices.tell_reported(
                 match_id=match.pk,
                 ladder=ladder,
@@ -250,6 +253,11 @@ def _changes_of(match_id: int) -> dict[int, tuple[float, float]]:
 def _lineup(sides: Sequence[SideInput]) -> notices.Lineup:
     """Who a report says played, as the notifications name them."""
     return notices.Lineup([[(p.pk, p.username) for p in side.players] for side in sides], [s.placement for s in sides])
+
+
+def _watched(sides: Sequence[SideInput]) -> list[tuple[list[int], int]]:
+    """A report's sides as the fair-play watch reads them: players' ids and placement."""
+    return [([p.pk for p in side.players], side.placement) for side in sides]
 
 
 def _reporter_side(sides: Sequence[SideInput], reporter: User) -> int | None:
@@ -335,6 +343,14 @@ def _report_in_two_statements(
         write_answers(match_id, answers)
         if hold is not None:
             Match.objects.filter(pk=match_id).update(held_for_review=True, review_evidence=hold.evidence)
+        watched = None
+        if not trusted:
+            written = Match(pk=match_id, ladder=ladder, review_evidence=hold.evidence if hold else None)
+            watched = watch.hold_if_watched(
+                ladder=ladder, match=written, sides=_watched(sides), length=game_length(answers), now=now
+            )
+            if watched is not None:
+                hold = fair_play.Hold(reasons=watched.reasons, evidence=written.review_evidence or {})
         forget_counts(batch.data)
         if mails:
             mail_soon()
@@ -356,6 +372,7 @@ def _report_in_two_statements(
         rated_at=now if trusted else None,
         created_at=now,
         held_for_review=hold is not None,
+        held_for_moderator=watched is not None,
         review_evidence=hold.evidence if hold else None,
     )
     return _as_written(match, sides, reporter_side, reporter, now, rated)
@@ -448,6 +465,8 @@ def _report_result_through_orm(
             how = Confirmation.MODERATOR if is_moderator(reporter) else Confirmation.TRUSTED
             confirm_and_rate(match, how, now, transition=states.CONFIRM_TRUSTED)
         else:
+            watched = [([p.player_id for p in side.participants.all()], side.placement or 0) for side in sides]
+            watch.hold_if_watched(ladder=ladder, match=match, sides=watched, length=game_length(answers), now=now)
             notices.tell_reported(
                 match_id=match.pk,
                 ladder=ladder,
@@ -525,7 +544,7 @@ def _confirm_through_orm(*, match: Match, user: User, now: datetime) -> Match:
         side.answered_by = user
         side.answered_at = now
         side.save(update_fields=["answer", "answered_by", "answered_at"])
-        if not match.sides.filter(answer="").exists():
+        if not match.sides.filter(answer="").exists() and not match.held_for_moderator:
             confirm_and_rate(match, Confirmation.PARTICIPANT, now)
         answered = match.participants.filter(side=side).values_list("player_id", flat=True)
         notices.answered_read(match=match, player_ids=answered, now=now)

@@ -25,6 +25,7 @@ from ladder.models.match import (
 from ladder.models.series import SeriesGame
 from ladder.models.snapshot import LeaderboardSnapshot, NightlyRun, SnapshotEntry
 from ladder.models.suspension import Suspension
+from ladder.models.watch import Outcome, PlayerReport, ReportReason, ReportStatus, WatchRecord
 
 __all__ = [
     "COMMENT_MAX_LENGTH",
@@ -47,12 +48,17 @@ __all__ = [
     "MatchSide",
     "MatchStatus",
     "NightlyRun",
+    "Outcome",
     "Participant",
+    "PlayerReport",
     "RatingEngine",
+    "ReportReason",
+    "ReportStatus",
     "SeriesGame",
     "SideAnswer",
     "SnapshotEntry",
     "Suspension",
     "TeamUpdate",
+    "WatchRecord",
     "validate_time_zone",
 ]

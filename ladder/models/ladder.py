@@ -394,6 +394,44 @@ class Ladder(models.Model):
         "sides (a team game, a free-for-all) does not confirm itself: it confirms once a player of each other "
         "side has, or a moderator decides. 0 turns it off.",
     )
+    # The fair-play watch of every rated result, queue games included (docs/rules.md §15).
+    watch_quick_seconds = models.PositiveIntegerField(
+        "quick games (seconds)",
+        default=120,
+        help_text="A game shorter than this is quick: by its game length field, else (a game the queue paired) "
+        "from its start to its report. 0: no game is quick, and the watch looks at nothing.",
+    )
+    watch_new_days = models.PositiveIntegerField(
+        "new accounts (days)",
+        default=7,
+        help_text="The watch counts an account younger than this, or with fewer rated games here than the next "
+        "setting, as new.",
+    )
+    watch_new_games = models.PositiveIntegerField(
+        "new accounts (rated games)",
+        default=5,
+        help_text="An account with fewer rated games in this ladder than this is new to the watch.",
+    )
+    watch_boost_results = models.PositiveIntegerField(
+        "hold quick wins over new accounts",
+        default=2,
+        help_text="A result waits for a moderator (its players' confirmations do not rate it) when its winner "
+        "has this many quick wins in 24 hours, this one included, over new accounts or accounts that met nobody "
+        "else; an automatic report is filed. 0 turns it off.",
+    )
+    watch_warn_at = models.PositiveIntegerField(
+        "warn at marks",
+        default=3,
+        help_text="Each player's last 7 watched results are kept: a quick loss is a sandbagging mark, a quick win "
+        "over an opponent already beaten quickly there a boosting mark. At this many marks the player is "
+        "warned. 0 turns warnings off.",
+    )
+    watch_report_at = models.PositiveIntegerField(
+        "report at marks",
+        default=4,
+        help_text="At this many marks in the last 7 watched results an automatic report goes to the moderators. "
+        "0 turns it off.",
+    )
     ranked_min_games = models.PositiveIntegerField(
         "ranked after games",
         default=5,

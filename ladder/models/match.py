@@ -118,6 +118,13 @@ class Match(models.Model):
         help_text="The fair-play checks flagged this result when it was reported: it never confirms itself "
         "and waits for the opponent or a moderator.",
     )
+    held_for_moderator = models.BooleanField(
+        "held for a moderator",
+        default=False,
+        db_default=False,
+        help_text="The fair-play watch held this result: its players' answers are recorded, but only a moderator "
+        "confirms it (or corrects or voids it).",
+    )
     review_evidence = models.JSONField(
         null=True, blank=True, help_text="What the fair-play checks saw when the result was reported."
     )

@@ -247,10 +247,12 @@ def _hold(
     now: datetime,
 ) -> Hold | None:
     reasons: list[str] = []
+    codes: list[str] = []  # what the API says of the hold (``held_because``), naming nobody
     evidence: dict[str, Any] = {"reporter": reporter.username, "checked_at": now.isoformat(), "opponents": {}}
     if ladder.review_many_opponents and len(opponents) >= ladder.review_many_opponents:
         names = ", ".join(opponent.username for opponent, _ in opponents)
         reasons.append(HOLD_MANY_OPPONENTS % {"count": len(opponents), "names": names})
+        codes.append("many_opponents")
     for opponent, won in opponents:
         seen: dict[str, Any] = {}
         if ladder.review_unanswered_reports:
@@ -263,6 +265,7 @@ def _hold(
             )
             seen["unanswered_reports"] = unanswered
             if unanswered >= ladder.review_unanswered_reports:
+                codes.append("unanswered_reports")
                 reasons.append(
                     HOLD_UNANSWERED
                     % {"reporter": reporter.username, "count": unanswered, "opponent": opponent.username}
@@ -286,6 +289,7 @@ def _hold(
             seen.update(results_7_days=count, wins=wins)
             if count >= ladder.review_one_sided_results and most >= ONE_SIDED_SHARE * count:
                 seen["rating_moved_7_days"] = _rating_moved(reporter, opponent, [row.match_id for row in results])
+                codes.append("one_sided_series")
                 reasons.append(
                     HOLD_ONE_SIDED
                     % {
@@ -300,6 +304,7 @@ def _hold(
     if not reasons:
         return None
     evidence["reasons"] = reasons
+    evidence["codes"] = sorted(set(codes))
     return Hold(reasons=reasons, evidence=evidence)
 
 

@@ -28,6 +28,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("queue-window", "The queue's window"),
     ("confirmation-window", "Confirmation window"),
     ("dispute", "Dispute"),
+    ("fair-play", "Fair-play watch"),
 )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from ladder.models import Match, MatchStatus
+from ladder.models import Match, MatchStatus, PlayerReport
+from notifications.models import Kind, Notification
 from tournaments.models import Board, Status, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +38,9 @@ def test_the_demo_tournaments_are_played_as_players_would_and_the_command_is_ide
     assert all(b.match.status == MatchStatus.CONFIRMED and b.result == 1.0 for b in first)
     second = Board.objects.filter(tournament=pods, round__number=2)
     assert {b.match.status for b in second} == {MatchStatus.SCHEDULED}
+    # Played as players would, over 25 minutes a game: the fair-play watch holds, warns and reports nothing.
+    assert not Match.objects.filter(held_for_review=True).exists()
+    assert not PlayerReport.objects.exists() and not Notification.objects.filter(kind=Kind.FAIR_PLAY).exists()
 
 
 def test_without_the_demo_ladder_the_command_says_what_to_run():

@@ -1,0 +1,68 @@
+"""The admin's reports about players: the fair-play watch's automatic ones (and, later, players'),
+and the watch's record of each player's results.
+
+A moderator reads a report's evidence and games and closes it as acted on or dismissed,
+saying why; the decision and its author are kept. Nothing else of a report changes here,
+and the watch's records are read only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils import timezone
+
+from ladder.models import PlayerReport, ReportStatus, WatchRecord
+
+
+@admin.register(PlayerReport)
+class PlayerReportAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "player", "ladder", "reason", "filed_by", "status")
+    list_filter = ("status", "reason", "ladder")
+    list_select_related = ("player", "ladder", "reporter")
+    search_fields = ("player__username", "text")
+    date_hierarchy = "created_at"
+    fields = (
+        "ladder", "player", "reporter", "reason", "text", "evidence", "matches", "created_at",
+        "status", "decision", "decided_by", "decided_at",
+    )  # fmt: skip
+    readonly_fields = (
+        "ladder", "player", "reporter", "reason", "text", "evidence", "matches", "created_at",
+        "decided_by", "decided_at",
+    )  # fmt: skip
+
+    @admin.display(description="filed by")
+    def filed_by(self, obj: PlayerReport) -> str:
+        return obj.reporter.username if obj.reporter is not None else "the fair-play watch"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: PlayerReport, form: Any, change: bool) -> None:
+        """Closing a report keeps who closed it and when."""
+        if obj.status != ReportStatus.OPEN and obj.decided_at is None:
+            obj.decided_by, obj.decided_at = request.user, timezone.now()  # type: ignore[assignment]
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(WatchRecord)
+class WatchRecordAdmin(admin.ModelAdmin):
+    list_display = ("at", "player", "ladder", "outcome", "opponent", "against_new", "seconds", "match")
+    list_filter = ("outcome", "against_new", "ladder")
+    list_select_related = ("player", "ladder", "opponent")
+    search_fields = ("player__username",)
+    raw_id_fields = ("match",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,328 @@
+"""The fair-play watch: every rated result a player reports, queue games included (docs/rules.md §15).
+
+The limits of ``fair_play`` are for games reported after play; the queue's games pass them,
+since the queue made the game. But a game the queue made can be thrown: a feeder account
+loses on purpose in seconds to raise another (boosting), or a player loses on purpose to
+sink their own rating (sandbagging). The watch reads each reported result inside the
+report's transaction:
+
+- **quick**: the game took less than the ladder's ``watch_quick_seconds``, by its game
+  length field (a match-level duration field) where it has one, else, for a game the queue
+  paired, from its start (the ready check passed) to the report;
+- **new**: a player whose account is younger than ``watch_new_days`` or who has fewer than
+  ``watch_new_games`` rated games in the ladder; a loser who **met nobody else** (all of
+  their games in the ladder were against this game's winners) counts the same;
+- **a record** (``WatchRecord``) of each player's side: a quick win (over a new account or
+  not), a quick loss, or a game played.
+
+Then: a result whose winner has ``watch_boost_results`` quick wins over new accounts in 24
+hours, this one included (one, when the winner is new itself: a new account's rating moves
+the most), is **held for a moderator** (its players' confirmations do not rate it) and an
+automatic report is filed; so is one that makes a one-sided series of quick
+results between two players (``review_one_sided_results`` in 7 days, 80% one way). And each
+player's last 7 records are scored as Lichess's ``SandbagWatch`` does: a quick loss is a
+sandbagging mark, a quick win over an opponent already beaten quickly among them a boosting
+mark; at ``watch_warn_at`` marks the player is warned, at ``watch_report_at`` the moderators
+get an automatic report listing the games and opponents.
+
+Trusted reporters and moderators are exempt (their reports are rated at once); unrated
+games are not watched.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from accounts.models import User
+from ladder.models import (
+    Ladder,
+    Match,
+    MatchStatus,
+    Outcome,
+    Participant,
+    PlayerReport,
+    ReportReason,
+    ReportStatus,
+    WatchRecord,
+)
+from ladder.moderation.fair_play import ONE_SIDED_SHARE, Hold
+from notifications.models import Kind
+from notifications.services import notify
+from ratings.models import PlayerRating
+
+RECORD_LENGTH = 7  # the results of a player the marks are counted over, as Lichess's SandbagWatch
+BOOST_WINDOW = timedelta(hours=24)
+PAIR_WINDOW = timedelta(days=7)
+
+HOLD_BOOST = (
+    "%(winner)s%(new)s has %(count)d quick win%(s)s in 24 hours over new accounts or accounts that met nobody "
+    "else (%(names)s): a moderator confirms it"
+)
+HOLD_QUICK_SERIES = (
+    "%(count)d quick results between %(a)s and %(b)s in 7 days, %(wins)d won by %(winner)s: a moderator confirms it"
+)
+
+Side = tuple[Sequence[int], int]  # the players' ids and the side's placement
+
+
+def game_seconds(ladder: Ladder, match: Match, length: int | None, now: datetime) -> int | None:
+    """How long the game took: ``length`` (its game length answer), else (a queue game) from its start to ``now``."""
+    if length is not None:
+        return length
+    if match.paired_by_queue and match.play_deadline is not None:
+        started = match.play_deadline - timedelta(minutes=ladder.play_window_minutes)
+        return max(0, int((now - started).total_seconds()))
+    return None
+
+
+def hold_if_watched(
+    *, ladder: Ladder, match: Match, sides: Sequence[Side], length: int | None, now: datetime
+) -> Hold | None:
+    """``watch`` a participant's report (inside its transaction, ``match`` written); a result it
+    holds is flagged and waits for a moderator, its evidence beside what ``fair_play`` saw."""
+    hold = watch(ladder=ladder, match=match, sides=sides, seconds=game_seconds(ladder, match, length, now), now=now)
+    if hold is not None:
+        evidence = {**(match.review_evidence or {}), **hold.evidence}
+        Match.objects.filter(pk=match.pk).update(
+            held_for_review=True, held_for_moderator=True, review_evidence=evidence
+        )
+        match.held_for_review = match.held_for_moderator = True
+        match.review_evidence = evidence
+    return hold
+
+
+def watch(*, ladder: Ladder, match: Match, sides: Sequence[Side], seconds: int | None, now: datetime) -> Hold | None:
+    """Record the result's sides, warn or report players whose record crosses a threshold, and say
+    why the result waits for a moderator (or None)."""
+    if not ladder.watch_quick_seconds or not match.rated:
+        return None
+    players = [player for ids, _ in sides for player in ids]
+    best = min(placement for _, placement in sides)
+    decided = any(placement != best for _, placement in sides)
+    quick = seconds is not None and seconds < ladder.watch_quick_seconds
+    winners = [player for ids, placement in sides for player in ids if decided and placement == best]
+    losers = [player for ids, placement in sides for player in ids if decided and placement != best]
+    suspects = _new_or_alone(ladder, losers, winners, now) if quick and losers else set()
+    lone = [ids[0] for ids, _ in sides] if len(sides) == 2 and all(len(ids) == 1 for ids, _ in sides) else []
+    records = []
+    for player in players:
+        outcome = Outcome.PLAYED
+        if quick and player in winners:
+            outcome = Outcome.QUICK_WIN
+        elif quick and player in losers:
+            outcome = Outcome.QUICK_LOSS
+        opponent = next((other for other in lone if other != player), None)
+        records.append(
+            WatchRecord(
+                ladder=ladder,
+                player_id=player,
+                match=match,
+                outcome=outcome,
+                opponent_id=opponent,
+                against_new=outcome == Outcome.QUICK_WIN and bool(suspects),
+                seconds=seconds,
+                at=now,
+            )
+        )
+    WatchRecord.objects.bulk_create(records, ignore_conflicts=True)  # a match is recorded once, as first reported
+    if not quick:
+        return None  # a game of its length holds nothing, and adds no mark to anyone's record
+    names = dict(User.objects.filter(pk__in=players).values_list("pk", "username"))
+    reasons: list[str] = []
+    evidence: dict[str, Any] = {"seconds": seconds, "quick_under": ladder.watch_quick_seconds}
+    if decided:
+        _boost_hold(ladder, match, winners, suspects, names, now, reasons, evidence)
+        if lone:
+            _series_hold(ladder, match, lone, names, now, reasons, evidence)
+    for player in players:
+        _marks(ladder, match, player, names, now)
+    if not reasons:
+        return None
+    evidence["reasons"] = reasons
+    evidence["codes"] = [
+        code
+        for key, code in (("boost", "quick_wins_over_new_accounts"), ("quick_series", "quick_one_sided_series"))
+        if key in evidence
+    ]
+    return Hold(reasons=reasons, evidence={"watch": evidence})
+
+
+def _new(ladder: Ladder, players: Sequence[int], now: datetime) -> set[int]:
+    """The players who are new to the ladder: a young account, or few rated games in it."""
+    joined = dict(User.objects.filter(pk__in=players).values_list("pk", "date_joined"))
+    games = dict(PlayerRating.objects.filter(ladder=ladder, player_id__in=players).values_list("player_id", "games"))
+    young = now - timedelta(days=ladder.watch_new_days)
+    return {
+        player
+        for player in players
+        if (ladder.watch_new_days and joined[player] > young) or games.get(player, 0) < ladder.watch_new_games
+    }
+
+
+def _new_or_alone(ladder: Ladder, losers: Sequence[int], winners: Sequence[int], now: datetime) -> set[int]:
+    """The losers who are new to the ladder, or whose games in it were all against ``winners``."""
+    found = _new(ladder, losers, now)
+    for loser in set(losers) - found:
+        met = (
+            Participant.objects.filter(match__ladder=ladder, match__participants__player_id=loser)
+            .exclude(match__status=MatchStatus.VOID)
+            .exclude(player_id__in=[loser, *winners])
+        )
+        if not met.exists():
+            found.add(loser)
+    return found
+
+
+def _boost_hold(
+    ladder: Ladder,
+    match: Match,
+    winners: Sequence[int],
+    suspects: set[int],
+    names: dict[int, str],
+    now: datetime,
+    reasons: list[str],
+    evidence: dict[str, Any],
+) -> None:
+    if not ladder.watch_boost_results or not suspects:
+        return
+    # A new winner's rating moves the most (RD 350: a win over a 1500 is worth some 130 points):
+    # its first quick win over a new account is one thrown game too many.
+    new = _new(ladder, winners, now)
+    for winner in winners:
+        wins = list(
+            WatchRecord.objects.filter(
+                ladder=ladder, player_id=winner, outcome=Outcome.QUICK_WIN, against_new=True, at__gt=now - BOOST_WINDOW
+            )
+            .exclude(match__status=MatchStatus.VOID)
+            .values_list("match_id", flat=True)
+        )
+        if len(wins) < (1 if winner in new else ladder.watch_boost_results):
+            continue
+        beaten = list(
+            WatchRecord.objects.filter(match_id__in=wins, outcome=Outcome.QUICK_LOSS)
+            .order_by("match_id", "player_id")
+            .values_list("player__username", flat=True)
+        )
+        reasons.append(
+            HOLD_BOOST
+            % {
+                "winner": names[winner],
+                "new": ", a new account," if winner in new else "",
+                "count": len(wins),
+                "s": "" if len(wins) == 1 else "s",
+                "names": ", ".join(beaten),
+            }
+        )
+        evidence.setdefault("boost", {})[names[winner]] = {"matches": wins, "beaten": beaten}
+        _file(
+            ladder,
+            winner,
+            ReportReason.BOOSTING,
+            wins,
+            {"quick_wins_over_new_accounts_24h": len(wins), "beaten": beaten},
+            now,
+        )
+
+
+def _series_hold(
+    ladder: Ladder,
+    match: Match,
+    pair: Sequence[int],
+    names: dict[int, str],
+    now: datetime,
+    reasons: list[str],
+    evidence: dict[str, Any],
+) -> None:
+    if not ladder.review_one_sided_results:
+        return
+    a, b = pair
+    quick = list(
+        WatchRecord.objects.filter(
+            ladder=ladder,
+            player_id=a,
+            opponent_id=b,
+            outcome__in=[Outcome.QUICK_WIN, Outcome.QUICK_LOSS],
+            at__gt=now - PAIR_WINDOW,
+        )
+        .exclude(match__status=MatchStatus.VOID)
+        .values_list("match_id", "outcome")
+    )
+    count = len(quick)
+    won = Counter(a if outcome == Outcome.QUICK_WIN else b for _, outcome in quick)
+    if count < ladder.review_one_sided_results or not won:
+        return
+    winner, most = won.most_common(1)[0]
+    if most < ONE_SIDED_SHARE * count:
+        return
+    reasons.append(
+        HOLD_QUICK_SERIES % {"count": count, "a": names[a], "b": names[b], "wins": most, "winner": names[winner]}
+    )
+    evidence["quick_series"] = {"matches": [pk for pk, _ in quick], "wins": {names[p]: n for p, n in won.items()}}
+    loser = b if winner == a else a
+    _file(
+        ladder,
+        winner,
+        ReportReason.BOOSTING,
+        [pk for pk, _ in quick],
+        {"quick_series_7_days": count, "wins": most, "opponent": names[loser]},
+        now,
+    )
+
+
+def _marks(ladder: Ladder, match: Match, player: int, names: dict[int, str], now: datetime) -> None:
+    """Score ``player``'s last 7 records; warn at the first threshold, report at the second."""
+    if not (ladder.watch_warn_at or ladder.watch_report_at):
+        return
+    record = list(
+        WatchRecord.objects.filter(ladder=ladder, player_id=player)
+        .exclude(match__status=MatchStatus.VOID)
+        .order_by("-at", "-id")
+        .values_list("match_id", "outcome", "opponent_id", "opponent__username")[:RECORD_LENGTH]
+    )
+    quick_wins = Counter(opponent for _, outcome, opponent, _ in record if outcome == Outcome.QUICK_WIN and opponent)
+    sandbag = [row for row in record if row[1] == Outcome.QUICK_LOSS]
+    boost = [row for row in record if row[1] == Outcome.QUICK_WIN and row[2] and quick_wins[row[2]] >= 2]
+    marks = len(sandbag) + len(boost)
+    if ladder.watch_warn_at and marks == ladder.watch_warn_at:
+        notify(
+            Kind.FAIR_PLAY,
+            [player],
+            key=f"fair-play:{ladder.pk}:{match.pk}",
+            ladder_id=ladder.pk,
+            match_id=match.pk,
+            data={"ladder": ladder.name, "ladder_slug": ladder.slug, "marks": marks, "of": len(record)},
+            now=now,
+        )
+    if ladder.watch_report_at and marks >= ladder.watch_report_at:
+        reason = ReportReason.SANDBAGGING if len(sandbag) >= len(boost) else ReportReason.BOOSTING
+        games = [row[0] for row in (sandbag if reason == ReportReason.SANDBAGGING else boost)]
+        against = sorted({row[3] for row in (sandbag if reason == ReportReason.SANDBAGGING else boost) if row[3]})
+        _file(
+            ladder,
+            player,
+            reason,
+            games,
+            {"marks": marks, "of": len(record), "opponents": against, "player": names.get(player, "")},
+            now,
+        )
+
+
+def _file(
+    ladder: Ladder, player: int, reason: ReportReason, matches: Sequence[int], seen: dict[str, Any], now: datetime
+) -> PlayerReport:
+    """The watch's report on ``player`` for ``reason``: its open one gains the games, else a new one."""
+    report = PlayerReport.objects.filter(
+        ladder=ladder, player_id=player, reason=reason, reporter__isnull=True, status=ReportStatus.OPEN
+    ).first()
+    if report is None:
+        report = PlayerReport.objects.create(
+            ladder=ladder, player_id=player, reason=reason, evidence=seen, created_at=now
+        )
+    else:
+        report.evidence = {**report.evidence, **seen}
+        report.save(update_fields=["evidence"])
+    report.matches.add(*matches)
+    return report
