@@ -13,7 +13,9 @@ class Outcome(models.TextChoices):
 
 
 class WatchRecord(models.Model):
-    """One player's side of one watched result: whether it was a quick win or loss, and against whom."""
+    """One player's side of one quick result: a quick win or loss (``played``: a quick draw), and against whom.
+
+    Results that are not quick are not recorded; a player's last results are read from the matches."""
 
     ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -12,15 +12,15 @@ report's transaction:
 - **new**: a player whose account is younger than ``watch_new_days`` or who has fewer than
   ``watch_new_games`` rated games in the ladder; a loser who **met nobody else** (all of
   their games in the ladder were against this game's winners) counts the same;
-- **a record** (``WatchRecord``) of each player's side: a quick win (over a new account or
-  not), a quick loss, or a game played.
+- **a record** (``WatchRecord``) of each player's side of a quick game: a quick win (over
+  a new account or not) or a quick loss. A game that is not quick writes nothing.
 
 Then: a result whose winner has ``watch_boost_results`` quick wins over new accounts in 24
 hours, this one included (one, when the winner is new itself: a new account's rating moves
 the most), is **held for a moderator** (its players' confirmations do not rate it) and an
 automatic report is filed; so is one that makes a one-sided series of quick
 results between two players (``review_one_sided_results`` in 7 days, 80% one way). And each
-player's last 7 records are scored as Lichess's ``SandbagWatch`` does: a quick loss is a
+player's last 7 results in the ladder are scored as Lichess's ``SandbagWatch`` does: a quick loss is a
 sandbagging mark, a quick win over an opponent already beaten quickly among them a boosting
 mark; at ``watch_warn_at`` marks the player is warned, at ``watch_report_at`` the moderators
 get an automatic report listing the games and opponents.
@@ -103,16 +103,18 @@ def watch(*, ladder: Ladder, match: Match, sides: Sequence[Side], seconds: int |
     best = min(placement for _, placement in sides)
     decided = any(placement != best for _, placement in sides)
     quick = seconds is not None and seconds < ladder.watch_quick_seconds
+    if not quick:
+        return None  # a game of its length holds nothing, adds no mark, and is not recorded: nothing is written
     winners = [player for ids, placement in sides for player in ids if decided and placement == best]
     losers = [player for ids, placement in sides for player in ids if decided and placement != best]
-    suspects = _new_or_alone(ladder, losers, winners, now) if quick and losers else set()
+    suspects = _new_or_alone(ladder, losers, winners, now) if losers else set()
     lone = [ids[0] for ids, _ in sides] if len(sides) == 2 and all(len(ids) == 1 for ids, _ in sides) else []
     records = []
     for player in players:
-        outcome = Outcome.PLAYED
-        if quick and player in winners:
+        outcome = Outcome.PLAYED  # a quick draw
+        if player in winners:
             outcome = Outcome.QUICK_WIN
-        elif quick and player in losers:
+        elif player in losers:
             outcome = Outcome.QUICK_LOSS
         opponent = next((other for other in lone if other != player), None)
         records.append(
@@ -128,8 +130,6 @@ def watch(*, ladder: Ladder, match: Match, sides: Sequence[Side], seconds: int |
             )
         )
     WatchRecord.objects.bulk_create(records, ignore_conflicts=True)  # a match is recorded once, as first reported
-    if not quick:
-        return None  # a game of its length holds nothing, and adds no mark to anyone's record
     names = dict(User.objects.filter(pk__in=players).values_list("pk", "username"))
     reasons: list[str] = []
     evidence: dict[str, Any] = {"seconds": seconds, "quick_under": ladder.watch_quick_seconds}
@@ -276,11 +276,18 @@ def _marks(ladder: Ladder, match: Match, player: int, names: dict[int, str], now
     """Score ``player``'s last 7 records; warn at the first threshold, report at the second."""
     if not (ladder.watch_warn_at or ladder.watch_report_at):
         return
-    record = list(
-        WatchRecord.objects.filter(ladder=ladder, player_id=player)
+    # The player's last 7 results in the ladder, and the quick ones among them (only those are recorded).
+    last = list(
+        Participant.objects.filter(player_id=player, match__ladder=ladder, match__rated=True)
         .exclude(match__status=MatchStatus.VOID)
-        .order_by("-at", "-id")
-        .values_list("match_id", "outcome", "opponent_id", "opponent__username")[:RECORD_LENGTH]
+        .exclude(match__reported_at=None)
+        .order_by("-match__reported_at", "-match_id")
+        .values_list("match_id", flat=True)[:RECORD_LENGTH]
+    )
+    record = list(
+        WatchRecord.objects.filter(player_id=player, match_id__in=last).values_list(
+            "match_id", "outcome", "opponent_id", "opponent__username"
+        )
     )
     quick_wins = Counter(opponent for _, outcome, opponent, _ in record if outcome == Outcome.QUICK_WIN and opponent)
     sandbag = [row for row in record if row[1] == Outcome.QUICK_LOSS]
@@ -293,7 +300,7 @@ def _marks(ladder: Ladder, match: Match, player: int, names: dict[int, str], now
             key=f"fair-play:{ladder.pk}:{match.pk}",
             ladder_id=ladder.pk,
             match_id=match.pk,
-            data={"ladder": ladder.name, "ladder_slug": ladder.slug, "marks": marks, "of": len(record)},
+            data={"ladder": ladder.name, "ladder_slug": ladder.slug, "marks": marks, "of": len(last)},
             now=now,
         )
     if ladder.watch_report_at and marks >= ladder.watch_report_at:
@@ -305,7 +312,7 @@ def _marks(ladder: Ladder, match: Match, player: int, names: dict[int, str], now
             player,
             reason,
             games,
-            {"marks": marks, "of": len(record), "opponents": against, "player": names.get(player, "")},
+            {"marks": marks, "of": len(last), "opponents": against, "player": names.get(player, "")},
             now,
         )
 
