@@ -751,10 +751,7 @@ def _settle_board(tournament: Tournament, board: Board, now: datetime) -> None:
                 _withdraw(tournament, loser, None, "missed a game", now)
         return
     if status == MatchStatus.CANCELLED and match.cancel_reason == CancelReason.READY_MISSED:
-        ready = {
-            index: all(p.ready_at is not None for p in Participant.objects.filter(side=side))
-            for index, side in sides.items()
-        }
+        ready = _ready_sides(match)
         if ready.get(0) != ready.get(1):
             winner_a = bool(ready.get(0))
             board.result, board.kind, board.finished_at = (1.0 if winner_a else 0.0), BoardKind.FORFEIT, now
@@ -767,6 +764,14 @@ def _settle_board(tournament: Tournament, board: Board, now: datetime) -> None:
     # Anything else (a dispute, a cancelled or voided game, a round past its deadline) waits for an organiser.
 
 
+def _ready_sides(match: Match) -> dict[int, bool]:
+    """Whether every player of each side pressed Ready in the match's ready check, by side index."""
+    ready: dict[int, bool] = {}
+    for index, ready_at in Participant.objects.filter(side__match=match).values_list("side__index", "ready_at"):
+        ready[index] = ready.get(index, True) and ready_at is not None
+    return ready
+
+
 def _settle_pod(tournament: Tournament, board: Board, match: Match, now: datetime) -> None:
     """A pod's places from its confirmed match; from a missed ready check, those ready ahead of
     those not (who share the last places and are withdrawn). Anything else waits for an organiser."""
@@ -776,10 +781,7 @@ def _settle_pod(tournament: Tournament, board: Board, match: Match, now: datetim
         placements = {seat.entry_id: sides[seat.index].placement or len(seats) for seat in seats}
         missed: list[int] = []
     elif match.cancel_reason == CancelReason.READY_MISSED:
-        ready = {
-            index: all(p.ready_at is not None for p in Participant.objects.filter(side=side))
-            for index, side in sides.items()
-        }
+        ready = _ready_sides(match)
         missed = [seat.entry_id for seat in seats if not ready.get(seat.index)]
         if not missed or len(missed) == len(seats):
             return  # nobody, or everybody, missed it: an organiser decides
