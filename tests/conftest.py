@@ -10,7 +10,8 @@ The suite refuses to run a test that uses the database on anything else: a silen
 to SQLite or an in-memory cache would hide exactly the bugs (locking, constraints, shared
 throttles) it is for. A run whose tests need no database (the rating engines') needs
 neither server. Under pytest-xdist each worker has a database of its own (pytest-django
-names it ``test_<name>_gw<n>``) and Redis databases of its own (``_worker_redis``).
+names it ``test_<name>_gw<n>``), copied from one migrated once per run
+(``tests/database_template.py``), and Redis databases of its own (``_worker_redis``).
 """
 
 from __future__ import annotations
@@ -147,6 +148,16 @@ def _require_services() -> None:
         redis.Redis.from_url(broker, socket_connect_timeout=3).ping()
     except redis.RedisError as exc:
         pytest.exit(f"The tests cannot reach Redis at {broker}: {exc}", returncode=3)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """Each worker's test database is a copy of one migrated once per run (tests/database_template.py)."""
+    from tests.database_template import migrated_template
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        database.setdefault("TEST", {})["TEMPLATE"] = migrated_template(database)
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,80 @@
+"""One migrated database per run, which every pytest-xdist worker's test database is copied from.
+
+Each worker used to build its test database by running every migration, so a run on two
+workers migrated twice and a run on four, four times. ``migrated_template`` migrates once, in a
+database named by a digest of the migrations and of the installed packages, and each worker's
+test database is then made with PostgreSQL's ``CREATE DATABASE … TEMPLATE`` (Django's
+``TEST["TEMPLATE"]``), after which Django's own ``migrate`` finds nothing to apply and only runs
+the ``post_migrate`` sync. A template already on the server from an earlier run with the same
+digest is used as it is: on a developer's own PostgreSQL the second run migrates nothing.
+
+The workers take a PostgreSQL advisory lock while they look, so exactly one migrates; the
+template is built under a temporary name and renamed when complete, so a run stopped halfway
+leaves nothing another run would trust.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCK_KEY = 7_316_402_911  # the advisory lock's key: any number the site itself never locks
+
+
+def digest() -> str:
+    """What the migrated schema depends on: every migration and sync module here, and the
+    versions of the installed packages (whose own migrations make tables too)."""
+    hashed = hashlib.sha256()
+    for path in [*sorted(ROOT.glob("*/migrations/*.py")), ROOT / "accounts" / "sync.py"]:
+        hashed.update(path.relative_to(ROOT).as_posix().encode())
+        hashed.update(path.read_bytes())
+    for dist in sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()):
+        hashed.update(dist.encode())
+    return hashed.hexdigest()[:12]
+
+
+def server_url(db: dict[str, Any], database: str) -> str:
+    user = quote(db.get("USER") or "", safe="")
+    password = f":{quote(db['PASSWORD'], safe='')}" if db.get("PASSWORD") else ""
+    return f"postgresql://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{database}"
+
+
+def migrated_template(db: dict[str, Any]) -> str:
+    """The name of a database with every migration applied, made now if the server has none."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"test_{db['NAME']}_template_{digest()}"[:63]
+    building = f"{name[:54]}_building"
+    with psycopg.connect(server_url(db, "postgres"), autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", [LOCK_KEY])
+        try:
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+                return name
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(building)))
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(building)))
+            env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+            env["DATABASE_URL"] = server_url(db, building)
+            done = subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--no-input", "--verbosity", "0"],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if done.returncode != 0:
+                raise RuntimeError(f"migrating the test template failed:\n{done.stdout}{done.stderr}")
+            conn.execute(
+                sql.SQL("ALTER DATABASE {} RENAME TO {}").format(sql.Identifier(building), sql.Identifier(name))
+            )
+            return name
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", [LOCK_KEY])
