@@ -209,6 +209,51 @@ def test_wide_games_with_narrow_draws_follow_the_packages_schedule_sweep_for_swe
             assert sigma == pytest.approx(float(rated[position][0].sigma), abs=1e-9)
 
 
+def test_each_game_takes_as_many_sweeps_as_the_packages_schedule(monkeypatch):
+    """The chain stops on the sweep the package's ``run_schedule`` stops on, counted as truncations:
+    the package's ``TruncateFactor.up``, the engine's ``truncate_win`` and ``truncate_draw``. A game beyond doubt stops after its first sweep, when every message moved
+    less than the threshold from where the schedule starts them: at nothing."""
+    counted = {"engine": 0, "package": 0}
+
+    def counting(name, function):
+        def count(*args):
+            counted[name] += 1
+            return function(*args)
+
+        return count
+
+    def win(t: float, eps: float) -> tuple[float, float]:  # the games here stay far from the tail
+        x = t - eps
+        v = NormalDist().pdf(x) / NormalDist().cdf(x)
+        return v, v * (v + x)
+
+    # The engine inlines a win's moments outside the far tail; with the tail moved to +∞ every
+    # win goes through truncate_win, here computed without the module's tail threshold.
+    monkeypatch.setattr(trueskill_engine, "_MILLS_FROM", math.inf)
+    monkeypatch.setattr(trueskill_engine, "truncate_win", counting("engine", win))
+    monkeypatch.setattr(trueskill_engine, "truncate_draw", counting("engine", truncate_draw))
+    monkeypatch.setattr(trueskill.TruncateFactor, "up", counting("package", trueskill.TruncateFactor.up))
+    rng = random.Random("sweeps")
+    one_sweep = 0
+    for game in range(120):
+        count = rng.randint(3, 6)
+        if game % 2:  # in rating order, far apart: beyond doubt
+            top, gap = rng.uniform(200.0, 250.0), rng.uniform(40.0, 50.0)
+            players = [(top - gap * k, rng.uniform(0.3, 1.5)) for k in range(count)]
+            places = list(range(1, count + 1))
+        else:
+            players = [(rng.uniform(15.0, 35.0), rng.uniform(1.0, 7.5)) for _ in range(count)]
+            places = [rng.randint(1, count) for _ in range(count)]
+        order = sorted(range(count), key=lambda k: (places[k], players[k][0]))
+        counted.update(engine=0, package=0)
+        package(0.1).rate([[trueskill.Rating(*players[k])] for k in order], ranks=[places[k] for k in order])
+        engine(0.1, sc=0.0).rate([[to_ladder(*player)] for player in players], places, 0.0)
+
+        assert counted["engine"] == counted["package"], (players, places, counted)
+        one_sweep += counted["package"] == 2 * (count - 2)  # links − 1 forward, as many back
+    assert one_sweep >= 30  # the beyond-doubt games stop after one sweep in both
+
+
 def test_a_free_for_all_in_any_input_order_rates_each_side_the_same():
     rng = random.Random("order")
     sides = [[to_ladder(*random_player(rng))] for _ in range(5)]
