@@ -34,6 +34,7 @@ class Kind(models.TextChoices):
     SEASON_ENDED = "season_ended", "A season ended"
     TOURNAMENT = "tournament", "News of a tournament you entered"
     FAIR_PLAY = "fair_play", "A fair-play warning"
+    REPORT_OUTCOME = "report_outcome", "The outcome of a report you made"
 
 
 class EmailStatus(models.TextChoices):
@@ -141,6 +142,7 @@ DEFAULT_EMAIL_MODES: dict[str, str] = {
     Kind.SEASON_ENDED: EmailMode.DIGEST,  # nothing to answer; a whole ladder is told at once
     Kind.TOURNAMENT: EmailMode.INSTANT,  # a pairing has a deadline
     Kind.FAIR_PLAY: EmailMode.INSTANT,  # a warning is read before the next game
+    Kind.REPORT_OUTCOME: EmailMode.DIGEST,  # nothing to answer
 }
 
 

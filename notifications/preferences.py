@@ -49,6 +49,7 @@ KIND_HELP: dict[str, str] = {
     "and the deadline), a withdrawal, the final standings.",
     Kind.FAIR_PLAY: "The fair-play watch saw several quick losses or quick wins over the same opponent in your last "
     "games: a warning before the moderators are told.",
+    Kind.REPORT_OUTCOME: "A moderator decided on a player you reported: whether they acted, without the details.",
 }
 
 

@@ -229,6 +229,21 @@ def _fair_play(d: dict[str, Any]) -> tuple[str, str]:
     )
 
 
+def _report_outcome(d: dict[str, Any]) -> tuple[str, str]:
+    player, ladder = d.get("player", "a player"), d.get("ladder", "a ladder")
+    if d.get("acted"):
+        return (
+            f"Your report about {player} was acted on",
+            f"A moderator looked into your report about {player} in {ladder} and took action. "
+            "What they did stays between the moderators and the player. Thank you for telling us.",
+        )
+    return (
+        f"Your report about {player} was looked into",
+        f"A moderator looked into your report about {player} in {ladder} and found nothing to act on for now. "
+        "If it happens again, report it again. Thank you for telling us.",
+    )
+
+
 def _season_ended(d: dict[str, Any]) -> tuple[str, str]:
     season, ladder = d.get("season", "The season"), d.get("ladder", "the ladder")
     badge = f" You earned the “{d['badge']}” badge." if d.get("badge") else ""
@@ -285,6 +300,7 @@ WORDS: dict[str, Callable[[dict[str, Any]], tuple[str, str]]] = {
     Kind.SEASON_ENDED: _season_ended,
     Kind.TOURNAMENT: _tournament,
     Kind.FAIR_PLAY: _fair_play,
+    Kind.REPORT_OUTCOME: _report_outcome,
 }
 
 

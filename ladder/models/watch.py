@@ -86,6 +86,14 @@ class PlayerReport(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status", "-created_at"], name="player_report_open")]
+        constraints = [
+            # One open report by a player about another; the watch keeps one per reason itself.
+            models.UniqueConstraint(
+                fields=["reporter", "player"],
+                condition=models.Q(status="open", reporter__isnull=False),
+                name="player_report_one_open",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_reason_display()}: {self.player_id}"
