@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_migrate
 
 
@@ -9,7 +10,10 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
+        from accounts.prints import record_sign_in
         from accounts.sync import site_sync_after_migrate
 
         # The moderators' group and the periodic tasks, after every migrate and test flush.
         post_migrate.connect(site_sync_after_migrate, dispatch_uid="accounts.sync")
+        # A keyed hash of the address and of the browser of every sign-in (docs/security.md).
+        user_logged_in.connect(record_sign_in, dispatch_uid="accounts.prints")

@@ -142,3 +142,33 @@ class User(AbstractUser):
 # relations, uses the index on ``lower()``.
 User._meta.get_field("username").register_lookup(UsernameIExact)
 User._meta.get_field("email").register_lookup(UsernameIExact)
+
+
+class PrintKind(models.TextChoices):
+    ADDRESS = "address", "Address"
+    DEVICE = "device", "Device (browser)"
+
+
+class SignInPrint(models.Model):
+    """A keyed hash of the address or the browser (User-Agent) an account signed in from
+    (``accounts.prints``), so moderators can see which accounts share one (docs/security.md).
+
+    Only the hash is kept, keyed with ``SECRET_KEY``: it says that two sign-ins came from one
+    address, never which address. One row per account, kind and hash, counted at each sign-in.
+    """
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="sign_in_prints")
+    kind = models.CharField(max_length=7, choices=PrintKind)
+    digest = models.CharField(max_length=64)
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+    count = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        ordering = ["-last_seen", "-id"]
+        constraints = [models.UniqueConstraint(fields=["user", "kind", "digest"], name="sign_in_print_once")]
+        # Who else signed in with a print: the accounts sharing a player's prints.
+        indexes = [models.Index(fields=["kind", "digest"], name="sign_in_print_digest")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.kind} {self.digest[:8]}"

@@ -196,6 +196,15 @@ PERIODIC_TASKS = (
         "start has come, and pairs the next round of each running tournament whose games are all decided.",
     ),
     TaskSpec(
+        name="Forget expired login attempts (their raw addresses)",
+        task="accounts.tasks.expire_login_attempts_task",
+        schedule=Every(15, "minutes"),
+        expire_seconds=900,
+        description="Every 15 minutes, deletes the login throttle's records of failed logins whose cool-off "
+        "(LOGIN_COOLOFF_MINUTES) has passed: they hold the client's raw address, kept no longer than the "
+        "throttle counts them.",
+    ),
+    TaskSpec(
         name="Forget old Idempotency-Keys of API reports",
         task="api.tasks.expire_idempotency_keys_task",
         schedule=Crontab(minute="30"),

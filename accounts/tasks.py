@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.utils import timezone
 
 from accounts.mail import password_reset_mails_send
+from accounts.throttling import login_records_expire
 from core.tasks import RETRY
 
 logger = logging.getLogger(__name__)
@@ -22,3 +24,14 @@ def send_password_reset_task(email: str) -> None:
         logger.warning("password reset asked for an address that is not one")
         return
     password_reset_mails_send(email=email)
+
+
+@shared_task(**RETRY)
+def expire_login_attempts_task() -> None:
+    """Delete the login throttle's records (raw client addresses) past their cool-off.
+
+    Run twice, the second run deletes nothing more.
+    """
+    deleted = login_records_expire(now=timezone.now())
+    if deleted:
+        logger.info("deleted %d expired login attempt records", deleted)

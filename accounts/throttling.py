@@ -20,12 +20,13 @@ import ipaddress
 import logging
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from axes.handlers.database import AxesDatabaseHandler
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_cool_off, get_failure_limit
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
@@ -63,6 +64,23 @@ def client_address(request: HttpRequest) -> str | None:
             except ValueError:
                 logger.warning("X-Forwarded-For entry %r is not an address; counting %s instead", candidate, remote)
     return remote
+
+
+def login_records_expire(*, now: datetime) -> int:
+    """Delete what django-axes keeps with a raw client address once the throttle no longer needs it.
+
+    A failed attempt counts until ``AXES_COOLOFF_TIME`` after its last failure; axes deletes
+    the expired ones only when someone signs in, out or fails. Successful logins are not
+    logged (``AXES_DISABLE_ACCESS_LOG``) nor failures one by one (no
+    ``AXES_ENABLE_ACCESS_FAILURE_LOG``); any such rows older than the cool-off go too.
+    Returns how many rows were deleted.
+    """
+    threshold = now - settings.AXES_COOLOFF_TIME
+    deleted = 0
+    for model in (AccessAttempt, AccessLog, AccessFailureLog):
+        count, _ = model.objects.filter(attempt_time__lte=threshold).delete()
+        deleted += count
+    return deleted
 
 
 def axes_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str | None:

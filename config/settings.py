@@ -214,6 +214,10 @@ AXES_USERNAME_CALLABLE = "accounts.throttling.axes_username"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# Axes would keep every successful login with its raw address; the site keeps keyed hashes
+# instead (accounts/prints.py), and failed attempts until their cool-off ends (docs/security.md).
+AXES_DISABLE_ACCESS_LOG = True
+AXES_ENABLE_ACCESS_FAILURE_LOG = False
 # How many proxies of the site's own stand in front of it, each appending the address it
 # got a request from to X-Forwarded-For (1 for one nginx). Login and sign-up limits then
 # count the client that address names; 0 counts REMOTE_ADDR and ignores the header, which

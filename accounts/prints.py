@@ -1,0 +1,119 @@
+"""Sign-in prints: which accounts signed in from one address or one browser (docs/security.md).
+
+At each successful sign-in (``user_logged_in``, connected in ``AccountsConfig.ready``) the
+account gets a print of its client address (``client_address``, as the login throttle
+reads it) and one of its User-Agent: keyed hashes (``salted_hmac`` with ``SECRET_KEY``),
+so the database says that two accounts signed in from one address without saying which.
+Without ``SECRET_KEY`` a hash cannot be checked against a guessed address.
+
+A shared address is a signal, not proof: a household, an office or a mobile carrier puts
+many people behind one address, and a User-Agent names a browser version that millions
+share. So prints are shown to moderators and make the fair-play watch hold a result for a
+moderator (docs/rules.md §15); they never refuse anything by themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
+
+from accounts.models import PrintKind, SignInPrint, User
+from accounts.throttling import client_address
+
+SALT = "accounts.prints"  # with the kind: an address and a User-Agent never hash alike
+# One statement per print, on PostgreSQL and SQLite alike: a new print is added, a known one
+# counted, and two sign-ins at once both count.
+UPSERT_PRINT = """
+    INSERT INTO accounts_signinprint (user_id, kind, digest, first_seen, last_seen, count)
+    VALUES (%s, %s, %s, %s, %s, 1)
+    ON CONFLICT (user_id, kind, digest)
+    DO UPDATE SET last_seen = EXCLUDED.last_seen, count = accounts_signinprint.count + 1
+"""
+
+
+def print_digest(kind: PrintKind, value: str) -> str:
+    """The keyed hash of one address or User-Agent: 64 hexadecimal digits (HMAC-SHA256)."""
+    return salted_hmac(f"{SALT}.{kind}", value, algorithm="sha256").hexdigest()
+
+
+def request_prints(request: HttpRequest) -> list[tuple[PrintKind, str]]:
+    """The prints of a request: its client address and its User-Agent, each when it has one."""
+    prints = []
+    if address := client_address(request):
+        prints.append((PrintKind.ADDRESS, print_digest(PrintKind.ADDRESS, address)))
+    if agent := request.headers.get("user-agent", "").strip():
+        prints.append((PrintKind.DEVICE, print_digest(PrintKind.DEVICE, agent)))
+    return prints
+
+
+def sign_in_record(*, user: User, request: HttpRequest, now: datetime) -> None:
+    """Count a sign-in of ``user`` under each print of ``request``: a new print is added, a known one counted."""
+    with connection.cursor() as cursor:
+        for kind, digest in request_prints(request):
+            cursor.execute(UPSERT_PRINT, [user.pk, kind.value, digest, now, now])
+
+
+def record_sign_in(sender: Any, request: HttpRequest | None, user: User, **kwargs: Any) -> None:
+    """The ``user_logged_in`` receiver: a sign-in with a request (not a test's ``force_login``) is printed."""
+    if request is not None:
+        sign_in_record(user=user, request=request, now=timezone.now())
+
+
+@dataclass(frozen=True, slots=True)
+class SharedAccount:
+    """Another account that signed in with one of a player's prints."""
+
+    user: User
+    kinds: tuple[PrintKind, ...]  # the kinds of print shared: an address, a device, or both
+    last_seen: datetime  # the latest sign-in of the other account with a shared print
+
+
+def accounts_sharing(
+    *, user: User, kinds: Iterable[PrintKind] = tuple(PrintKind), limit: int = 50
+) -> list[SharedAccount]:
+    """The other accounts that signed in with a print of ``user``'s, most recently seen first.
+
+    Those sharing an address come before those sharing only a device print: a browser
+    version is common, an address much less so.
+    """
+    mine = SignInPrint.objects.filter(user=user, kind__in=list(kinds))
+    rows = (
+        SignInPrint.objects.filter(kind__in=list(kinds))
+        .filter(digest__in=mine.values("digest"))
+        .exclude(user=user)
+        .values_list("user_id", "kind", "last_seen")
+    )
+    found: dict[int, tuple[set[PrintKind], datetime]] = {}
+    for other, kind, seen in rows:
+        shared, last = found.setdefault(other, (set(), seen))
+        shared.add(PrintKind(kind))
+        found[other] = (shared, max(last, seen))
+    ordered = sorted(
+        found.items(), key=lambda item: (PrintKind.ADDRESS not in item[1][0], -item[1][1].timestamp(), item[0])
+    )[:limit]
+    users = User.objects.in_bulk([pk for pk, _ in ordered])
+    return [
+        SharedAccount(user=users[pk], kinds=tuple(kind for kind in PrintKind if kind in shared), last_seen=seen)
+        for pk, (shared, seen) in ordered
+    ]
+
+
+def prints_shared(
+    *, players: Iterable[int], others: Iterable[int], kinds: Iterable[PrintKind], since: datetime
+) -> set[PrintKind]:
+    """The kinds of print seen since ``since`` that one of ``players`` shares with one of ``others``."""
+    theirs = SignInPrint.objects.filter(user_id__in=list(others), kind__in=list(kinds), last_seen__gte=since)
+    shared = (
+        SignInPrint.objects.filter(user_id__in=list(players), kind__in=list(kinds), last_seen__gte=since)
+        .filter(digest__in=theirs.values("digest"))
+        .values_list("kind", flat=True)
+        .distinct()
+    )
+    return {PrintKind(kind) for kind in shared}
