@@ -14,7 +14,8 @@ moderator (docs/rules.md §15); they never refuse anything by themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -105,15 +106,21 @@ def accounts_sharing(
     ]
 
 
-def prints_shared(
-    *, players: Iterable[int], others: Iterable[int], kinds: Iterable[PrintKind], since: datetime
-) -> set[PrintKind]:
-    """The kinds of print seen since ``since`` that one of ``players`` shares with one of ``others``."""
-    theirs = SignInPrint.objects.filter(user_id__in=list(others), kind__in=list(kinds), last_seen__gte=since)
-    shared = (
-        SignInPrint.objects.filter(user_id__in=list(players), kind__in=list(kinds), last_seen__gte=since)
-        .filter(digest__in=theirs.values("digest"))
-        .values_list("kind", flat=True)
-        .distinct()
-    )
-    return {PrintKind(kind) for kind in shared}
+def groups_sharing_prints(
+    *, groups: Sequence[Sequence[int]], kinds: Iterable[PrintKind], since: datetime
+) -> list[tuple[int, int, PrintKind]]:
+    """The pairs of accounts from different ``groups`` (the sides of a game) that signed in with one print
+    of ``kinds`` since ``since``: ``(account, other account, kind)``, the account from the earlier group,
+    in the order of the groups and then of the ids. One statement."""
+    side = {player: index for index, group in enumerate(groups) for player in group}
+    holders: dict[tuple[str, str], list[int]] = defaultdict(list)
+    rows = SignInPrint.objects.filter(user_id__in=list(side), kind__in=list(kinds), last_seen__gte=since)
+    for user, kind, digest in rows.order_by("user_id").values_list("user_id", "kind", "digest"):
+        holders[(kind, digest)].append(user)
+    pairs: set[tuple[int, int, PrintKind]] = set()
+    for (kind, _), users in holders.items():
+        for a in users:
+            for b in users:
+                if side[a] < side[b]:
+                    pairs.add((a, b, PrintKind(kind)))
+    return sorted(pairs, key=lambda pair: (side[pair[0]], side[pair[1]], pair[0], pair[1], pair[2]))

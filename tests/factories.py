@@ -46,6 +46,7 @@ class LadderFactory(factory.django.DjangoModelFactory):
     review_one_sided_results = 0
     review_many_opponents = 0
     watch_quick_seconds = 0  # the fair-play watch too: tests report queue games seconds after pairing them
+    watch_shared_prints = False  # and its hold on shared addresses: every test client signs in from 127.0.0.1
 
 
 def member(ladder: Ladder, username: str, **fields) -> User:

@@ -163,6 +163,7 @@ class LadderAdmin(admin.ModelAdmin):
                     "watch_boost_results",
                     "watch_warn_at",
                     "watch_report_at",
+                    "watch_shared_prints",
                 ),
                 "description": "Limits on results players report for games the queue did not pair, when a "
                 "result waits for a moderator instead of confirming itself, and the watch of every rated result "

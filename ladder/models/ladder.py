@@ -432,6 +432,13 @@ class Ladder(models.Model):
         help_text="At this many marks in the last 7 watched results an automatic report goes to the moderators. "
         "0 turns it off.",
     )
+    watch_shared_prints = models.BooleanField(
+        "hold results between accounts sharing an address",
+        default=True,
+        help_text="A rated result whose opponents signed in from one address (a keyed hash of it, kept at each "
+        "sign-in) in the last 90 days waits for a moderator, and an automatic report is filed. Nothing is "
+        "refused: a household on one connection plays as usual, a moderator confirms its results.",
+    )
     ranked_min_games = models.PositiveIntegerField(
         "ranked after games",
         default=5,

@@ -25,6 +25,10 @@ sandbagging mark, a quick win over an opponent already beaten quickly among them
 mark; at ``watch_warn_at`` marks the player is warned, at ``watch_report_at`` the moderators
 get an automatic report listing the games and opponents.
 
+Any rated result, quick or not, whose opponents signed in from one address in the last 90
+days (``accounts.prints``) is held for a moderator too when the ladder's
+``watch_shared_prints`` is on, and the better-placed of them gets an automatic report.
+
 Trusted reporters and moderators are exempt (their reports are rated at once); unrated
 games are not watched.
 """
@@ -36,7 +40,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from accounts.models import User
+from accounts.models import PrintKind, User
+from accounts.prints import groups_sharing_prints
 from ladder.models import (
     Ladder,
     Match,
@@ -56,10 +61,15 @@ from ratings.models import PlayerRating
 RECORD_LENGTH = 7  # the results of a player the marks are counted over, as Lichess's SandbagWatch
 BOOST_WINDOW = timedelta(hours=24)
 PAIR_WINDOW = timedelta(days=7)
+SHARED_PRINT_WINDOW = timedelta(days=90)  # an address reassigned by a provider since is no longer shared
+SHARED_PRINT_KINDS = (PrintKind.ADDRESS,)  # see ``shared_print_hold``: a device print alone is too common
 
 HOLD_BOOST = (
     "%(winner)s%(new)s has %(count)d quick win%(s)s in 24 hours over new accounts or accounts that met nobody "
     "else (%(names)s): a moderator confirms it"
+)
+HOLD_SHARED_PRINT = (
+    "%(a)s and %(b)s, opponents in this result, signed in from one address in the last 90 days: a moderator confirms it"
 )
 HOLD_QUICK_SERIES = (
     "%(count)d quick results between %(a)s and %(b)s in 7 days, %(wins)d won by %(winner)s: a moderator confirms it"
@@ -84,6 +94,7 @@ def hold_if_watched(
     """``watch`` a participant's report (inside its transaction, ``match`` written); a result it
     holds is flagged and waits for a moderator, its evidence beside what ``fair_play`` saw."""
     hold = watch(ladder=ladder, match=match, sides=sides, seconds=game_seconds(ladder, match, length, now), now=now)
+    hold = _joined(hold, shared_print_hold(ladder=ladder, match=match, sides=sides, now=now))
     if hold is not None:
         evidence = {**(match.review_evidence or {}), **hold.evidence}
         Match.objects.filter(pk=match.pk).update(
@@ -148,6 +159,54 @@ def watch(*, ladder: Ladder, match: Match, sides: Sequence[Side], seconds: int |
         if key in evidence
     ]
     return Hold(reasons=reasons, evidence={"watch": evidence})
+
+
+def shared_print_hold(*, ladder: Ladder, match: Match, sides: Sequence[Side], now: datetime) -> Hold | None:
+    """Hold a rated result whose opponents signed in from one address in the last 90 days (``watch_shared_prints``).
+
+    Only opponents count: teammates on one connection are friends playing together. Only
+    addresses count: a User-Agent names a browser version that millions share (Chrome sends
+    one string for every Windows user of a version), so it would hold honest games by the
+    hundred. The better-placed player of each pair (both, in a draw) gets an automatic
+    report of another account of the same person; nothing is refused.
+    """
+    if not ladder.watch_shared_prints or not match.rated or len(sides) < 2:
+        return None
+    pairs = groups_sharing_prints(
+        groups=[ids for ids, _ in sides], kinds=SHARED_PRINT_KINDS, since=now - SHARED_PRINT_WINDOW
+    )
+    if not pairs:
+        return None
+    placement = {player: place for ids, place in sides for player in ids}
+    names = dict(User.objects.filter(pk__in={p for pair in pairs for p in pair[:2]}).values_list("pk", "username"))
+    reasons = [HOLD_SHARED_PRINT % {"a": names[a], "b": names[b]} for a, b, _ in pairs]
+    for a, b, _ in pairs:
+        best = min(placement[a], placement[b])
+        for player, other in ((a, b), (b, a)):
+            if placement[player] == best:
+                _file(
+                    ladder,
+                    player,
+                    ReportReason.OTHER_ACCOUNT,
+                    [match.pk],
+                    {"shares_an_address_with": names[other]},
+                    now,
+                )
+    evidence = {
+        "reasons": reasons,
+        "codes": ["shared_sign_in_print"],
+        "shared_prints": [{"players": [names[a], names[b]], "kind": str(kind)} for a, b, kind in pairs],
+    }
+    return Hold(reasons=reasons, evidence={"watch": evidence})
+
+
+def _joined(first: Hold | None, second: Hold | None) -> Hold | None:
+    """Two holds of the watch as one: the reasons and codes of both, beside what each saw."""
+    if first is None or second is None:
+        return first or second
+    one, two = first.evidence["watch"], second.evidence["watch"]
+    evidence = {**one, **two, "reasons": [*one["reasons"], *two["reasons"]], "codes": [*one["codes"], *two["codes"]]}
+    return Hold(reasons=[*first.reasons, *second.reasons], evidence={"watch": evidence})
 
 
 def _new(ladder: Ladder, players: Sequence[int], now: datetime) -> set[int]:
