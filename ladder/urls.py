@@ -7,6 +7,7 @@ from ladder.pages import fields_edit as views_fields_edit
 from ladder.pages import ladders as views_ladders
 from ladder.pages import matches as views_matches
 from ladder.pages import moderation as views_moderation
+from ladder.pages import reports as views_reports
 from ladder.pages import series as views_series
 from ladder.pages import views
 
@@ -38,4 +39,6 @@ urlpatterns = [
     path("<slug:slug>/report/", views.match_report, name="report"),
     path("<slug:slug>/report/side/", views.match_report_side, name="report_side"),
     path("<slug:slug>/players/<str:username>/", views.player_in_ladder, name="player"),
+    path("<slug:slug>/players/<str:username>/report/", views_reports.player_report, name="player_report"),
+    path("<slug:slug>/players/<str:username>/reports/", views_reports.report_case, name="report_case"),
 ]

@@ -1,24 +1,40 @@
-"""The admin's reports about players: the fair-play watch's automatic ones (and, later, players'),
-and the watch's record of each player's results.
+"""The admin's reports about players: players' and the fair-play watch's, and the watch's record
+of each player's results.
 
 A moderator reads a report's evidence and games and closes it as acted on or dismissed,
-saying why; the decision and its author are kept. Nothing else of a report changes here,
-and the watch's records are read only.
+saying why (``ladder.moderation.reports``, as the desk does): the decision and its author are
+kept and the reporter is told the outcome. Nothing else of a report changes here, and the
+watch's records are read only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 from django.utils import timezone
 
 from ladder.models import PlayerReport, ReportStatus, WatchRecord
+from ladder.moderation.reports import NOTE_NEEDED, player_report_decide
+
+
+class PlayerReportForm(forms.ModelForm):
+    class Meta:
+        model = PlayerReport
+        fields = ("status", "decision")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if cleaned.get("status") != ReportStatus.OPEN and not (cleaned.get("decision") or "").strip():
+            self.add_error("decision", NOTE_NEEDED)
+        return cleaned
 
 
 @admin.register(PlayerReport)
 class PlayerReportAdmin(admin.ModelAdmin):
+    form = PlayerReportForm
     list_display = ("created_at", "player", "ladder", "reason", "filed_by", "status")
     list_filter = ("status", "reason", "ladder")
     list_select_related = ("player", "ladder", "reporter")
@@ -44,9 +60,17 @@ class PlayerReportAdmin(admin.ModelAdmin):
         return False
 
     def save_model(self, request: HttpRequest, obj: PlayerReport, form: Any, change: bool) -> None:
-        """Closing a report keeps who closed it and when."""
+        """Closing an open report goes through the service: who and when are kept, the reporter is told."""
         if obj.status != ReportStatus.OPEN and obj.decided_at is None:
-            obj.decided_by, obj.decided_at = request.user, timezone.now()  # type: ignore[assignment]
+            player_report_decide(
+                report=obj,
+                moderator=request.user,  # type: ignore[arg-type]
+                acted=obj.status == ReportStatus.ACTED,
+                note=obj.decision,
+                now=timezone.now(),
+            )
+            obj.refresh_from_db()
+            return
         super().save_model(request, obj, form, change)
 
 

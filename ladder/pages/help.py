@@ -29,6 +29,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("confirmation-window", "Confirmation window"),
     ("dispute", "Dispute"),
     ("fair-play", "Fair-play watch"),
+    ("report-a-player", "Reporting a player"),
 )
 
 

@@ -23,6 +23,7 @@ from ladder.matches import decisions as moderation
 from ladder.matches.reads import match_summary
 from ladder.models import Match
 from ladder.moderation.desk import moderation_desk
+from ladder.moderation.reports import report_queue
 from ladder.pages.moderation_forms import CorrectionForm, ReasonForm
 from ratings.services import replay_job_for_match
 
@@ -40,9 +41,12 @@ def _moderator_only(request: AuthenticatedHttpRequest) -> None:
 @require_GET
 @login_required
 def desk(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """A moderator's home: disputed results, no-show claims, expired and flagged matches, newest first."""
+    """A moderator's home: disputed results, no-show claims, expired and flagged matches, newest first,
+    and the reports about players, highest score first."""
     _moderator_only(request)
-    return render(request, "ladder/moderation.html", {"desk": moderation_desk(now=timezone.now())})
+    cases, case_count = report_queue()
+    context = {"desk": moderation_desk(now=timezone.now()), "cases": cases, "case_count": case_count}
+    return render(request, "ladder/moderation.html", context)
 
 
 @require_POST

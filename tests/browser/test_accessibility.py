@@ -19,6 +19,7 @@ from ladder.matches import reporting as svc
 from ladder.matches.checks import SideInput
 from ladder.matches.reporting import match_report_result
 from ladder.membership import ladder_join
+from ladder.moderation.reports import player_report_file as file_report
 from matchmaking import lifecycle
 from matchmaking.models import EntryStatus, QueueEntry
 from matchmaking.services import queue_join
@@ -169,6 +170,13 @@ def test_a_players_pages(swept, scene, device, ladder, player, opponent):
     expect(page.get_by_text("Welcome to Widelands Teams!")).to_be_visible()
     axe_check(page)
     page.goto("/ladders/widelands/report/")
+    for _ in range(2):  # the second is refused: one open report about bob at a time
+        page.goto(f"/ladders/chess/players/bob/report/?match={scene['pending'].pk}")
+        page.get_by_label("Abuse").check()
+        page.get_by_label("What happened").fill("Insults in the chat after the game.")
+        page.get_by_role("button", name="Send the report").click()
+        axe_check(page)
+    expect(page.get_by_role("alert").first).to_contain_text("You already have an open report about bob")
 
     queue_states(page, ladder, player, opponent)
     for path in (
@@ -220,7 +228,8 @@ def queue_states(page, ladder, player, opponent) -> None:
 
 @DEVICES
 @pytest.mark.usefixtures("moderator_anywhere")
-def test_a_moderators_pages(swept, scene, device):
+def test_a_moderators_pages(swept, scene, device, ladder, player, opponent):
+    file_report(ladder=ladder, player=opponent, reporter=player, reason="abuse", text="Insults.", now=timezone.now())
     page = swept(device)
     log_in(page, "mod")
     for path in (
@@ -230,6 +239,13 @@ def test_a_moderators_pages(swept, scene, device):
         scene["disputed"].get_absolute_url(),
         scene["pending"].get_absolute_url(),
         "/players/mod/",
+        "/moderation/",
+        "/ladders/chess/players/bob/reports/",
     ):
         visit(page, path)
+    page.get_by_label("Nothing to act on").check()
+    page.get_by_label("Note for the moderators").fill("Friendly banter between club mates.")
+    page.get_by_role("button", name="Close the reports").click()
+    expect(page.get_by_text("Decided: 1 report about bob closed")).to_be_visible()
+    axe_check(page)
     no_violations(page)

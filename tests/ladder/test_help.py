@@ -29,6 +29,7 @@ TERMS = {
     "queue-window": "The queue's window",
     "confirmation-window": "Confirmation window",
     "dispute": "Dispute",
+    "report-a-player": "Reporting a player",
 }
 
 

@@ -8,7 +8,16 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.matches.decisions import match_void
-from ladder.models import Ladder, LeaderboardSnapshot, Match, MatchStatus, NightlyRun, Participant, SnapshotEntry
+from ladder.models import (
+    Ladder,
+    LeaderboardSnapshot,
+    Match,
+    MatchStatus,
+    NightlyRun,
+    Participant,
+    PlayerReport,
+    SnapshotEntry,
+)
 from ladder.standings.leaderboard import ladder_standings
 from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 from matchmaking.services import queue_join
@@ -37,7 +46,9 @@ def queue_state() -> tuple:
 def test_seed_demo_creates_the_cast_and_seeding_again_changes_nothing_a_moderator_decided(client, capsys):
     call_command("seed_demo", force=True)
     call_command("seed_demo_queue", force=True)
-    assert "moderator: gary disputes brock's reported win" in capsys.readouterr().out
+    seeded = capsys.readouterr().out
+    assert "moderator: gary disputes brock's reported win" in seeded
+    assert "moderator: gary reports brock for abuse" in seeded
     decide_the_open_dispute_from_the_desk(client)
     first, searches = state(), queue_state()
 
@@ -46,7 +57,14 @@ def test_seed_demo_creates_the_cast_and_seeding_again_changes_nothing_a_moderato
 
     assert state() == first and queue_state() == searches
     out = capsys.readouterr().out
-    assert "gary disputes" not in out and "serena: a result" not in out
+    assert "gary disputes" not in out and "serena: a result" not in out and "gary reports" not in out
+    [report] = PlayerReport.objects.select_related("reporter", "player")
+    assert (report.reporter.username, report.player.username, report.reason, report.status) == (
+        "gary",
+        "brock",
+        "abuse",
+        "open",
+    )
     assert not Match.objects.filter(status=MatchStatus.DISPUTED).exists()
     assert "created 0 users, 0 ladders, 0 memberships, 0 matches" in out
     assert "Demo queue: 9 searching in Widelands Teams, 0 started now." in out

@@ -21,8 +21,9 @@ from ladder.matches.conversation import comment_add, evidence_add
 from ladder.matches.decisions import match_void
 from ladder.matches.reporting import match_dispute, match_remind_unanswered, match_report
 from ladder.membership import ladder_join
-from ladder.models import Ladder, Match
+from ladder.models import Ladder, Match, PlayerReport, ReportReason
 from ladder.models.ladder import NEW_LADDER_SETTINGS, NEW_TEAM_LADDER_SETTINGS
+from ladder.moderation.reports import player_report_file
 from ladder.standings.nightly import ladder_nightly, local_midnights
 from notifications.models import Kind, Notification
 from notifications.services import mark_read
@@ -196,6 +197,9 @@ class Command(BaseCommand):
             if not Match.objects.filter(ladder=ladders[0], sides__dispute_reason=OPEN_DISPUTE_REASON).exists():
                 created["matches"] += self._open_dispute(ladders[0], players)
                 left_open = True
+            reported_player = False
+            if not PlayerReport.objects.filter(ladder=ladders[0]).exists():
+                reported_player = self._player_report(ladders[0], players)
             # The tour's players and the moderator have verified addresses, so what they are
             # told from now on is also mailed (printed in make run's terminal). Verified only
             # now: the season above mailed nobody.
@@ -210,6 +214,8 @@ class Command(BaseCommand):
             self.stdout.write("  serena: a result clemont reported, disputed and voided (see her notifications)")
         if left_open:
             self.stdout.write("  moderator: gary disputes brock's reported win (see the moderation desk)")
+        if reported_player:
+            self.stdout.write("  moderator: gary reports brock for abuse (the desk's Players reported)")
         self.stdout.write(
             f"  admin: {ADMIN[0]} / {ADMIN[1]}\n"
             f"  moderator: {MODERATOR[0]} / {MODERATOR[1]}\n"
@@ -317,6 +323,22 @@ class Command(BaseCommand):
             now=disputed + timedelta(minutes=30),
         )
         return 1
+
+    def _player_report(self, ladder: Ladder, players: list[User]) -> bool:
+        """gary reports brock for what he wrote after their disputed game: a case for the desk's report queue."""
+        by_name = {p.username: p for p in players}
+        match = Match.objects.filter(ladder=ladder, sides__dispute_reason=OPEN_DISPUTE_REASON).first()
+        player_report_file(
+            ladder=ladder,
+            player=by_name["brock"],
+            reporter=by_name["gary"],
+            reason=ReportReason.ABUSE,
+            text="After the game brock called me names in the chat; the replay's chat shows it: "
+            "https://replay.pokemonshowdown.com/gen9ou-demo-31",
+            match=match,
+            now=timezone.now() - timedelta(hours=2),
+        )
+        return True
 
     def _teams(self, ladder: Ladder, players: list[User], moderator: User, start: Any) -> int:
         """A living team ladder: a regular crowd of hidden strengths playing every format, oldest first.
