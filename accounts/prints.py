@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
@@ -28,6 +28,9 @@ from django.utils.crypto import salted_hmac
 from accounts.models import PrintKind, SignInPrint, User
 from accounts.throttling import client_address
 
+# How long a shared address counts (the watch's hold, the queue's separation): one reassigned by a
+# provider since is no longer shared.
+SHARED_WINDOW = timedelta(days=90)
 SALT = "accounts.prints"  # with the kind: an address and a User-Agent never hash alike
 # One statement per print, on PostgreSQL and SQLite alike: a new print is added, a known one
 # counted, and two sign-ins at once both count.
@@ -104,6 +107,13 @@ def accounts_sharing(
         SharedAccount(user=users[pk], kinds=tuple(kind for kind in PrintKind if kind in shared), last_seen=seen)
         for pk, (shared, seen) in ordered
     ]
+
+
+def accounts_sharing_ids(*, user_id: int, kinds: Iterable[PrintKind], since: datetime) -> set[int]:
+    """The ids of the other accounts that signed in with a print of ``kinds`` of ``user_id``'s, both since ``since``."""
+    mine = SignInPrint.objects.filter(user_id=user_id, kind__in=list(kinds), last_seen__gte=since)
+    theirs = SignInPrint.objects.filter(kind__in=list(kinds), last_seen__gte=since, digest__in=mine.values("digest"))
+    return set(theirs.exclude(user_id=user_id).values_list("user_id", flat=True))
 
 
 def groups_sharing_prints(

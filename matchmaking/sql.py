@@ -26,7 +26,7 @@ from functools import cache
 
 from django.db import connection
 
-from accounts.models import User
+from accounts.models import PrintKind, SignInPrint, User
 from core import db
 from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchStatus, Participant, Suspension
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, QueueEntry
@@ -34,6 +34,8 @@ from ratings.models import PlayerRating
 
 _ENTRIES = QueueEntry._meta.db_table
 _WAITING = EntryStatus.WAITING.value
+_PRINTS = SignInPrint._meta.db_table
+_ADDRESS = PrintKind.ADDRESS.value
 
 # The player's open entry in a ladder (the constraint ``queue_one_open_per_player``), which
 # a new search reuses unless it is waiting or cooling down. The rating is copied from the
@@ -127,9 +129,11 @@ def held_back() -> str:
 
 
 @cache
-def candidates(*, cooldown: bool) -> str:
-    """Both index-ordered range reads and the exclusions (blocks, and recent opponents when
-    the ladder has a rematch ``cooldown``), one statement; rows as ``window.Candidate``."""
+def candidates(*, cooldown: bool, prints: bool = False) -> str:
+    """Both index-ordered range reads and the exclusions (blocks, recent opponents when the
+    ladder has a rematch ``cooldown``, accounts that signed in from one of the player's
+    addresses since ``prints_since`` when it keeps them apart: ``prints``), one statement;
+    rows as ``window.Candidate``."""
     blocks, matches, participants = Block._meta.db_table, Match._meta.db_table, Participant._meta.db_table
     excluded = (
         f"SELECT blocked_id FROM {blocks} WHERE blocker_id = %(player)s"
@@ -142,6 +146,13 @@ def candidates(*, cooldown: bool) -> str:
             f" JOIN {participants} AS theirs ON theirs.match_id = mine.match_id"
             " WHERE mine.player_id = %(player)s AND m.ladder_id = %(ladder)s AND m.created_at >= %(since)s"
             f" AND {played('m')}"
+        )
+    if prints:
+        excluded += (
+            f" UNION ALL SELECT theirs.user_id FROM {_PRINTS} AS mine JOIN {_PRINTS} AS theirs"
+            " ON theirs.kind = mine.kind AND theirs.digest = mine.digest"
+            f" WHERE mine.user_id = %(player)s AND mine.kind = '{_ADDRESS}' AND mine.last_seen >= %(prints_since)s"
+            " AND theirs.last_seen >= %(prints_since)s"
         )
     waiting = (
         "SELECT id, player_id, rating, rd, volatility, EXTRACT(EPOCH FROM rd_as_of)::float8,"
@@ -191,11 +202,18 @@ def ladder_and_entry() -> tuple[str, list[str], list[str]]:
 # (about 1 ms: its custom plans, which start from the ladder's recent matches, cost less than
 # a generic one that would read every game of each player), and that is the better trade.
 @cache
-def conflicts(*, cooldown: bool) -> str:
+def conflicts(*, cooldown: bool, prints: bool = False) -> str:
     blocks = (
         f"SELECT blocker_id, blocked_id FROM {Block._meta.db_table}"
         " WHERE blocker_id = ANY(%(players)s) AND blocked_id = ANY(%(players)s)"
     )
+    if prints:  # two of them signed in from one address since ``prints_since``
+        blocks += (
+            f" UNION ALL SELECT a.user_id, b.user_id FROM {_PRINTS} AS a JOIN {_PRINTS} AS b"
+            " ON b.kind = a.kind AND b.digest = a.digest AND b.user_id > a.user_id"
+            f" WHERE a.kind = '{_ADDRESS}' AND a.user_id = ANY(%(players)s) AND b.user_id = ANY(%(players)s)"
+            " AND a.last_seen >= %(prints_since)s AND b.last_seen >= %(prints_since)s"
+        )
     if not cooldown:
         return blocks
     return (

@@ -25,7 +25,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, FloatField, OuterRef, Q, Value, When
 from django.db.models.functions import Abs, Coalesce
 
-from accounts.models import User
+from accounts.models import PrintKind, User
+from accounts.prints import SHARED_WINDOW, accounts_sharing_ids, groups_sharing_prints
 from core import db
 from ladder.matches import states
 from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant
@@ -199,9 +200,16 @@ def search_seen(*, ladder: Ladder, entry: QueueEntry, now: datetime) -> bool:
     return False
 
 
+# The prints that keep two accounts apart when a ladder says so: addresses (a browser version is common).
+SEPARATED = (PrintKind.ADDRESS,)
+
+
 def _excluded_players(ladder: Ladder, player_id: int, now: datetime) -> set[int]:
-    """Recent opponents (rematch cooldown) and blocks in either direction."""
+    """Recent opponents (rematch cooldown), blocks in either direction, and accounts sharing an
+    address with the player when the ladder keeps them apart."""
     excluded = {player_id}
+    if ladder.queue_separate_shared_addresses:
+        excluded.update(accounts_sharing_ids(user_id=player_id, kinds=SEPARATED, since=now - SHARED_WINDOW))
     if ladder.rematch_cooldown_minutes:
         since = now - timedelta(minutes=ladder.rematch_cooldown_minutes)
         recent = Match.objects.filter(PLAYED, ladder=ladder, created_at__gte=since, participants__player_id=player_id)
@@ -225,6 +233,7 @@ def candidates(
     the exclusions in one statement on PostgreSQL (``sql.candidates``), else its ORM twin."""
     cooldown = ladder.rematch_cooldown_minutes
     since = now - timedelta(minutes=cooldown)
+    prints = ladder.queue_separate_shared_addresses
     if db.on_postgresql():
         params: dict[str, Any] = {
             "ladder": ladder.pk,
@@ -236,8 +245,10 @@ def candidates(
             "each_way": each_way,
             "bit": bit,
         }
+        if prints:
+            params["prints_since"] = now - SHARED_WINDOW
         with db.prepared_cursor() as cursor:
-            cursor.execute(sql.candidates(cooldown=bool(cooldown)), params)
+            cursor.execute(sql.candidates(cooldown=bool(cooldown), prints=prints), params)
             return list(cursor.fetchall())
     excluded = _excluded_players(ladder, entry.player_id, now)
     accepts = Q(max_rating_gap__isnull=True) | Q(max_rating_gap__gte=Abs(F("rating") - entry.rating))
@@ -318,14 +329,18 @@ def formed_create(
 
 
 def conflicts(*, ladder: Ladder, players: Sequence[int], now: datetime) -> set[frozenset[int]]:
-    """Pairs among ``players`` who may not meet: a block either way, or a game within the rematch
-    cooldown. Both in one prepared statement on PostgreSQL (``sql.conflicts``), else its ORM twin."""
+    """Pairs among ``players`` who may not meet: a block either way, a game within the rematch
+    cooldown, or (``queue_separate_shared_addresses``) a sign-in from one address in the last 90 days.
+    All in one prepared statement on PostgreSQL (``sql.conflicts``), else its ORM twin."""
     cooldown = ladder.rematch_cooldown_minutes
     since = now - timedelta(minutes=cooldown)
+    prints = ladder.queue_separate_shared_addresses
     if db.on_postgresql():
         params: dict[str, Any] = {"players": list(players), "ladder": ladder.pk, "since": since}
+        if prints:
+            params["prints_since"] = now - SHARED_WINDOW
         with db.prepared_cursor() as cursor:
-            cursor.execute(sql.conflicts(cooldown=bool(cooldown)), params)
+            cursor.execute(sql.conflicts(cooldown=bool(cooldown), prints=prints), params)
             return {frozenset(pair) for pair in cursor.fetchall()}
     pairs = {
         frozenset(pair)
@@ -333,6 +348,9 @@ def conflicts(*, ladder: Ladder, players: Sequence[int], now: datetime) -> set[f
             "blocker_id", "blocked_id"
         )
     }
+    if prints:
+        shared = groups_sharing_prints(groups=[[p] for p in players], kinds=SEPARATED, since=now - SHARED_WINDOW)
+        pairs.update(frozenset((a, b)) for a, b, _ in shared)
     if cooldown:
         recent: dict[int, set[int]] = {}
         played = Match.objects.filter(PLAYED, ladder=ladder, created_at__gte=since)

@@ -143,6 +143,7 @@ class LadderAdmin(admin.ModelAdmin):
                     "queue_widening_per_minute",
                     "queue_widest_min_win_probability",
                     "queue_timeout_seconds",
+                    "queue_separate_shared_addresses",
                 ),
             },
         ),

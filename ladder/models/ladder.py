@@ -283,6 +283,13 @@ class Ladder(models.Model):
         default=10,
         help_text="Two players who just played each other are not paired again for this long.",
     )
+    queue_separate_shared_addresses = models.BooleanField(
+        "queue: keep accounts sharing an address apart",
+        default=False,
+        help_text="Two accounts that signed in from one address in the last 90 days are never put in one game "
+        "by the queue (Pokémon Showdown's rule). Off: a household on one connection plays each other, and the "
+        "fair-play watch holds their results for a moderator.",
+    )
 
     # The life of a match the queue paired (docs/rules.md §13)
     ready_window_seconds = models.PositiveIntegerField(

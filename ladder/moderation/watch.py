@@ -41,7 +41,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from accounts.models import PrintKind, User
-from accounts.prints import groups_sharing_prints
+from accounts.prints import SHARED_WINDOW, groups_sharing_prints
 from ladder.models import (
     Ladder,
     Match,
@@ -61,7 +61,6 @@ from ratings.models import PlayerRating
 RECORD_LENGTH = 7  # the results of a player the marks are counted over, as Lichess's SandbagWatch
 BOOST_WINDOW = timedelta(hours=24)
 PAIR_WINDOW = timedelta(days=7)
-SHARED_PRINT_WINDOW = timedelta(days=90)  # an address reassigned by a provider since is no longer shared
 SHARED_PRINT_KINDS = (PrintKind.ADDRESS,)  # see ``shared_print_hold``: a device print alone is too common
 
 HOLD_BOOST = (
@@ -172,9 +171,7 @@ def shared_print_hold(*, ladder: Ladder, match: Match, sides: Sequence[Side], no
     """
     if not ladder.watch_shared_prints or not match.rated or len(sides) < 2:
         return None
-    pairs = groups_sharing_prints(
-        groups=[ids for ids, _ in sides], kinds=SHARED_PRINT_KINDS, since=now - SHARED_PRINT_WINDOW
-    )
+    pairs = groups_sharing_prints(groups=[ids for ids, _ in sides], kinds=SHARED_PRINT_KINDS, since=now - SHARED_WINDOW)
     if not pairs:
         return None
     placement = {player: place for ids, place in sides for player in ids}
