@@ -37,7 +37,7 @@ class PlayerReportForm(forms.Form):
         empty_value=None,
         required=False,
         label="The match it is about",
-        help_text="Optional: one of their recent matches in this ladder.",
+        help_text="One of their last 20 matches in this ladder.",
     )
     text = forms.CharField(
         max_length=TEXT_MAX_LENGTH,
