@@ -12,9 +12,28 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ladder.formats import FORMATS
-from ladder.models import MAX_PLAYERS_PER_MATCH, CancelReason, FieldKind, FieldScope, MatchStatus, SideAnswer
+from ladder.models import (
+    MAX_PLAYERS_PER_MATCH,
+    CancelReason,
+    FieldKind,
+    FieldScope,
+    MatchStatus,
+    ReportReason,
+    ReportStatus,
+    SideAnswer,
+)
 from ladder.standings.ranking import UnrankedCode
 from notifications.models import Kind as NotificationKind
+
+# The codes of a hold's reasons (``Match.review_evidence``; docs/rules.md §15).
+HOLD_CODES = [
+    "many_opponents",
+    "unanswered_reports",
+    "one_sided_series",
+    "quick_wins_over_new_accounts",
+    "quick_one_sided_series",
+    "shared_sign_in_print",
+]
 
 UNKNOWN_FIELD = "Unknown field."
 
@@ -441,18 +460,11 @@ class MatchOut(serializers.Serializer):
         "confirms it."
     )
     held_because = serializers.ListField(
-        child=serializers.ChoiceField(
-            choices=[
-                "many_opponents",
-                "unanswered_reports",
-                "one_sided_series",
-                "quick_wins_over_new_accounts",
-                "quick_one_sided_series",
-            ]
-        ),
+        child=serializers.ChoiceField(choices=HOLD_CODES),
         help_text="Why it is held, naming nobody (docs/rules.md §15): a report naming several opponents, the "
         "reporter's unanswered reports against the same player, a one-sided series, a winner's quick wins over "
-        "new accounts, a one-sided series of quick games. Empty when not held.",
+        "new accounts, a one-sided series of quick games, opponents who signed in from one address. Empty when "
+        "not held.",
     )
     rated = serializers.BooleanField(help_text="Its result has changed the players' ratings.")
     unrated = serializers.BooleanField(
@@ -621,6 +633,42 @@ class SnapshotOut(serializers.Serializer):
     ranked_count = serializers.IntegerField()
     provisional_count = serializers.IntegerField()
     rows = SnapshotEntryOut(many=True)
+
+
+class HeldMatchOut(serializers.Serializer):
+    match = serializers.IntegerField(help_text="The match's id: /api/v1/matches/{id}/ has the rest.")
+    ladder = serializers.CharField(help_text="The ladder's slug.")
+    reported_at = serializers.DateTimeField(allow_null=True)
+    held_for_moderator = serializers.BooleanField(
+        help_text="Held by the fair-play watch: only a moderator confirms it. Otherwise the other side's "
+        "confirmation is enough."
+    )
+    held_because = serializers.ListField(child=serializers.ChoiceField(choices=HOLD_CODES))
+
+
+class FairPlayWarningOut(serializers.Serializer):
+    ladder = serializers.CharField(help_text="The ladder's slug.")
+    at = serializers.DateTimeField()
+    match = serializers.IntegerField(allow_null=True, help_text="The result that brought the warning.")
+    marks = serializers.IntegerField(help_text="Quick losses and repeated quick wins among the last results.")
+    of = serializers.IntegerField(help_text="How many of the player's last results were read.")
+
+
+class ReportMadeOut(serializers.Serializer):
+    player = serializers.CharField(help_text="Whom the report is about.")
+    ladder = serializers.CharField(help_text="The ladder's slug.")
+    reason = serializers.ChoiceField(choices=ReportReason.choices)
+    status = serializers.ChoiceField(
+        choices=ReportStatus.choices, help_text="`acted`: a moderator acted on it; `dismissed`: nothing to act on."
+    )
+    created_at = serializers.DateTimeField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+
+
+class MeFairPlayOut(serializers.Serializer):
+    held = HeldMatchOut(many=True, help_text="Your results that wait for a moderator or for the other side.")
+    warnings = FairPlayWarningOut(many=True, help_text="The fair-play warnings you were sent, newest first.")
+    reports_made = ReportMadeOut(many=True, help_text="Your reports about other players, newest first.")
 
 
 class MeOut(serializers.Serializer):

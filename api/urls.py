@@ -46,6 +46,7 @@ urlpatterns = [
     path("", include("api.urls_tournaments")),
     path("schema/", schema.SchemaView.as_view(), name="schema"),
     path("me/", players.MeView.as_view(), name="me"),
+    path("me/fair-play/", players.MeFairPlayView.as_view(), name="me_fair_play"),
     path("ladders/", ladders.LadderListView.as_view(), name="ladders"),
     path("ladders/<slug:slug>/", ladders.LadderDetailView.as_view(), name="ladder"),
     path("ladders/<slug:slug>/leaderboard/", ladders.LeaderboardView.as_view(), name="leaderboard"),

@@ -16,11 +16,20 @@ from api import presenters
 from api.models import ApiToken
 from api.pagination import ApiPagination
 from api.permissions import TokenScope
-from api.serializers import HistoryFilterIn, MatchFilterIn, MatchOut, MeOut, PlayerOut, RatingChangeOut
+from api.serializers import (
+    HistoryFilterIn,
+    MatchFilterIn,
+    MatchOut,
+    MeFairPlayOut,
+    MeOut,
+    PlayerOut,
+    RatingChangeOut,
+)
 from api.views.base import AuthenticatedRequest, errors, paginated, query
 from api.views.matches import match_list_response
 from api.views.stats import FieldRecordsOut, field_records
 from ladder.models import Ladder
+from ladder.moderation.reports import own_fair_play
 from ratings.models import PlayerRating, RatingChange
 
 
@@ -50,6 +59,55 @@ class MeView(APIView):
                 "is_moderator": is_moderator(request.user),
                 "token": token.name if token else None,
                 "read_only": bool(token and token.read_only),
+            }
+        )
+
+
+class MeFairPlayView(APIView):
+    permission_classes = [TokenScope, IsAuthenticated]
+
+    @extend_schema(
+        operation_id="me_fair_play",
+        responses={200: MeFairPlayOut, **errors()},
+        description="Fair play as it concerns you (docs/rules.md §15): your results held for a moderator or "
+        "flagged, and why; the fair-play warnings you were sent; and your reports about other players with "
+        "their outcome. At most 50 of each, newest first.",
+    )
+    def get(self, request: AuthenticatedRequest) -> Response:
+        own = own_fair_play(player=request.user)
+        return Response(
+            {
+                "held": [
+                    {
+                        "match": match.pk,
+                        "ladder": match.ladder.slug,
+                        "reported_at": match.reported_at,
+                        "held_for_moderator": match.held_for_moderator,
+                        "held_because": presenters.held_because(match.review_evidence),
+                    }
+                    for match in own.held
+                ],
+                "warnings": [
+                    {
+                        "ladder": warning.ladder.slug if warning.ladder else "",
+                        "at": warning.created_at,
+                        "match": warning.match_id,
+                        "marks": int(warning.data.get("marks", 0)),
+                        "of": int(warning.data.get("of", 0)),
+                    }
+                    for warning in own.warnings
+                ],
+                "reports_made": [
+                    {
+                        "player": report.player.username,
+                        "ladder": report.ladder.slug,
+                        "reason": report.reason,
+                        "status": report.status,
+                        "created_at": report.created_at,
+                        "decided_at": report.decided_at,
+                    }
+                    for report in own.reports_made
+                ],
             }
         )
 

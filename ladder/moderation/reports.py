@@ -25,7 +25,7 @@ from django.db.models import QuerySet
 
 from accounts.models import User
 from ladder.models import Ladder, Match, MatchStatus, Participant, PlayerReport, ReportReason, ReportStatus
-from notifications.models import Kind
+from notifications.models import Kind, Notification
 from notifications.services import notify
 from ratings.models import PlayerRating
 
@@ -224,3 +224,35 @@ def _close(chosen: QuerySet[PlayerReport], *, moderator: User, acted: bool, note
             now=now,
         )
     return len(reports)
+
+
+@dataclass(frozen=True, slots=True)
+class OwnFairPlay:
+    """What fair play says to a player about themselves: results held, warnings, their own reports."""
+
+    held: list[Match]
+    warnings: list[Notification]
+    reports_made: list[PlayerReport]
+
+
+def own_fair_play(*, player: User, limit: int = 50) -> OwnFairPlay:
+    """``player``'s held results, fair-play warnings and reports about others, newest first.
+
+    Reports about the player themselves are the moderators' business and are not included."""
+    held = list(
+        Match.objects.filter(participants__player=player, status=MatchStatus.PENDING, held_for_review=True)
+        .select_related("ladder")
+        .distinct()
+        .order_by("-reported_at", "-pk")[:limit]
+    )
+    warnings = list(
+        Notification.objects.filter(recipient=player, kind=Kind.FAIR_PLAY)
+        .select_related("ladder")
+        .order_by("-created_at", "-pk")[:limit]
+    )
+    made = list(
+        PlayerReport.objects.filter(reporter=player)
+        .select_related("player", "ladder")
+        .order_by("-created_at", "-pk")[:limit]
+    )
+    return OwnFairPlay(held=held, warnings=warnings, reports_made=made)

@@ -14,7 +14,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ladder.moderation.reports import player_report_file
 from ladder.standings.nightly import leaderboard_snapshot, local_midnight
+from notifications.models import Kind
+from notifications.services import notify
 from seasons.models import Season, SeasonStatus
 from tests.api.openapi import Recorded, Recorder
 from tests.factories import LadderFactory, member
@@ -44,6 +47,10 @@ def test_every_operation_answers_as_the_schema_says(
     anon.get("/api/v1/ladders/nowhere/")
     alice.get("/api/v1/me/")
     anon.get("/api/v1/me/")
+    player_report_file(ladder=ladder, player=carol_user, reporter=player, reason="abuse", text="t", now=timezone.now())
+    notify(Kind.FAIR_PLAY, [player.pk], key="fair-play:test", ladder_id=ladder.pk, data={"marks": 3, "of": 7})
+    alice.get("/api/v1/me/fair-play/")
+    anon.get("/api/v1/me/fair-play/")
 
     # The queue: alice searches, polls, bob searches and they are paired; both Ready; alice reports; bob confirms.
     queue = f"/api/v1/ladders/{slug}/queue/"
