@@ -41,4 +41,5 @@ urlpatterns = [
     path("<slug:slug>/players/<str:username>/", views.player_in_ladder, name="player"),
     path("<slug:slug>/players/<str:username>/report/", views_reports.player_report, name="player_report"),
     path("<slug:slug>/players/<str:username>/reports/", views_reports.report_case, name="report_case"),
+    path("<slug:slug>/players/<str:username>/refund/", views_reports.refund, name="refund"),
 ]

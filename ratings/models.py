@@ -91,6 +91,7 @@ class ChangeKind(models.TextChoices):
 class AdjustmentKind(models.TextChoices):
     MANUAL = "manual", "Moderator adjustment"
     QUEUE_TIMEOUT = "queue_timeout", "Searched without a pairing"
+    REFUND = "refund", "Refund of points lost to a booster or cheater"
 
 
 # The most a moderator's adjustment moves a rating either way (``ratings.services.adjustment_check``).
@@ -115,6 +116,14 @@ class RatingAdjustment(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    refund_for = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="A refund: the booster or cheater whose games it gives back points lost to.",
+    )
 
     class Meta:
         constraints = [

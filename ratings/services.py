@@ -176,10 +176,12 @@ def rating_adjust(
     moderator_id: int | None,
     now: datetime | None = None,
     kind: str = AdjustmentKind.MANUAL,
+    refund_for_id: int | None = None,
 ) -> RatingAdjustment:
     """A change outside a match, stored as an adjustment, an event and a history row.
 
-    Moderators' manual changes, and (``kind="queue_timeout"``) the queue's clock reset.
+    Moderators' manual changes, (``kind="refund"``) refunds of points lost to a booster or
+    cheater (``refund_for_id``), and (``kind="queue_timeout"``) the queue's clock reset.
     """
     now = now or timezone.now()
     if not reason.strip():
@@ -203,6 +205,7 @@ def rating_adjust(
             reason=reason.strip(),
             created_by_id=moderator_id,
             created_at=now,
+            refund_for_id=refund_for_id,
         )
         event = RatingEvent.objects.create(ladder=ladder, kind=EventKind.ADJUSTMENT, adjustment=adjustment, at=now)
         old = Standing.of(rows[player_id])
@@ -217,7 +220,7 @@ def rating_adjust(
             **change_values(adjustment_change(player_id, old, new, rd_now)),
         ).save()
         _store(rows, {player_id: new})
-        if kind == AdjustmentKind.MANUAL:
+        if kind in (AdjustmentKind.MANUAL, AdjustmentKind.REFUND):
             _tell_adjusted(adjustment, "adjust", adjustment.reason, new.rating - old.rating, now)
     return adjustment
 
@@ -281,7 +284,7 @@ def adjustment_withdraw(*, adjustment: RatingAdjustment, moderator: User, reason
             raise ValidationError(ADJUSTMENT_WITHDRAWN, code="already_withdrawn")
         event.is_active = False
         event.save(update_fields=["is_active"])
-        if adjustment.kind == AdjustmentKind.MANUAL:
+        if adjustment.kind in (AdjustmentKind.MANUAL, AdjustmentKind.REFUND):
             _tell_adjusted(adjustment, "withdraw", reason.strip(), None, timezone.now())
         return replay_job_request(
             ladder=adjustment.ladder,

@@ -165,6 +165,9 @@ class LadderAdmin(admin.ModelAdmin):
                     "watch_warn_at",
                     "watch_report_at",
                     "watch_shared_prints",
+                    "refund_days",
+                    "refund_games",
+                    "refund_cap",
                 ),
                 "description": "Limits on results players report for games the queue did not pair, when a "
                 "result waits for a moderator instead of confirming itself, and the watch of every rated result "

@@ -446,6 +446,25 @@ class Ladder(models.Model):
         "sign-in) in the last 90 days waits for a moderator, and an automatic report is filed. Nothing is "
         "refused: a household on one connection plays as usual, a moderator confirms its results.",
     )
+    refund_days = models.PositiveIntegerField(
+        "refund window (days)",
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text="A refund to the victims of a booster or cheater covers the rated games they played in this many "
+        "days before the refund.",
+    )
+    refund_games = models.PositiveIntegerField(
+        "refund window (games)",
+        default=40,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        help_text="A refund covers at most this many of those games, the latest.",
+    )
+    refund_cap = models.FloatField(
+        "refund cap (points)",
+        default=150.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1000.0)],
+        help_text="The most one victim gets back from one refund.",
+    )
     ranked_min_games = models.PositiveIntegerField(
         "ranked after games",
         default=5,

@@ -30,6 +30,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("dispute", "Dispute"),
     ("fair-play", "Fair-play watch"),
     ("report-a-player", "Reporting a player"),
+    ("refund", "Refund"),
 )
 
 

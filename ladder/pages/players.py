@@ -151,7 +151,9 @@ def _adjustment_rows(ladder: Ladder, player: User, history: list[RatingChange]) 
     withdrawals = ReplayJob.objects.filter(kind=ReplayJobKind.WITHDRAW, from_event__adjustment=OuterRef("pk"))
     first = withdrawals.order_by("created_at")
     adjustments = (
-        RatingAdjustment.objects.filter(ladder=ladder, player=player, kind=AdjustmentKind.MANUAL)
+        RatingAdjustment.objects.filter(
+            ladder=ladder, player=player, kind__in=[AdjustmentKind.MANUAL, AdjustmentKind.REFUND]
+        )
         .select_related("rating_event")
         .annotate(
             withdrawn_at=Subquery(first.values("created_at")[:1]),

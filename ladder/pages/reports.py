@@ -15,19 +15,20 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from accounts.roles import is_moderator
 from ladder.models import Ladder, Match, MatchStatus, ReportReason
-from ladder.moderation import reports
+from ladder.moderation import refunds, reports
 
 TEXT_MAX_LENGTH = 2000
 RECENT_MATCHES = 20  # the matches a reporter may pick from
 THANKS = "Thank you. The moderators will look at your report about {player}; you will be told the outcome."
 DECIDED = "Decided: {count} report{s} about {player} closed; each player who reported is told the outcome."
 NOT_A_MODERATOR = "Only moderators may see or decide reports about players."
+REFUNDED = "Refunded {count} player{s}: {who}. Each is told the points and why."
 
 
 class PlayerReportForm(forms.Form):
@@ -147,6 +148,44 @@ def report_case(request: AuthenticatedHttpRequest, slug: str, username: str) -> 
                 messages.success(request, DECIDED.format(count=count, s="" if count == 1 else "s", player=player))
                 return redirect("moderation")
         status = 400
+    return _case_page(request, ladder, player, form=form, status=status)
+
+
+def _case_page(
+    request: AuthenticatedHttpRequest,
+    ladder: Ladder,
+    player: User,
+    *,
+    form: DecisionForm,
+    status: int,
+    refund_error: str = "",
+) -> HttpResponse:
     case, decided = reports.player_case(ladder=ladder, player=player)
-    context = {"ladder": ladder, "player": player, "case": case, "decided": decided, "form": form}
+    offered = refunds.refunds_offered(ladder=ladder, offender=player, now=timezone.now())
+    context = {
+        "ladder": ladder,
+        "player": player,
+        "case": case,
+        "decided": decided,
+        "form": form,
+        "refunds": [refund for refund in offered if refund.points > 0],
+        "refund_error": refund_error,
+    }
     return render(request, "ladder/report_case.html", context, status=status)
+
+
+@require_POST
+@login_required
+def refund(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpResponse:
+    """Gives the victims of ``username``'s games in the refund window back what they lost (§15, "Refunds")."""
+    if not is_moderator(request.user):
+        raise PermissionDenied(NOT_A_MODERATOR)
+    ladder = get_object_or_404(Ladder, slug=slug)
+    player = get_object_or_404(User, username=username)
+    try:
+        given = refunds.refunds_apply(ladder=ladder, offender=player, moderator=request.user, now=timezone.now())
+    except ValidationError as exc:
+        return _case_page(request, ladder, player, form=DecisionForm(), status=400, refund_error=" ".join(exc.messages))
+    who = ", ".join(f"{refund.username} +{refund.points:g}" for refund in given)
+    messages.success(request, REFUNDED.format(count=len(given), s="" if len(given) == 1 else "s", who=who))
+    return redirect("ladder:report_case", slug=ladder.slug, username=player.username)

@@ -30,6 +30,7 @@ TERMS = {
     "confirmation-window": "Confirmation window",
     "dispute": "Dispute",
     "report-a-player": "Reporting a player",
+    "refund": "Refund",
 }
 
 
