@@ -66,6 +66,10 @@ MODERATORS = GroupSpec(
         "ladder.view_playerreport",
         "ladder.change_playerreport",
         "ladder.view_watchrecord",
+        # Marks on accounts: added and lifted, never deleted.
+        "ladder.view_playermark",
+        "ladder.add_playermark",
+        "ladder.change_playermark",
         # The queue's searches and parties, read-only: they are players' own.
         "matchmaking.view_queueentry",
         "matchmaking.view_party",

@@ -5,6 +5,7 @@ from django.urls import path
 from ladder.pages import conversation as views_conversation
 from ladder.pages import fields_edit as views_fields_edit
 from ladder.pages import ladders as views_ladders
+from ladder.pages import marks as views_marks
 from ladder.pages import matches as views_matches
 from ladder.pages import moderation as views_moderation
 from ladder.pages import reports as views_reports
@@ -42,4 +43,6 @@ urlpatterns = [
     path("<slug:slug>/players/<str:username>/report/", views_reports.player_report, name="player_report"),
     path("<slug:slug>/players/<str:username>/reports/", views_reports.report_case, name="report_case"),
     path("<slug:slug>/players/<str:username>/refund/", views_reports.refund, name="refund"),
+    path("<slug:slug>/players/<str:username>/mark/", views_marks.mark_add, name="mark_add"),
+    path("<slug:slug>/players/<str:username>/mark/lift/", views_marks.mark_lift, name="mark_lift"),
 ]

@@ -11,6 +11,7 @@ from ladder.models.ladder import (
     TeamUpdate,
     validate_time_zone,
 )
+from ladder.models.mark import MarkKind, PlayerMark
 from ladder.models.match import (
     OPEN_STATUSES,
     CancelReason,
@@ -40,6 +41,7 @@ __all__ = [
     "Ladder",
     "LeaderboardScale",
     "LeaderboardSnapshot",
+    "MarkKind",
     "Match",
     "MatchComment",
     "MatchField",
@@ -50,6 +52,7 @@ __all__ = [
     "NightlyRun",
     "Outcome",
     "Participant",
+    "PlayerMark",
     "PlayerReport",
     "RatingEngine",
     "ReportReason",

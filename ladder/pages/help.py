@@ -31,6 +31,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("fair-play", "Fair-play watch"),
     ("report-a-player", "Reporting a player"),
     ("refund", "Refund"),
+    ("marks", "Marks"),
 )
 
 

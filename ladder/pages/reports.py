@@ -22,6 +22,7 @@ from accounts.models import User
 from accounts.roles import is_moderator
 from ladder.models import Ladder, Match, MatchStatus, ReportReason
 from ladder.moderation import refunds, reports
+from ladder.pages.marks import mark_context
 
 TEXT_MAX_LENGTH = 2000
 RECENT_MATCHES = 20  # the matches a reporter may pick from
@@ -170,6 +171,7 @@ def _case_page(
         "form": form,
         "refunds": [refund for refund in offered if refund.points > 0],
         "refund_error": refund_error,
+        **mark_context(player),
     }
     return render(request, "ladder/report_case.html", context, status=status)
 

@@ -31,6 +31,7 @@ TERMS = {
     "dispute": "Dispute",
     "report-a-player": "Reporting a player",
     "refund": "Refund",
+    "marks": "Marks",
 }
 
 

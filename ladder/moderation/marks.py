@@ -1,0 +1,94 @@
+"""Marks (docs/rules.md §15, "Marks"): a moderator's silent, site-wide mark on an account.
+
+A marked account (a booster, a sandbagger, another account of a player) is left out of every
+leaderboard and snapshot, its results against unmarked players are held for a moderator, and the
+queue pairs it only with other marked accounts. The player is not told: like Lichess's marks, it
+is the moderators' record. Marking or lifting changes who is listed in every ladder the account
+belongs to, so both bump those ladders' ``updated_at`` (the key of every cached ranking).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from accounts.models import User
+from accounts.roles import is_moderator
+from ladder.models import Ladder, MarkKind, PlayerMark
+
+NOT_A_MODERATOR = "Only moderators mark accounts."
+NOTE_REQUIRED = "Say why, for the other moderators."
+LIFT_NOTE_REQUIRED = "Say why the mark is lifted, for the other moderators."
+ALREADY_MARKED = "%(player)s is already marked (%(kind)s). Lift that mark first."
+ALREADY_LIFTED = "This mark was already lifted."
+OTHER_ACCOUNT_ONLY_FOR_ALTS = "Name another account only for a mark as another account of a player."
+OTHER_ACCOUNT_IS_SELF = "The other account must be a different account."
+UNKNOWN_KIND = "Choose booster, sandbagger or another account of a player."
+
+
+def _forget_listings(player: User, now: datetime) -> None:
+    """Make every cached ranking of the ladders ``player`` belongs to stale (``ladder_state``)."""
+    Ladder.objects.filter(ratings__player=player).update(updated_at=now)
+
+
+def _require_moderator(by: User) -> None:
+    if not is_moderator(by):
+        raise ValidationError(NOT_A_MODERATOR, code="not_a_moderator")
+
+
+def mark_in_force(*, player: User) -> PlayerMark | None:
+    """The mark in force on ``player``, or ``None``."""
+    return PlayerMark.objects.in_force().filter(player=player).first()
+
+
+def mark_player(
+    *, player: User, kind: str, note: str, by: User, now: datetime, other_account: User | None = None
+) -> PlayerMark:
+    """Mark ``player`` as ``kind`` from ``now``, silently; at most one mark is in force per player."""
+    _require_moderator(by)
+    note = (note or "").strip()
+    errors: dict[str, str] = {}
+    if kind not in MarkKind.values:
+        errors["kind"] = UNKNOWN_KIND
+    if not note:
+        errors["note"] = NOTE_REQUIRED
+    if other_account is not None:
+        if kind != MarkKind.OTHER_ACCOUNT:
+            errors["other_account"] = OTHER_ACCOUNT_ONLY_FOR_ALTS
+        elif other_account.pk == player.pk:
+            errors["other_account"] = OTHER_ACCOUNT_IS_SELF
+    if errors:
+        raise ValidationError(errors)
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=player.pk).first()  # one marker at a time per player
+        current = mark_in_force(player=player)
+        if current is not None:
+            raise ValidationError(_already(current), code="already_marked")
+        mark = PlayerMark.objects.create(
+            player=player, kind=kind, other_account=other_account, note=note, created_by=by, created_at=now
+        )
+        _forget_listings(player, now)
+    return mark
+
+
+def _already(current: PlayerMark) -> str:
+    return ALREADY_MARKED % {"player": current.player.username, "kind": current.get_kind_display().lower()}
+
+
+def mark_lift(*, mark: PlayerMark, note: str, by: User, now: datetime) -> PlayerMark:
+    """Lift ``mark`` now with the moderator's ``note``: the account is listed and paired as before."""
+    _require_moderator(by)
+    note = (note or "").strip()
+    if not note:
+        raise ValidationError({"lift_note": LIFT_NOTE_REQUIRED}, code="note_required")
+    with transaction.atomic():
+        lifted = PlayerMark.objects.filter(pk=mark.pk, lifted_at__isnull=True).update(
+            lifted_at=now, lifted_by=by, lift_note=note
+        )
+        if not lifted:
+            raise ValidationError(ALREADY_LIFTED, code="already_lifted")
+        mark.lifted_at, mark.lifted_by, mark.lift_note = now, by, note
+        _forget_listings(mark.player, now)
+    return mark
