@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -17,6 +19,10 @@ class PlayerMarkQuerySet(models.QuerySet["PlayerMark"]):
     def in_force(self) -> PlayerMarkQuerySet:
         """Marks not lifted: at most one per player (``mark_one_in_force``)."""
         return self.filter(lifted_at__isnull=True)
+
+    def in_force_at(self, at: datetime) -> PlayerMarkQuerySet:
+        """Marks that were in force at ``at``: made by then and not lifted by then."""
+        return self.filter(Q(lifted_at__isnull=True) | Q(lifted_at__gt=at), created_at__lte=at)
 
 
 class PlayerMark(models.Model):

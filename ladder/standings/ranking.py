@@ -29,7 +29,7 @@ from django.db import models
 from django.db.models import Exists, OuterRef, Q
 
 from accounts.models import User
-from ladder.models import LeaderboardScale, Suspension
+from ladder.models import LeaderboardScale, PlayerMark, Suspension
 from ratings.engines import CONSERVATIVE_K, GXE_C, GXE_MIDPOINT, GXE_RD_FACTOR, Display, conservative, gxe_x
 
 if TYPE_CHECKING:
@@ -40,24 +40,28 @@ if TYPE_CHECKING:
 # Who is listed ---------------------------------------------------------------------------
 #
 # A member is listed (ranked or not, and counted among the members) unless their account is
-# banned (``is_active`` off) or a suspension from the ladder is in force (docs/rules.md §18).
+# banned (``is_active`` off) or marked (docs/rules.md §15, "Marks"), or a suspension from the
+# ladder is in force (docs/rules.md §18).
 
 
 def listed_q(at: datetime) -> Q:
     """The listed members, as a filter of ``PlayerRating`` rows (the twin of ``listed_sql``)."""
     suspended = Suspension.objects.in_force(at).filter(ladder_id=OuterRef("ladder_id"), player_id=OuterRef("player_id"))
-    return Q(~Exists(suspended), is_active=True, player__is_active=True)
+    marked = PlayerMark.objects.in_force_at(at).filter(player_id=OuterRef("player_id"))
+    return Q(~Exists(suspended), ~Exists(marked), is_active=True, player__is_active=True)
 
 
 def listed_sql(at: datetime, alias: str = "r") -> tuple[str, dict[str, Any]]:
     """``listed_q`` as SQL for row ``alias`` of the rating table, with its own ``listed_at`` parameter."""
-    users, suspensions = User._meta.db_table, Suspension._meta.db_table
+    users, suspensions, marks = User._meta.db_table, Suspension._meta.db_table, PlayerMark._meta.db_table
     sql = (
         f"{alias}.is_active"
         f" AND EXISTS (SELECT 1 FROM {users} AS lu WHERE lu.id = {alias}.player_id AND lu.is_active)"
         f" AND NOT EXISTS (SELECT 1 FROM {suspensions} AS ls WHERE ls.ladder_id = {alias}.ladder_id"
         f" AND ls.player_id = {alias}.player_id AND ls.starts_at <= %(listed_at)s AND ls.lifted_at IS NULL"
         " AND (ls.ends_at IS NULL OR ls.ends_at > %(listed_at)s))"
+        f" AND NOT EXISTS (SELECT 1 FROM {marks} AS lm WHERE lm.player_id = {alias}.player_id"
+        " AND lm.created_at <= %(listed_at)s AND (lm.lifted_at IS NULL OR lm.lifted_at > %(listed_at)s))"
     )
     return sql, {"listed_at": at}
 

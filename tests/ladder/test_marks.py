@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.membership import ladder_join
 from ladder.models import MarkKind, PlayerMark
 from ladder.moderation import marks
 from ladder.pages import marks as mark_pages
+from ladder.standings.ladders import ladder_list_with_activity
+from ladder.standings.leaderboard import ladder_leaderboard
+from ladder.standings.nightly import leaderboard_snapshot, local_midnight
 from notifications.models import Notification
-from tests.factories import UserFactory
+from ratings.models import PlayerRating
+from tests.factories import LadderFactory, UserFactory, bulk_users, member
 
 pytestmark = pytest.mark.django_db
 
 NOTE = "Lost 12 quick games to carol's new accounts."
+DAY = timedelta(days=1)
 
 
 def mark(player, moderator, kind=MarkKind.BOOSTER, note=NOTE, **extra):
@@ -284,3 +292,66 @@ def test_staff_without_the_mark_permission_cannot_open_the_admin(client, player)
     client.force_login(staff)
 
     assert client.get(reverse("admin:ladder_playermark_add")).status_code == 403
+
+
+# Leaderboards and snapshots ------------------------------------------------------------
+
+
+def listed_names(ladder) -> tuple[int, list[str]]:
+    board = ladder_leaderboard(ladder=ladder, now=timezone.now())
+    return board.member_count, sorted(row.rating.player.username for row in (*board.ranked, *board.provisional))
+
+
+def test_a_marked_account_leaves_every_leaderboard(sql_or_orm, ladder, player, opponent, moderator):
+    go = LadderFactory(name="Go", slug="go")
+    ladder_join(ladder=go, player=player, now=timezone.now())
+    member(go, "carol")
+    assert listed_names(ladder) == (2, ["alice", "bob"]) and listed_names(go) == (2, ["alice", "carol"])
+
+    mark(player, moderator)
+
+    assert listed_names(ladder) == (1, ["bob"])
+    assert listed_names(go) == (1, ["carol"])
+    assert ladder_list_with_activity(now=timezone.now()).get(pk=ladder.pk).player_count == 1
+
+
+def test_a_lifted_mark_lists_the_account_again(sql_or_orm, ladder, player, opponent, moderator):
+    marks.mark_lift(mark=mark(player, moderator), note="Cleared.", by=moderator, now=timezone.now())
+
+    assert listed_names(ladder) == (2, ["alice", "bob"])
+
+
+def test_marking_forgets_the_cached_leaderboard(settings, client, ladder, player, opponent, moderator):
+    settings.API_LEADERBOARD_CACHE_SECONDS = 300
+    assert 'href="/ladders/chess/players/alice/"' in client.get(reverse("ladder:detail", args=["chess"])).text
+
+    mark(player, moderator)
+
+    assert 'href="/ladders/chess/players/alice/"' not in client.get(reverse("ladder:detail", args=["chess"])).text
+
+
+def test_snapshots_leave_out_an_account_from_the_moment_it_is_marked(moderator):
+    ladder = LadderFactory(ranked_min_games=5, ranked_max_idle_days=30)
+    midnight = local_midnight(ladder=ladder, at=timezone.now())
+    users = bulk_users("snapmark-", 3)
+    for rating, user in zip((1800, 1700, 1600), users, strict=True):
+        PlayerRating.objects.create(
+            ladder=ladder,
+            player=user,
+            rating=rating,
+            rd=50.0,
+            volatility=0.06,
+            games=20,
+            wins=10,
+            losses=10,
+            rd_as_of=midnight - DAY,
+            last_played_at=midnight - DAY,
+        )
+    marks.mark_player(player=users[0], kind=MarkKind.BOOSTER, note=NOTE, by=moderator, now=midnight - DAY / 2)
+
+    before = leaderboard_snapshot(ladder=ladder, midnight=midnight - DAY)
+    after = leaderboard_snapshot(ladder=ladder, midnight=midnight)
+
+    assert list(before.entries.order_by("rank").values_list("player_id", flat=True)) == [u.pk for u in users]
+    assert list(after.entries.order_by("rank").values_list("player_id", flat=True)) == [u.pk for u in users[1:]]
+    assert (after.ranked_count, after.member_count) == (2, 2)
