@@ -33,6 +33,7 @@ HOLD_CODES = [
     "quick_wins_over_new_accounts",
     "quick_one_sided_series",
     "shared_sign_in_print",
+    "marked_account",
 ]
 
 UNKNOWN_FIELD = "Unknown field."
@@ -463,8 +464,8 @@ class MatchOut(serializers.Serializer):
         child=serializers.ChoiceField(choices=HOLD_CODES),
         help_text="Why it is held, naming nobody (docs/rules.md §15): a report naming several opponents, the "
         "reporter's unanswered reports against the same player, a one-sided series, a winner's quick wins over "
-        "new accounts, a one-sided series of quick games, opponents who signed in from one address. Empty when "
-        "not held.",
+        "new accounts, a one-sided series of quick games, opponents who signed in from one address, an account "
+        "a moderator marked playing unmarked opponents. Empty when not held.",
     )
     rated = serializers.BooleanField(help_text="Its result has changed the players' ratings.")
     unrated = serializers.BooleanField(

@@ -9,6 +9,7 @@ belongs to, so both bump those ladders' ``updated_at`` (the key of every cached 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -16,7 +17,8 @@ from django.db import transaction
 
 from accounts.models import User
 from accounts.roles import is_moderator
-from ladder.models import Ladder, MarkKind, PlayerMark
+from ladder.models import Ladder, MarkKind, Match, PlayerMark
+from ladder.moderation.fair_play import Hold
 
 NOT_A_MODERATOR = "Only moderators mark accounts."
 NOTE_REQUIRED = "Say why, for the other moderators."
@@ -26,6 +28,8 @@ ALREADY_LIFTED = "This mark was already lifted."
 OTHER_ACCOUNT_ONLY_FOR_ALTS = "Name another account only for a mark as another account of a player."
 OTHER_ACCOUNT_IS_SELF = "The other account must be a different account."
 UNKNOWN_KIND = "Choose booster, sandbagger or another account of a player."
+HOLD_MARKED = "%(player)s, marked as %(kind)s, played unmarked opponents in this result: a moderator confirms it"
+MARKED_HOLD_CODE = "marked_account"
 
 
 def _forget_listings(player: User, now: datetime) -> None:
@@ -35,7 +39,7 @@ def _forget_listings(player: User, now: datetime) -> None:
 
 def _require_moderator(by: User) -> None:
     if not is_moderator(by):
-        raise ValidationError(NOT_A_MODERATOR, code="not_a_moderator")
+        raise ValidationError(NOT_A_MODERATOR)
 
 
 def mark_in_force(*, player: User) -> PlayerMark | None:
@@ -65,7 +69,7 @@ def mark_player(
         User.objects.select_for_update().filter(pk=player.pk).first()  # one marker at a time per player
         current = mark_in_force(player=player)
         if current is not None:
-            raise ValidationError(_already(current), code="already_marked")
+            raise ValidationError(_already(current), code="duplicate")
         mark = PlayerMark.objects.create(
             player=player, kind=kind, other_account=other_account, note=note, created_by=by, created_at=now
         )
@@ -82,7 +86,7 @@ def mark_lift(*, mark: PlayerMark, note: str, by: User, now: datetime) -> Player
     _require_moderator(by)
     note = (note or "").strip()
     if not note:
-        raise ValidationError({"lift_note": LIFT_NOTE_REQUIRED}, code="note_required")
+        raise ValidationError({"lift_note": LIFT_NOTE_REQUIRED}, code="reason_required")
     with transaction.atomic():
         lifted = PlayerMark.objects.filter(pk=mark.pk, lifted_at__isnull=True).update(
             lifted_at=now, lifted_by=by, lift_note=note
@@ -92,3 +96,38 @@ def mark_lift(*, mark: PlayerMark, note: str, by: User, now: datetime) -> Player
         mark.lifted_at, mark.lifted_by, mark.lift_note = now, by, note
         _forget_listings(mark.player, now)
     return mark
+
+
+def marked_hold(*, match: Match, sides: Sequence[tuple[Sequence[int], int]]) -> Hold | None:
+    """Hold a rated result in which a marked account has an unmarked opponent (a player of another side).
+
+    ``sides`` are the players' ids and placement of each side, as the watch reads them. The
+    reasons name the marked accounts, for the moderators; the players read only the code
+    (``marked_account``). A result among marked accounts only is not held.
+    """
+    if not match.rated or len(sides) < 2:
+        return None
+    players = [player for ids, _ in sides for player in ids]
+    found = PlayerMark.objects.in_force().filter(player_id__in=players).select_related("player")
+    marked = {mark.player_id: mark for mark in found}
+    if not marked:
+        return None
+    against_unmarked = [
+        marked[player]
+        for index, (ids, _) in enumerate(sides)
+        for player in ids
+        if player in marked
+        and any(other not in marked for j, (others, _) in enumerate(sides) if j != index for other in others)
+    ]
+    if not against_unmarked:
+        return None
+    reasons = [
+        HOLD_MARKED % {"player": mark.player.username, "kind": mark.get_kind_display().lower()}
+        for mark in against_unmarked
+    ]
+    evidence = {
+        "reasons": reasons,
+        "codes": [MARKED_HOLD_CODE],
+        "marked_accounts": [{"player": mark.player.username, "kind": mark.kind} for mark in against_unmarked],
+    }
+    return Hold(reasons=reasons, evidence={"watch": evidence})

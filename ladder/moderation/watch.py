@@ -29,6 +29,9 @@ Any rated result, quick or not, whose opponents signed in from one address in th
 days (``accounts.prints``) is held for a moderator too when the ladder's
 ``watch_shared_prints`` is on, and the better-placed of them gets an automatic report.
 
+Any rated result in which an account marked by a moderator (``ladder.moderation.marks``) has an
+unmarked opponent is held for a moderator as well (code ``marked_account``).
+
 Trusted reporters and moderators are exempt (their reports are rated at once); unrated
 games are not watched.
 """
@@ -54,6 +57,7 @@ from ladder.models import (
     WatchRecord,
 )
 from ladder.moderation.fair_play import ONE_SIDED_SHARE, Hold
+from ladder.moderation.marks import marked_hold
 from notifications.models import Kind
 from notifications.services import notify
 from ratings.models import PlayerRating
@@ -94,6 +98,7 @@ def hold_if_watched(
     holds is flagged and waits for a moderator, its evidence beside what ``fair_play`` saw."""
     hold = watch(ladder=ladder, match=match, sides=sides, seconds=game_seconds(ladder, match, length, now), now=now)
     hold = _joined(hold, shared_print_hold(ladder=ladder, match=match, sides=sides, now=now))
+    hold = _joined(hold, marked_hold(match=match, sides=sides))
     if hold is not None:
         evidence = {**(match.review_evidence or {}), **hold.evidence}
         Match.objects.filter(pk=match.pk).update(
