@@ -28,13 +28,22 @@ from django.db import connection
 
 from accounts.models import PrintKind, SignInPrint, User
 from core import db
-from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchStatus, Participant, Suspension
+from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchStatus, Participant, PlayerMark, Suspension
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, QueueEntry
 from ratings.models import PlayerRating
 
 _ENTRIES = QueueEntry._meta.db_table
 _WAITING = EntryStatus.WAITING.value
 _PRINTS = SignInPrint._meta.db_table
+_MARKS = PlayerMark._meta.db_table
+
+
+def marked(player: str) -> str:
+    """Whether the account ``player`` (a column or a parameter) is marked: a mark not lifted
+    (docs/rules.md §15, "Marks"); read through the partial unique index ``mark_one_in_force``."""
+    return f"EXISTS (SELECT 1 FROM {_MARKS} AS pm WHERE pm.player_id = {player} AND pm.lifted_at IS NULL)"
+
+
 _ADDRESS = PrintKind.ADDRESS.value
 
 # The player's open entry in a ladder (the constraint ``queue_one_open_per_player``), which
@@ -132,8 +141,9 @@ def held_back() -> str:
 def candidates(*, cooldown: bool, prints: bool = False) -> str:
     """Both index-ordered range reads and the exclusions (blocks, recent opponents when the
     ladder has a rematch ``cooldown``, accounts that signed in from one of the player's
-    addresses since ``prints_since`` when it keeps them apart: ``prints``), one statement;
-    rows as ``window.Candidate``."""
+    addresses since ``prints_since`` when it keeps them apart: ``prints``; an unmarked account
+    for a marked player and a marked one for an unmarked player), one statement; rows as
+    ``window.Candidate``."""
     blocks, matches, participants = Block._meta.db_table, Match._meta.db_table, Participant._meta.db_table
     excluded = (
         f"SELECT blocked_id FROM {blocks} WHERE blocker_id = %(player)s"
@@ -160,6 +170,7 @@ def candidates(*, cooldown: bool, prints: bool = False) -> str:
         f" FROM {_ENTRIES} WHERE ladder_id = %(ladder)s AND status = '{_WAITING}' AND formats & %(bit)s <> 0"
         " AND player_id <> %(player)s AND player_id NOT IN (SELECT player_id FROM excluded)"
         " AND (max_rating_gap IS NULL OR max_rating_gap >= ABS(rating - %(rating)s))"
+        f" AND {marked(f'{_ENTRIES}.player_id')} = {marked('%(player)s')}"
     )
     return (
         f"WITH excluded (player_id) AS ({excluded})"
@@ -196,7 +207,8 @@ def ladder_and_entry() -> tuple[str, list[str], list[str]]:
     return sql, [field.attname for field in ladder_fields], [field.attname for field in entry_fields]
 
 
-# The pairs among ``players`` who may not meet: a block either way, then (``cooldown`` on)
+# The pairs among ``players`` who may not meet: a block either way, a marked account and an
+# unmarked one, two accounts from one address (``prints`` on), then (``cooldown`` on)
 # two of them in one of the ladder's matches created since ``since``. One round trip; a
 # ladder without a cooldown reads the blocks alone. PostgreSQL keeps planning it at each run
 # (about 1 ms: its custom plans, which start from the ladder's recent matches, cost less than
@@ -206,6 +218,12 @@ def conflicts(*, cooldown: bool, prints: bool = False) -> str:
     blocks = (
         f"SELECT blocker_id, blocked_id FROM {Block._meta.db_table}"
         " WHERE blocker_id = ANY(%(players)s) AND blocked_id = ANY(%(players)s)"
+    )
+    blocks += (  # a marked account and an unmarked one
+        f" UNION ALL SELECT pm.player_id, other.id FROM {_MARKS} AS pm"
+        " JOIN unnest(%(players)s::bigint[]) AS other (id) ON other.id <> pm.player_id"
+        " WHERE pm.lifted_at IS NULL AND pm.player_id = ANY(%(players)s)"
+        f" AND NOT {marked('other.id')}"
     )
     if prints:  # two of them signed in from one address since ``prints_since``
         blocks += (

@@ -29,7 +29,7 @@ from accounts.models import PrintKind, User
 from accounts.prints import SHARED_WINDOW, accounts_sharing_ids, groups_sharing_prints
 from core import db
 from ladder.matches import states
-from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant
+from ladder.models import OPEN_STATUSES, CancelReason, Ladder, Match, MatchSide, MatchStatus, Participant, PlayerMark
 from ladder.moderation.suspensions import active_suspension, refuse_if_suspended
 from matchmaking import sql, sql_formed, sql_ready
 from matchmaking.models import Block, EntryStatus, Party, PartyMember, PartyStatus, QueueEntry
@@ -252,9 +252,11 @@ def candidates(
             return list(cursor.fetchall())
     excluded = _excluded_players(ladder, entry.player_id, now)
     accepts = Q(max_rating_gap__isnull=True) | Q(max_rating_gap__gte=Abs(F("rating") - entry.rating))
+    marked = Exists(PlayerMark.objects.in_force().filter(player_id=OuterRef("player_id")))
+    alike = marked if PlayerMark.objects.in_force().filter(player_id=entry.player_id).exists() else ~marked
     waiting = (
         QueueEntry.objects.annotate(offered=F("formats").bitand(bit))
-        .filter(accepts, ladder=ladder, status=EntryStatus.WAITING, offered__gt=0)
+        .filter(accepts, alike, ladder=ladder, status=EntryStatus.WAITING, offered__gt=0)
         .exclude(player_id__in=excluded)
         .values_list(*CANDIDATE_FIELDS)
     )
@@ -329,8 +331,9 @@ def formed_create(
 
 
 def conflicts(*, ladder: Ladder, players: Sequence[int], now: datetime) -> set[frozenset[int]]:
-    """Pairs among ``players`` who may not meet: a block either way, a game within the rematch
-    cooldown, or (``queue_separate_shared_addresses``) a sign-in from one address in the last 90 days.
+    """Pairs among ``players`` who may not meet: a block either way, a marked account and an unmarked
+    one, a game within the rematch cooldown, or (``queue_separate_shared_addresses``) a sign-in from
+    one address in the last 90 days.
     All in one prepared statement on PostgreSQL (``sql.conflicts``), else its ORM twin."""
     cooldown = ladder.rematch_cooldown_minutes
     since = now - timedelta(minutes=cooldown)
@@ -348,6 +351,8 @@ def conflicts(*, ladder: Ladder, players: Sequence[int], now: datetime) -> set[f
             "blocker_id", "blocked_id"
         )
     }
+    marked = set(PlayerMark.objects.in_force().filter(player_id__in=players).values_list("player_id", flat=True))
+    pairs.update(frozenset((one, other)) for one in marked for other in players if other not in marked)
     if prints:
         shared = groups_sharing_prints(groups=[[p] for p in players], kinds=SEPARATED, since=now - SHARED_WINDOW)
         pairs.update(frozenset((a, b)) for a, b, _ in shared)

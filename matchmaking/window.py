@@ -95,9 +95,9 @@ def candidates(
     """The waiting searches for format ``bit`` nearest ``entry``'s rating in ``[low, high]``, ``each_way`` each way.
 
     Left out: the player's own search, recent opponents (rematch cooldown), blocks in
-    either direction, accounts sharing an address when the ladder keeps them apart, and
-    searches whose own ±N limit refuses the gap (so they do not crowd out those who would
-    accept).
+    either direction, accounts sharing an address when the ladder keeps them apart, unmarked
+    accounts for a marked player and marked ones for an unmarked player, and searches whose own
+    ±N limit refuses the gap (so they do not crowd out those who would accept).
     """
     rows = store.candidates(ladder=ladder, entry=entry, low=low, high=high, now=now, bit=bit, each_way=each_way)
     return [Candidate(*row) for row in rows]
