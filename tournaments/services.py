@@ -25,7 +25,7 @@ from accounts.models import User
 from accounts.roles import is_moderator
 from ladder import formats as ladder_formats
 from ladder.matches.decisions import match_correct, match_void
-from ladder.models import CancelReason, Confirmation, Ladder, Match, MatchSide, MatchStatus, Participant
+from ladder.models import CancelReason, Confirmation, Ladder, Match, MatchSide, MatchStatus, Participant, PlayerMark
 from matchmaking import lifecycle
 from matchmaking import store as queue_store
 from notifications.models import Kind
@@ -61,6 +61,7 @@ TOO_HIGH = (
 )
 TOO_FEW_GAMES = "This tournament needs %(games)d rated games in this ladder; %(name)s has %(played)d."
 NAME_TAKEN = "Another entry is called %(name)s: choose another team name."
+NOT_ELIGIBLE = "%(name)s cannot enter tournaments."
 CHECK_IN_CLOSED = "Check-in opens %(minutes)d minutes before the start and closes at the start."
 NO_CHECK_IN = "This tournament has no check-in: registered entries play."
 NOT_YOURS = "You are not a player of this entry."
@@ -227,6 +228,13 @@ def _check_conditions(tournament: Tournament, player: User, row: PlayerRating, n
         )
 
 
+def _refuse_marked(players: Sequence[User]) -> None:
+    """A marked account (docs/rules.md §15, "Marks") enters no tournament; the refusal does not say why."""
+    marked = PlayerMark.objects.in_force().filter(player__in=players).select_related("player").first()
+    if marked is not None:
+        raise ValidationError(NOT_ELIGIBLE, code="not_eligible", params={"name": marked.player.username})
+
+
 def late_join_open(tournament: Tournament) -> bool:
     """Swiss takes late entries until half its rounds are paired (they score the rounds missed as absences)."""
     return (
@@ -264,6 +272,7 @@ def entry_register(
                 params={"size": tournament.team_size, "teammates": tournament.team_size - 1},
             )
         rows = []
+        _refuse_marked(players)
         for player in players:
             row = _rating_row(tournament.ladder, player)
             _check_conditions(tournament, player, row, now)
