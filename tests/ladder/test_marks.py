@@ -355,3 +355,18 @@ def test_snapshots_leave_out_an_account_from_the_moment_it_is_marked(moderator):
     assert list(before.entries.order_by("rank").values_list("player_id", flat=True)) == [u.pk for u in users]
     assert list(after.entries.order_by("rank").values_list("player_id", flat=True)) == [u.pk for u in users[1:]]
     assert (after.ranked_count, after.member_count) == (2, 2)
+
+
+def test_a_marked_players_pages_still_open_and_say_nothing_of_the_mark(client, ladder, player, opponent, moderator):
+    mark(player, moderator)
+    url = reverse("ladder:player", args=["chess", "alice"])
+
+    seen_by_others = client.get(url)
+    client.force_login(player)
+    own = client.get(url)
+    home = client.get(reverse("home"))
+    ladder_page = client.get(reverse("ladder:detail", args=["chess"]))
+
+    assert (seen_by_others.status_code, own.status_code, home.status_code, ladder_page.status_code) == (200,) * 4
+    for page in (seen_by_others, own, home, ladder_page):
+        assert "marked" not in page.text.lower() and NOTE not in page.text
