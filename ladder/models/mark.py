@@ -27,7 +27,8 @@ class PlayerMarkQuerySet(models.QuerySet["PlayerMark"]):
 
 class PlayerMark(models.Model):
     """While in force the account is left out of every leaderboard, its results against unmarked
-    players are held for a moderator, and the queue pairs it only with other marked accounts.
+    players are held for a moderator, the queue pairs it only with other marked accounts, and it
+    enters no tournament.
 
     The player is not told: a mark is the moderators' own record.
     """

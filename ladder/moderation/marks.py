@@ -1,10 +1,12 @@
 """Marks (docs/rules.md §15, "Marks"): a moderator's silent, site-wide mark on an account.
 
 A marked account (a booster, a sandbagger, another account of a player) is left out of every
-leaderboard and snapshot, its results against unmarked players are held for a moderator, and the
-queue pairs it only with other marked accounts. The player is not told: like Lichess's marks, it
-is the moderators' record. Marking or lifting changes who is listed in every ladder the account
-belongs to, so both bump those ladders' ``updated_at`` (the key of every cached ranking).
+leaderboard and snapshot, its results against unmarked players are held for a moderator
+(``marked_hold``, called by the watch), the queue pairs it only with other marked accounts
+(``matchmaking``), and it enters no tournament (``tournaments.services``). The player is not
+told: like Lichess's marks, it is the moderators' record. Marking or lifting changes who is
+listed in every ladder the account belongs to, so both bump those ladders' ``updated_at`` (the
+key of every cached ranking).
 """
 
 from __future__ import annotations
