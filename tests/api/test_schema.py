@@ -141,7 +141,14 @@ def test_every_limit_a_serializer_enforces_is_in_the_schema(schema):
     assert checked > 40
 
 
-AUTH_REQUIRED_READS = {"me", "notifications_list", "queue_poll", "party_retrieve", "replay_jobs_retrieve"}
+AUTH_REQUIRED_READS = {
+    "me",
+    "me_fair_play",
+    "notifications_list",
+    "queue_poll",
+    "party_retrieve",
+    "replay_jobs_retrieve",
+}
 
 
 def test_public_reads_declare_no_security_and_everything_else_requires_a_token(schema):
