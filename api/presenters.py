@@ -132,10 +132,16 @@ def change_dict(change: RatingChange) -> dict[str, Any]:
     }
 
 
+# Hold codes moderators see but the API does not say: a mark is silent (docs/rules.md §15, "Marks").
+SILENT_HOLD_CODES = frozenset({"marked_account"})
+
+
 def held_because(evidence: dict[str, Any] | None) -> list[str]:
-    """The codes of a hold's reasons, the checks' and the watch's, from the evidence kept with the match."""
+    """The codes of a hold's reasons, the checks' and the watch's, from the evidence kept with the match;
+    a mark's code is left out, so a marked player and their opponents learn only that a moderator decides."""
     evidence = evidence or {}
-    return sorted({*evidence.get("codes", []), *evidence.get("watch", {}).get("codes", [])})
+    codes = {*evidence.get("codes", []), *evidence.get("watch", {}).get("codes", [])}
+    return sorted(codes - SILENT_HOLD_CODES)
 
 
 def match_dict(summary: MatchSummary) -> dict[str, Any]:

@@ -33,7 +33,6 @@ HOLD_CODES = [
     "quick_wins_over_new_accounts",
     "quick_one_sided_series",
     "shared_sign_in_print",
-    "marked_account",
 ]
 
 UNKNOWN_FIELD = "Unknown field."

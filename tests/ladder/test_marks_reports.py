@@ -110,7 +110,7 @@ def test_a_marked_teammate_is_held_for_the_unmarked_opponents(report_path, ladde
     assert held.review_evidence["watch"]["marked_accounts"] == [{"player": "carol", "kind": "booster"}]
 
 
-def test_a_queue_game_reported_by_a_marked_account_is_held_and_the_api_says_why(
+def test_a_queue_game_reported_by_a_marked_account_is_held_and_the_api_keeps_the_mark_silent(
     report_path, ladder, player, opponent, moderator, client_for
 ):
     now = timezone.now()
@@ -129,8 +129,11 @@ def test_a_queue_game_reported_by_a_marked_account_is_held_and_the_api_says_why(
     match_report_result(match=match, reporter=player, placements=[2, 1], now=now)
 
     seen = client_for(opponent).get(f"/api/v1/matches/{match.pk}/").json()
-    assert seen["held_for_moderator"] and seen["held_because"] == ["marked_account"]
-    assert "alice" not in str(seen["held_because"])
+    assert seen["held_for_moderator"] and seen["held_because"] == []  # a moderator decides; the mark is not said
+    own = client_for(player).get("/api/v1/me/fair-play/").json()
+    assert [(h["match"], h["held_because"]) for h in own["held"]] == [(match.pk, [])]
+    assert "marked" not in str(seen) + str(own)
+    assert Match.objects.get(pk=match.pk).review_evidence["watch"]["codes"] == ["marked_account"]  # for moderators
 
 
 def test_a_moderators_report_is_rated_at_once(report_path, ladder, player, opponent, moderator):
