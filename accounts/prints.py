@@ -116,28 +116,27 @@ def accounts_sharing_ids(*, user_id: int, kinds: Iterable[PrintKind], since: dat
     return set(theirs.exclude(user_id=user_id).values_list("user_id", flat=True))
 
 
-def groups_sharing_prints(
-    *, groups: Sequence[Sequence[int]], kinds: Iterable[PrintKind], since: datetime
-) -> list[tuple[int, int, PrintKind]]:
-    """The pairs of accounts from different ``groups`` (the sides of a game) that signed in with one print
-    of ``kinds`` since ``since``: ``(account, other account, kind)``, the account from the earlier group,
-    in the order of the groups and then of the ids. One statement."""
-    side = {player: index for index, group in enumerate(groups) for player in group}
-    holders: dict[tuple[str, str], list[int]] = defaultdict(list)
+def prints_fragment(*, players: Sequence[int], kinds: Iterable[PrintKind], since: datetime) -> tuple[str, list[Any]]:
+    """A statement (portable: IN lists, an adapted datetime, no ORDER BY) reading the prints of
+    ``players`` of ``kinds`` seen since ``since`` as rows ``(user_id, kind, digest)``, with its
+    parameters. The watch runs it in one round trip with the marks' (``UNION ALL``)."""
     wanted = [str(kind) for kind in kinds]
-    if not side or not wanted:
-        return []
-    # A plain statement, not the ORM's: the watch asks it of every rated result, and building the
-    # query cost more than running it.
     statement = (
         f"SELECT user_id, kind, digest FROM {SignInPrint._meta.db_table}"
-        f" WHERE user_id IN ({', '.join(['%s'] * len(side))}) AND kind IN ({', '.join(['%s'] * len(wanted))})"
-        " AND last_seen >= %s ORDER BY user_id"
+        f" WHERE user_id IN ({', '.join(['%s'] * len(players))}) AND kind IN ({', '.join(['%s'] * len(wanted))})"
+        " AND last_seen >= %s"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, [*side, *wanted, connection.ops.adapt_datetimefield_value(since)])
-        for user, kind, digest in cursor.fetchall():
-            holders[(kind, digest)].append(user)
+    return statement, [*players, *wanted, connection.ops.adapt_datetimefield_value(since)]
+
+
+def pairs_sharing(
+    *, groups: Sequence[Sequence[int]], rows: Iterable[tuple[int, str, str]]
+) -> list[tuple[int, int, PrintKind]]:
+    """``groups_sharing_prints`` from prints already read (``prints_fragment``'s rows)."""
+    side = {player: index for index, group in enumerate(groups) for player in group}
+    holders: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for user, kind, digest in sorted(rows):
+        holders[(kind, digest)].append(user)
     pairs: set[tuple[int, int, PrintKind]] = set()
     for (kind, _), users in holders.items():
         for a in users:
@@ -145,3 +144,21 @@ def groups_sharing_prints(
                 if side[a] < side[b]:
                     pairs.add((a, b, PrintKind(kind)))
     return sorted(pairs, key=lambda pair: (side[pair[0]], side[pair[1]], pair[0], pair[1], pair[2]))
+
+
+def groups_sharing_prints(
+    *, groups: Sequence[Sequence[int]], kinds: Iterable[PrintKind], since: datetime
+) -> list[tuple[int, int, PrintKind]]:
+    """The pairs of accounts from different ``groups`` (the sides of a game) that signed in with one print
+    of ``kinds`` since ``since``: ``(account, other account, kind)``, the account from the earlier group,
+    in the order of the groups and then of the ids. One statement, written by hand: the watch and the
+    queue ask it often, and building it through the ORM cost more than running it."""
+    players = [player for group in groups for player in group]
+    kinds = list(kinds)
+    if not players or not kinds:
+        return []
+    statement, params = prints_fragment(players=players, kinds=kinds, since=since)
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        rows = cursor.fetchall()
+    return pairs_sharing(groups=groups, rows=rows)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -100,22 +101,29 @@ def mark_lift(*, mark: PlayerMark, note: str, by: User, now: datetime) -> Player
     return mark
 
 
-def marked_hold(*, match: Match, sides: Sequence[tuple[Sequence[int], int]]) -> Hold | None:
+def marks_fragment(*, players: Sequence[int]) -> tuple[str, list[Any]]:
+    """A statement (portable, no ORDER BY) reading the marks in force of ``players`` as rows
+    ``(player_id, kind, "")``, with its parameters: the watch runs it in one round trip with the
+    sign-in prints' (``UNION ALL``), so a result among unmarked players costs no statement of its own."""
+    statement = (
+        f"SELECT player_id, kind, '' FROM {PlayerMark._meta.db_table}"
+        f" WHERE player_id IN ({', '.join(['%s'] * len(players))}) AND lifted_at IS NULL"
+    )
+    return statement, list(players)
+
+
+def marked_hold(*, match: Match, sides: Sequence[tuple[Sequence[int], int]], marked: dict[int, str]) -> Hold | None:
     """Hold a rated result in which a marked account has an unmarked opponent (a player of another side).
 
-    ``sides`` are the players' ids and placement of each side, as the watch reads them. The
-    reasons name the marked accounts, for the moderators; the players read only the code
-    (``marked_account``). A result among marked accounts only is not held.
+    ``sides`` are the players' ids and placement of each side, as the watch reads them, and
+    ``marked`` the kind of each of them marked (``marks_fragment``'s rows). The reasons name
+    the marked accounts, for the moderators; the API leaves the code (``marked_account``) out.
+    A result among marked accounts only is not held.
     """
-    if not match.rated or len(sides) < 2:
-        return None
-    players = [player for ids, _ in sides for player in ids]
-    found = PlayerMark.objects.in_force().filter(player_id__in=players).select_related("player")
-    marked = {mark.player_id: mark for mark in found}
-    if not marked:
+    if not match.rated or len(sides) < 2 or not marked:
         return None
     against_unmarked = [
-        marked[player]
+        player
         for index, (ids, _) in enumerate(sides)
         for player in ids
         if player in marked
@@ -123,13 +131,14 @@ def marked_hold(*, match: Match, sides: Sequence[tuple[Sequence[int], int]]) -> 
     ]
     if not against_unmarked:
         return None
+    names = dict(User.objects.filter(pk__in=against_unmarked).values_list("pk", "username"))
     reasons = [
-        HOLD_MARKED % {"player": mark.player.username, "kind": mark.get_kind_display().lower()}
-        for mark in against_unmarked
+        HOLD_MARKED % {"player": names[player], "kind": MarkKind(marked[player]).label.lower()}
+        for player in against_unmarked
     ]
     evidence = {
         "reasons": reasons,
         "codes": [MARKED_HOLD_CODE],
-        "marked_accounts": [{"player": mark.player.username, "kind": mark.kind} for mark in against_unmarked],
+        "marked_accounts": [{"player": names[player], "kind": marked[player]} for player in against_unmarked],
     }
     return Hold(reasons=reasons, evidence={"watch": evidence})

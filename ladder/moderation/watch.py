@@ -43,8 +43,10 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db import connection
+
 from accounts.models import PrintKind, User
-from accounts.prints import SHARED_WINDOW, groups_sharing_prints
+from accounts.prints import SHARED_WINDOW, pairs_sharing, prints_fragment
 from ladder.models import (
     Ladder,
     Match,
@@ -57,7 +59,7 @@ from ladder.models import (
     WatchRecord,
 )
 from ladder.moderation.fair_play import ONE_SIDED_SHARE, Hold
-from ladder.moderation.marks import marked_hold
+from ladder.moderation.marks import marked_hold, marks_fragment
 from notifications.models import Kind
 from notifications.services import notify
 from ratings.models import PlayerRating
@@ -97,8 +99,9 @@ def hold_if_watched(
     """``watch`` a participant's report (inside its transaction, ``match`` written); a result it
     holds is flagged and waits for a moderator, its evidence beside what ``fair_play`` saw."""
     hold = watch(ladder=ladder, match=match, sides=sides, seconds=game_seconds(ladder, match, length, now), now=now)
-    hold = _joined(hold, shared_print_hold(ladder=ladder, match=match, sides=sides, now=now))
-    hold = _joined(hold, marked_hold(match=match, sides=sides))
+    prints, marked = _prints_and_marks(ladder=ladder, match=match, sides=sides, now=now)
+    hold = _joined(hold, shared_print_hold(ladder=ladder, match=match, sides=sides, now=now, prints=prints))
+    hold = _joined(hold, marked_hold(match=match, sides=sides, marked=marked))
     if hold is not None:
         evidence = {**(match.review_evidence or {}), **hold.evidence}
         Match.objects.filter(pk=match.pk).update(
@@ -165,7 +168,30 @@ def watch(*, ladder: Ladder, match: Match, sides: Sequence[Side], seconds: int |
     return Hold(reasons=reasons, evidence={"watch": evidence})
 
 
-def shared_print_hold(*, ladder: Ladder, match: Match, sides: Sequence[Side], now: datetime) -> Hold | None:
+def _prints_and_marks(
+    *, ladder: Ladder, match: Match, sides: Sequence[Side], now: datetime
+) -> tuple[list[tuple[int, str, str]], dict[int, str]]:
+    """The players' address prints of the last 90 days (when the ladder watches them) and their marks
+    in force, in one round trip: each app's statement (``accounts.prints.prints_fragment``,
+    ``ladder.moderation.marks.marks_fragment``) joined by ``UNION ALL``. Nothing for an unrated result."""
+    if not match.rated or len(sides) < 2:
+        return [], {}
+    players = [player for ids, _ in sides for player in ids]
+    parts = [("m", *marks_fragment(players=players))]
+    if ladder.watch_shared_prints:
+        parts.append(("p", *prints_fragment(players=players, kinds=SHARED_PRINT_KINDS, since=now - SHARED_WINDOW)))
+    statement = " UNION ALL ".join(f"SELECT '{tag}' AS part, x.* FROM ({sql}) AS x" for tag, sql, _ in parts)
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [param for _, _, params in parts for param in params])
+        rows = cursor.fetchall()
+    prints = [(player, kind, digest) for part, player, kind, digest in rows if part == "p"]
+    marked = {player: kind for part, player, kind, _ in rows if part == "m"}
+    return prints, marked
+
+
+def shared_print_hold(
+    *, ladder: Ladder, match: Match, sides: Sequence[Side], now: datetime, prints: Sequence[tuple[int, str, str]]
+) -> Hold | None:
     """Hold a rated result whose opponents signed in from one address in the last 90 days (``watch_shared_prints``).
 
     Only opponents count: teammates on one connection are friends playing together. Only
@@ -176,7 +202,7 @@ def shared_print_hold(*, ladder: Ladder, match: Match, sides: Sequence[Side], no
     """
     if not ladder.watch_shared_prints or not match.rated or len(sides) < 2:
         return None
-    pairs = groups_sharing_prints(groups=[ids for ids, _ in sides], kinds=SHARED_PRINT_KINDS, since=now - SHARED_WINDOW)
+    pairs = pairs_sharing(groups=[ids for ids, _ in sides], rows=prints)
     if not pairs:
         return None
     placement = {player: place for ids, place in sides for player in ids}
