@@ -59,6 +59,12 @@ class PlayerReportForm(forms.Form):
 
 
 class DecisionForm(forms.Form):
+    """The case's decision; its ids start ``decide_``, apart from the mark form's fields on the same page."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "decide_%s")
+        super().__init__(*args, **kwargs)
+
     outcome = forms.ChoiceField(
         choices=[("acted", "Acted on it"), ("dismissed", "Nothing to act on")],
         widget=forms.RadioSelect,
