@@ -7,10 +7,11 @@ connection, all at once: the partial unique constraint lets exactly one insert t
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 
 import pytest
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -201,6 +202,18 @@ def league(db, moderator):
     return ladder, season(ladder, moderator, players, games=30, seed="stale")
 
 
+def backend_ended(pid: int) -> None:
+    """Wait until the server has ended the backend ``pid``: a closed client's backend exits a moment later."""
+    deadline = time.monotonic() + 30
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid])
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.01)
+    raise AssertionError(f"backend {pid} still running 30 s after its client closed")
+
+
 def voided(league, moderator, django_capture_on_commit_callbacks) -> ReplayJob:
     _, matches = league
     with django_capture_on_commit_callbacks():  # decided; its replay not run yet
@@ -217,12 +230,15 @@ def test_a_replay_whose_worker_was_killed_is_ended_and_a_redelivery_still_replay
     with worker.cursor() as cursor:
         cursor.execute("BEGIN")
         cursor.execute(sql.JOB_LOCK_SQL, [sql.REPLAY_LOCK, ladder.pk])
+        cursor.execute("SELECT pg_backend_pid()")
+        worker_pid = cursor.fetchone()[0]
     ReplayJob.objects.filter(pk=job.pk).update(
         status=ReplayJobStatus.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now() - timedelta(minutes=6)
     )
 
     assert replay_jobs_end_stale(now=timezone.now()) == 0  # quiet, but its run holds the lock: alive
     worker.close()  # killed: PostgreSQL ends its transaction and frees the lock
+    backend_ended(worker_pid)
     assert replay_jobs_end_stale(now=timezone.now()) == 1
 
     job.refresh_from_db()
