@@ -300,6 +300,11 @@ class LadderSettingsOut(serializers.Serializer):
     trueskill_tau = serializers.FloatField()
     draw_probability = serializers.FloatField()
     team_update = serializers.CharField()
+    newcomer_games = serializers.IntegerField(
+        help_text="A player whose every opponent has fewer rated games than this moves at most `newcomer_cap` "
+        "points in that game; 0: no limit."
+    )
+    newcomer_cap = serializers.FloatField()
     provisional_rd = serializers.FloatField()
     show_provisional = serializers.BooleanField()
     time_zone = serializers.CharField()

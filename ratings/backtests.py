@@ -114,6 +114,8 @@ PARAM_TO_LADDER = {
     "beta": "trueskill_beta",
     "dynamics": "trueskill_tau",
     "draw_probability": "draw_probability",
+    "newcomer_games": "newcomer_games",
+    "newcomer_cap": "newcomer_cap",
 }
 # ``Params.team_delta`` -> ``Ladder.team_update`` (the inverse of the ladder's ``TEAM_DELTA``).
 TEAM_UPDATES = {delta: str(update) for update, delta in TEAM_DELTA.items()}

@@ -18,6 +18,7 @@ from typing import Any
 
 from ladder.models import Ladder, Match
 from ratings.engines import Engine, GameResult, RatingState
+from ratings.engines.newcomers import newcomers_limit
 from ratings.models import PlayerRating, RatingAdjustment, RatingReset
 
 
@@ -157,11 +158,17 @@ def apply_match(
 ) -> tuple[GameResult, dict[int, Standing]]:
     """Rate one match from ``standings`` and return the engine's result and the new standings.
 
+    A game against newcomers only is bounded here (``newcomers_limit``): it needs the
+    players' game counts, which the engine does not see.
+
     The new ``rd_as_of`` is the game's instant, or the player's own if that is later (a
     result confirmed after a later game); the engine never grows an RD backwards.
     """
     before = [[standings[player].state() for player in side] for side in layout]
     result = engine.rate(before, placements, played_at.timestamp())
+    if engine.params.newcomer_games:
+        games = [[standings[player].games for player in side] for side in layout]
+        result = newcomers_limit(result, before, games, engine.params)
     after: dict[int, Standing] = {}
     for side_players, side_results in zip(layout, result.sides, strict=True):
         for player, outcome in zip(side_players, side_results, strict=True):

@@ -73,11 +73,20 @@ RATING_SETTING_FIELDS = (
     "trueskill_tau",
     "draw_probability",
     "team_update",
+    "newcomer_games",
+    "newcomer_cap",
 )
 _PARAM_FIELDS = {field.name for field in dataclasses.fields(Params)}
 # Settings added after changes were first recorded, with the value that rates as ladders did
 # before them: a record without one was made under that value, not the ladder's current one.
-_ADDED_LATER = {"rd_min": None, "trueskill_beta": 175.0, "trueskill_tau": 3.5, "draw_probability": 0.1}
+_ADDED_LATER = {
+    "rd_min": None,
+    "trueskill_beta": 175.0,
+    "trueskill_tau": 3.5,
+    "draw_probability": 0.1,
+    "newcomer_games": 0,
+    "newcomer_cap": 30.0,
+}
 
 
 def rating_settings(ladder: Ladder) -> dict[str, Any]:

@@ -107,6 +107,15 @@ class LadderAdmin(admin.ModelAdmin):
             },
         ),
         (
+            "New accounts",
+            {
+                "fields": ("newcomer_games", "newcomer_cap"),
+                "description": "A game in which every opponent is a newcomer moves a rating at most the cap, so "
+                "throwaway accounts feed a booster little and two new ratings settle against real opponents "
+                "(docs/rules.md §15).",
+            },
+        ),
+        (
             "Game formats",
             {
                 "fields": (

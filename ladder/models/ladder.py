@@ -56,6 +56,14 @@ def validate_time_zone(value: str) -> None:
         )
 
 
+def validate_newcomer_cap(value: float) -> None:
+    if not value > 0:
+        raise ValidationError(
+            "The newcomer cap must be above 0 points; to switch the rule off, set newcomer games to 0.",
+            code="newcomer_cap_not_positive",
+        )
+
+
 class RatingEngine(models.TextChoices):
     """The engines a ladder may use, by their names in ``ratings.engines.ENGINES``."""
 
@@ -202,6 +210,20 @@ class Ladder(models.Model):
         help_text="Team games: how the team's result reaches its members. Their share of the team's variance "
         "(what new ladders use) shares one result between the members and moves a newcomer more than a veteran; "
         "their own RD counts the game as a whole game for each member; or every member gets the team's change.",
+    )
+    newcomer_games = models.PositiveSmallIntegerField(
+        "newcomer games",
+        default=5,
+        help_text="New accounts carry less weight: a player whose every opponent in a game has fewer rated games "
+        "on this ladder than this moves at most the newcomer cap in it, up or down. It bounds what throwaway "
+        "accounts can feed one player. 0 switches it off.",
+    )
+    newcomer_cap = models.FloatField(
+        "newcomer cap",
+        default=30.0,
+        validators=[validate_newcomer_cap],
+        help_text="The most one game against newcomers only can move a rating, in points. A regular at RD 60 "
+        "moves a few points in a game against a newcomer anyway; the cap bounds the big moves of two new ratings.",
     )
 
     win_chance_slope = models.FloatField(
@@ -529,6 +551,7 @@ class Ladder(models.Model):
             models.CheckConstraint(
                 condition=Q(draw_probability__gte=0, draw_probability__lt=1), name="ladder_draw_probability_range"
             ),
+            models.CheckConstraint(condition=Q(newcomer_cap__gt=0), name="ladder_newcomer_cap_positive"),
             models.CheckConstraint(
                 condition=Q(snapshot_size__gte=1, snapshot_size__lte=SNAPSHOT_SIZE_MAX),
                 name="ladder_snapshot_size_range",
@@ -693,6 +716,8 @@ class Ladder(models.Model):
             draw_probability=self.draw_probability,
             period_days=self.rating_period_days,
             rd_min=self.rd_min,
+            newcomer_games=self.newcomer_games,
+            newcomer_cap=self.newcomer_cap,
         )
 
     def shown_chance(self, probability: float) -> float:

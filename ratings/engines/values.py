@@ -111,6 +111,10 @@ class Params:
     beta, dynamics, draw_probability: TrueSkill's β (a performance's spread), τ (σ added
     before each game) and the share of games drawn between equals, on the ladder's scale
     (docs/rules.md §20); TrueSkill grows σ while idle by ``sc`` as TGR grows RD (0: off).
+    newcomer_games, newcomer_cap: a player whose every opponent has fewer than
+    ``newcomer_games`` rated games moves at most ``newcomer_cap`` points in that game
+    (``newcomers.newcomers_limit``, docs/rules.md §15); 0 games, the default, is no limit.
+    ``Engine.rate`` does not apply it: it needs the players' game counts.
     """
 
     sc: float = 20.0
@@ -128,6 +132,8 @@ class Params:
     beta: float = 25.0 / 6.0 * TRUESKILL_POINT
     dynamics: float = 25.0 / 300.0 * TRUESKILL_POINT
     draw_probability: float = 0.1
+    newcomer_games: int = 0
+    newcomer_cap: float = 30.0
 
     def __post_init__(self) -> None:
         check_number("sc", self.sc, minimum=0.0)
@@ -157,6 +163,9 @@ class Params:
         draw = check_number("draw_probability", self.draw_probability, minimum=0.0)
         if not draw < 1.0:
             raise ValueError(f"draw_probability must be below 1 (every game a draw), got {self.draw_probability!r}")
+        if isinstance(self.newcomer_games, bool) or not isinstance(self.newcomer_games, int) or self.newcomer_games < 0:
+            raise ValueError(f"newcomer_games must be a whole number of games from 0, got {self.newcomer_games!r}")
+        check_number("newcomer_cap", self.newcomer_cap, positive=True)
 
     @property
     def null_player_rd(self) -> float:

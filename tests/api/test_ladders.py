@@ -34,6 +34,7 @@ def test_ladders_list_and_detail_with_settings(api, ladder):
     assert [item["slug"] for item in listing["results"]] == [ladder.slug]
     detail = api.get(f"/api/v1/ladders/{ladder.slug}/").json()
     assert detail["settings"]["rd_growth_per_day"] == 20.0
+    assert (detail["settings"]["newcomer_games"], detail["settings"]["newcomer_cap"]) == (5, 30.0)
     assert detail["member_count"] == 0 and detail["formats"] == ["1 v 1"]
 
 
