@@ -43,6 +43,7 @@ urlpatterns = [
     path("<slug:slug>/players/<str:username>/report/", views_reports.player_report, name="player_report"),
     path("<slug:slug>/players/<str:username>/reports/", views_reports.report_case, name="report_case"),
     path("<slug:slug>/players/<str:username>/refund/", views_reports.refund, name="refund"),
+    path("<slug:slug>/players/<str:username>/void-since/", views_reports.void_since, name="void_since"),
     path("<slug:slug>/players/<str:username>/mark/", views_marks.mark_add, name="mark_add"),
     path("<slug:slug>/players/<str:username>/mark/lift/", views_marks.mark_lift, name="mark_lift"),
 ]

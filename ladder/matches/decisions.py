@@ -23,7 +23,7 @@ from ladder.matches.checks import check_placements, locked
 from ladder.matches.notes import confirm_note, correction_note, void_note
 from ladder.matches.notices import lineup_of, tell_decision
 from ladder.matches.reporting import ALREADY_VOID, CANNOT_CONFIRM, REASON_REQUIRED, confirm_and_rate
-from ladder.models import Confirmation, Match, MatchSide, MatchStatus
+from ladder.models import Confirmation, Ladder, Match, MatchSide, MatchStatus
 from ratings.models import RatingEvent, ReplayJob, ReplayJobKind
 from ratings.services import replay_job_request
 
@@ -80,6 +80,38 @@ def match_void(*, match: Match, moderator: User, reason: str, now: datetime | No
             )
         tell_decision(match=match, lineup=lineup_of(match), action="void", reason=reason.strip(), now=now)
         return Decision(match, job)
+
+
+VOID_OWN = "A moderator cannot void their own games: ask another moderator."
+VOID_NOTHING = "%(player)s has no game in %(ladder)s played since then that is not void already."
+
+
+def matches_void_since(
+    *, ladder: Ladder, player: User, since: datetime, moderator: User, reason: str, now: datetime | None = None
+) -> list[Decision]:
+    """Void every game of ``player`` in ``ladder`` played at or after ``since`` (docs/rules.md §15, "Refunds").
+
+    One transaction, each match voided as ``match_void`` does (its players told, its event
+    deactivated); the replay jobs the voids request merge into one from the earliest.
+    """
+    now = now or timezone.now()
+    if not reason.strip():
+        raise ValidationError(REASON_REQUIRED, code="reason_required")
+    if player.pk == moderator.pk:
+        raise ValidationError(VOID_OWN, code="own_games")
+    with transaction.atomic():
+        games = (
+            Match.objects.filter(ladder=ladder, participants__player=player, played_at__gte=since)
+            .exclude(status=MatchStatus.VOID)
+            .distinct()
+            .order_by("played_at", "pk")
+        )
+        decisions = [match_void(match=match, moderator=moderator, reason=reason, now=now) for match in games]
+        if not decisions:
+            raise ValidationError(
+                VOID_NOTHING, code="nothing_to_void", params={"player": player.username, "ladder": ladder.name}
+            )
+        return decisions
 
 
 def match_correct(

@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -26,6 +27,10 @@ from ladder.moderation import marks
 
 NOTE_MAX_LENGTH = 500
 MARKED = "Marked {player} as {kind}. They are not told."
+MARKED_BOOSTER = (
+    "Marked {player} as a booster. They are not told. Below: give their victims back what they lost, or void "
+    "their games since a day."
+)
 LIFTED = "Lifted the mark on {player}."
 NO_SUCH_ACCOUNT = "No account is called {username}."
 NOT_MARKED = "{player} is not marked."
@@ -108,8 +113,12 @@ def mark_add(request: AuthenticatedHttpRequest, slug: str, username: str) -> Htt
         except ValidationError as exc:
             form.add_error(None, exc)  # a field's error lands on its field
         else:
+            case = reverse("ladder:report_case", kwargs={"slug": ladder.slug, "username": player.username})
+            if mark.kind == MarkKind.BOOSTER:  # the mark offers the remedies for its victims (§15, "Refunds")
+                messages.success(request, MARKED_BOOSTER.format(player=player))
+                return redirect(f"{case}#refunds")
             messages.success(request, MARKED.format(player=player, kind=mark.get_kind_display().lower()))
-            return redirect("ladder:report_case", slug=ladder.slug, username=player.username)
+            return redirect(case)
     mark_now = marks.mark_in_force(player=player)
     return _refused(request, ladder, player, mark=mark_now, mark_form=form, lift_form=LiftForm())
 

@@ -6,6 +6,8 @@ never a 500. The desk (``ladder.pages.moderation``) lists the cases.
 
 from __future__ import annotations
 
+import zoneinfo
+from datetime import datetime, time
 from typing import Any
 
 from django import forms
@@ -20,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from accounts.roles import is_moderator
+from ladder.matches import decisions
 from ladder.models import Ladder, Match, MatchStatus, ReportReason
 from ladder.moderation import refunds, reports
 from ladder.pages.marks import mark_context
@@ -30,6 +33,7 @@ THANKS = "Thank you. The moderators will look at your report about {player}; you
 DECIDED = "Decided: {count} report{s} about {player} closed; each player who reported is told the outcome."
 NOT_A_MODERATOR = "Only moderators may see or decide reports about players."
 REFUNDED = "Refunded {count} player{s}: {who}. Each is told the points and why."
+VOIDED = "Voided {count} game{s} of {player} since {since}. The ladder is re-rated without them; each player is told."
 
 
 class PlayerReportForm(forms.Form):
@@ -56,6 +60,27 @@ class PlayerReportForm(forms.Form):
             (match.pk, f"Match {match.pk}, played {timezone.localtime(match.played_at):%d %b %Y %H:%M}")
             for match in matches
         ]
+
+
+class VoidSinceForm(forms.Form):
+    """Void a player's games since a day; its ids start ``void_``, apart from the page's other forms."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "void_%s")
+        super().__init__(*args, **kwargs)
+
+    since = forms.DateField(
+        label="Void their games since",
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="Every game of theirs in this ladder played on or after this day, from its midnight in the "
+        "ladder's time zone, is voided and the ladder re-rated without it.",
+    )
+    reason = forms.CharField(
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="Reason",
+        help_text="Kept with each match and told to every player of it.",
+    )
 
 
 class DecisionForm(forms.Form):
@@ -166,6 +191,7 @@ def _case_page(
     form: DecisionForm,
     status: int,
     refund_error: str = "",
+    void_form: VoidSinceForm | None = None,
 ) -> HttpResponse:
     case, decided = reports.player_case(ladder=ladder, player=player)
     offered = refunds.refunds_offered(ladder=ladder, offender=player, now=timezone.now())
@@ -177,6 +203,7 @@ def _case_page(
         "form": form,
         "refunds": [refund for refund in offered if refund.points > 0],
         "refund_error": refund_error,
+        "void_form": void_form or VoidSinceForm(),
         **mark_context(player),
     }
     return render(request, "ladder/report_case.html", context, status=status)
@@ -197,3 +224,34 @@ def refund(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpR
     who = ", ".join(f"{refund.username} +{refund.points:g}" for refund in given)
     messages.success(request, REFUNDED.format(count=len(given), s="" if len(given) == 1 else "s", who=who))
     return redirect("ladder:report_case", slug=ladder.slug, username=player.username)
+
+
+@require_POST
+@login_required
+def void_since(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpResponse:
+    """Voids ``username``'s games in ``slug`` since a day (§15, "Refunds": the other remedy)."""
+    if not is_moderator(request.user):
+        raise PermissionDenied(NOT_A_MODERATOR)
+    ladder = get_object_or_404(Ladder, slug=slug)
+    player = get_object_or_404(User, username=username)
+    form = VoidSinceForm(request.POST)
+    if form.is_valid():
+        day = form.cleaned_data["since"]
+        since = datetime.combine(day, time.min, tzinfo=zoneinfo.ZoneInfo(ladder.time_zone))
+        try:
+            voided = decisions.matches_void_since(
+                ladder=ladder,
+                player=player,
+                since=since,
+                moderator=request.user,
+                reason=form.cleaned_data["reason"],
+                now=timezone.now(),
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            count = len(voided)
+            text = VOIDED.format(count=count, s="" if count == 1 else "s", player=player, since=f"{day:%d %b %Y}")
+            messages.success(request, text)
+            return redirect("ladder:report_case", slug=ladder.slug, username=player.username)
+    return _case_page(request, ladder, player, form=DecisionForm(), status=400, void_form=form)
