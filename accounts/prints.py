@@ -116,17 +116,23 @@ def accounts_sharing_ids(*, user_id: int, kinds: Iterable[PrintKind], since: dat
     return set(theirs.exclude(user_id=user_id).values_list("user_id", flat=True))
 
 
-def prints_fragment(*, players: Sequence[int], kinds: Iterable[PrintKind], since: datetime) -> tuple[str, list[Any]]:
-    """A statement (portable: IN lists, an adapted datetime, no ORDER BY) reading the prints of
-    ``players`` of ``kinds`` seen since ``since`` as rows ``(user_id, kind, digest)``, with its
-    parameters. The watch runs it in one round trip with the marks' (``UNION ALL``)."""
-    wanted = [str(kind) for kind in kinds]
-    statement = (
+def prints_select(*, players: str, kinds: Iterable[PrintKind], since: str) -> str:
+    """A statement (portable, no ORDER BY) reading the prints of ``kinds`` seen since ``since`` of
+    the users ``players`` as rows ``(user_id, kind, digest)``. ``players`` and ``since`` are SQL (a
+    list of placeholders or a subquery; a placeholder): other apps' statements embed it, so a
+    read of prints costs them no round trip of its own. The kinds are the enum's own values."""
+    wanted = ", ".join(f"'{PrintKind(kind).value}'" for kind in kinds)
+    return (
         f"SELECT user_id, kind, digest FROM {SignInPrint._meta.db_table}"
-        f" WHERE user_id IN ({', '.join(['%s'] * len(players))}) AND kind IN ({', '.join(['%s'] * len(wanted))})"
-        " AND last_seen >= %s"
+        f" WHERE user_id IN ({players}) AND kind IN ({wanted}) AND last_seen >= {since}"
     )
-    return statement, [*players, *wanted, connection.ops.adapt_datetimefield_value(since)]
+
+
+def prints_fragment(*, players: Sequence[int], kinds: Iterable[PrintKind], since: datetime) -> tuple[str, list[Any]]:
+    """``prints_select`` for a list of ``players``, with its parameters (an adapted datetime): the
+    watch runs it in one round trip with the marks' (``UNION ALL``)."""
+    statement = prints_select(players=", ".join(["%s"] * len(players)), kinds=kinds, since="%s")
+    return statement, [*players, connection.ops.adapt_datetimefield_value(since)]
 
 
 def pairs_sharing(

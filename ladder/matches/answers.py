@@ -88,7 +88,9 @@ def report_result(
         )
         _write(locked, now, None, batch)
         sides = [([pk for pk, _ in side.players], side.placement or 0) for side in locked.sides if side.players]
-        watch.hold_if_watched(ladder=ladder, match=match, sides=sides, length=game_length(answers), now=now)
+        watch.hold_if_watched(
+            ladder=ladder, match=match, sides=sides, length=game_length(answers), now=now, reads=locked.watched
+        )
         return match
 
 

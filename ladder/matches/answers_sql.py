@@ -28,9 +28,11 @@ from django.db import connection
 from django.db.models import Model
 
 from accounts.models import User
+from accounts.prints import SHARED_WINDOW
 from core import db
 from ladder.matches.sql import LockedMember, Notices
 from ladder.models import Ladder, Match, MatchSide, Participant, Suspension
+from ladder.moderation import watch
 from notifications.cte import new_notices_cte, read_notices_cte
 from notifications.models import EmailStatus, Kind
 from ratings.cte import match_rating_ctes
@@ -67,6 +69,13 @@ _PLAYER_COLUMNS = [
     "coalesce(u.is_active AND u.email <> '' AND lower(u.email) = lower(u.email_verified), false)",
     "r.id", *(f"r.{field}" for field in STANDING_FIELDS), "r.joined_at", "r.is_active",
 ]  # fmt: skip
+# What the fair-play watch reads of a reported result's players (their marks, their prints
+# when the ladder watches them), so that reading it costs the report no round trip of its own.
+_WATCH_READS = watch.reads_select(
+    players=f"SELECT player_id FROM {_PARTICIPANT} WHERE match_id = m.id",
+    since="%(prints_since)s",
+    prints="l.watch_shared_prints",
+)
 _READ = f"""
 WITH m AS MATERIALIZED (
     SELECT * FROM {_MATCH} WHERE id = %(match)s FOR UPDATE
@@ -89,7 +98,9 @@ SELECT {_MATCH_COLUMNS}, {_LADDER_COLUMNS},
                       OR x.player_id IN (SELECT player_id FROM {_PARTICIPANT} WHERE match_id = m.id))),
        (SELECT json_agg(json_build_array({", ".join(_PLAYER_COLUMNS)}) ORDER BY s.index, p.id)::text
         FROM s LEFT JOIN ({_PARTICIPANT} p JOIN {_USER} u ON u.id = p.player_id) ON p.side_id = s.id
-        LEFT JOIN r ON r.player_id = p.player_id)
+        LEFT JOIN r ON r.player_id = p.player_id),
+       (SELECT json_agg(json_build_array(w.part, w.player, w.kind, w.digest))::text
+        FROM ({_WATCH_READS}) AS w(part, player, kind, digest))
 FROM m JOIN {_LADDER} l ON l.id = m.ladder_id
 """
 READ = db.Statement.of(_READ)
@@ -126,6 +137,7 @@ class LockedMatch:
     members: dict[int, LockedMember]  # player id → locked rating row
     listed: bool  # the user is on the ladder's trusted-reporter list
     suspended: bool  # a suspension of the user or a player is in force
+    watched: watch.Reads  # the players' prints and marks, for the fair-play watch
 
 
 def _instance(model: type[Model], fields: Sequence[Any], values: Sequence[Any]) -> Any:
@@ -139,14 +151,15 @@ def _instance(model: type[Model], fields: Sequence[Any], values: Sequence[Any]) 
 
 def read_locked(match_id: int, user_id: int, now: datetime) -> LockedMatch | None:
     """Lock ``match_id`` with its sides and its players' ratings and read them (``None``: no such match)."""
-    with db.run_statement(READ, {"match": match_id, "user": user_id, "now": now}) as cursor:
+    params = {"match": match_id, "user": user_id, "now": now, "prints_since": now - SHARED_WINDOW}
+    with db.run_statement(READ, params) as cursor:
         row = cursor.fetchone()
     if row is None:
         return None
     count, rest = len(_MATCH_FIELDS), len(_MATCH_FIELDS) + len(_LADDER_FIELDS)
     match = _instance(Match, _MATCH_FIELDS, row[:count])
     match.ladder = _instance(Ladder, _LADDER_FIELDS, row[count:rest])
-    listed, suspended, elements = row[rest:]
+    listed, suspended, elements, reads = row[rest:]
     sides: dict[int, SideState] = {}
     players, members = [], {}
     width = len(STANDING_FIELDS)
@@ -166,7 +179,8 @@ def read_locked(match_id: int, user_id: int, now: datetime) -> LockedMatch | Non
             standing = Standing(*(_time(v) if f in _TIMES else v for f, v in zip(STANDING_FIELDS, values, strict=True)))
             joined_at, member_active = element[12 + width :]
             members[player] = LockedMember(rating_id, standing, _time(joined_at), member_active)
-    return LockedMatch(match, list(sides.values()), players, members, listed, suspended)
+    watched = watch.reads_of(json.loads(reads or "[]"))
+    return LockedMatch(match, list(sides.values()), players, members, listed, suspended, watched)
 
 
 _TIMES = {field for field, kind in STANDING_TYPES.items() if kind == "timestamptz"}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -101,22 +100,19 @@ def mark_lift(*, mark: PlayerMark, note: str, by: User, now: datetime) -> Player
     return mark
 
 
-def marks_fragment(*, players: Sequence[int]) -> tuple[str, list[Any]]:
-    """A statement (portable, no ORDER BY) reading the marks in force of ``players`` as rows
-    ``(player_id, kind, "")``, with its parameters: the watch runs it in one round trip with the
-    sign-in prints' (``UNION ALL``), so a result among unmarked players costs no statement of its own."""
-    statement = (
-        f"SELECT player_id, kind, '' FROM {PlayerMark._meta.db_table}"
-        f" WHERE player_id IN ({', '.join(['%s'] * len(players))}) AND lifted_at IS NULL"
-    )
-    return statement, list(players)
+def marks_select(*, players: str) -> str:
+    """A statement (portable, no ORDER BY) reading the marks in force of the players ``players``
+    (SQL: a list of placeholders or a subquery) as rows ``(player_id, kind, "")``: other statements
+    embed it, so a result among unmarked players costs no statement of its own."""
+    table = PlayerMark._meta.db_table
+    return f"SELECT player_id, kind, '' FROM {table} WHERE player_id IN ({players}) AND lifted_at IS NULL"
 
 
 def marked_hold(*, match: Match, sides: Sequence[tuple[Sequence[int], int]], marked: dict[int, str]) -> Hold | None:
     """Hold a rated result in which a marked account has an unmarked opponent (a player of another side).
 
     ``sides`` are the players' ids and placement of each side, as the watch reads them, and
-    ``marked`` the kind of each of them marked (``marks_fragment``'s rows). The reasons name
+    ``marked`` the kind of each of them marked (``marks_select``'s rows). The reasons name
     the marked accounts, for the moderators; the API leaves the code (``marked_account``) out.
     A result among marked accounts only is not held.
     """

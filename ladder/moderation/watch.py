@@ -39,14 +39,14 @@ games are not watched.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
 
 from accounts.models import PrintKind, User
-from accounts.prints import SHARED_WINDOW, pairs_sharing, prints_fragment
+from accounts.prints import SHARED_WINDOW, pairs_sharing, prints_select
 from ladder.models import (
     Ladder,
     Match,
@@ -59,7 +59,7 @@ from ladder.models import (
     WatchRecord,
 )
 from ladder.moderation.fair_play import ONE_SIDED_SHARE, Hold
-from ladder.moderation.marks import marked_hold, marks_fragment
+from ladder.moderation.marks import marked_hold, marks_select
 from notifications.models import Kind
 from notifications.services import notify
 from ratings.models import PlayerRating
@@ -67,6 +67,8 @@ from ratings.models import PlayerRating
 RECORD_LENGTH = 7  # the results of a player the marks are counted over, as Lichess's SandbagWatch
 BOOST_WINDOW = timedelta(hours=24)
 PAIR_WINDOW = timedelta(days=7)
+# The prints of the players (user, kind, digest) and the kind of each one marked, as the watch reads them.
+Reads = tuple[list[tuple[int, str, str]], dict[int, str]]
 SHARED_PRINT_KINDS = (PrintKind.ADDRESS,)  # see ``shared_print_hold``: a device print alone is too common
 
 HOLD_BOOST = (
@@ -94,12 +96,21 @@ def game_seconds(ladder: Ladder, match: Match, length: int | None, now: datetime
 
 
 def hold_if_watched(
-    *, ladder: Ladder, match: Match, sides: Sequence[Side], length: int | None, now: datetime
+    *,
+    ladder: Ladder,
+    match: Match,
+    sides: Sequence[Side],
+    length: int | None,
+    now: datetime,
+    reads: Reads | None = None,
 ) -> Hold | None:
     """``watch`` a participant's report (inside its transaction, ``match`` written); a result it
-    holds is flagged and waits for a moderator, its evidence beside what ``fair_play`` saw."""
+    holds is flagged and waits for a moderator, its evidence beside what ``fair_play`` saw.
+
+    ``reads`` are the players' prints and marks when the caller's own statement read them
+    (``reads_select``); otherwise they are read here, in one round trip."""
     hold = watch(ladder=ladder, match=match, sides=sides, seconds=game_seconds(ladder, match, length, now), now=now)
-    prints, marked = _prints_and_marks(ladder=ladder, match=match, sides=sides, now=now)
+    prints, marked = reads if reads is not None else _prints_and_marks(ladder=ladder, match=match, sides=sides, now=now)
     hold = _joined(hold, shared_print_hold(ladder=ladder, match=match, sides=sides, now=now, prints=prints))
     hold = _joined(hold, marked_hold(match=match, sides=sides, marked=marked))
     if hold is not None:
@@ -168,25 +179,36 @@ def watch(*, ladder: Ladder, match: Match, sides: Sequence[Side], seconds: int |
     return Hold(reasons=reasons, evidence={"watch": evidence})
 
 
-def _prints_and_marks(
-    *, ladder: Ladder, match: Match, sides: Sequence[Side], now: datetime
-) -> tuple[list[tuple[int, str, str]], dict[int, str]]:
-    """The players' address prints of the last 90 days (when the ladder watches them) and their marks
-    in force, in one round trip: each app's statement (``accounts.prints.prints_fragment``,
-    ``ladder.moderation.marks.marks_fragment``) joined by ``UNION ALL``. Nothing for an unrated result."""
-    if not match.rated or len(sides) < 2:
-        return [], {}
-    players = [player for ids, _ in sides for player in ids]
-    parts = [("m", *marks_fragment(players=players))]
-    if ladder.watch_shared_prints:
-        parts.append(("p", *prints_fragment(players=players, kinds=SHARED_PRINT_KINDS, since=now - SHARED_WINDOW)))
-    statement = " UNION ALL ".join(f"SELECT '{tag}' AS part, x.* FROM ({sql}) AS x" for tag, sql, _ in parts)
-    with connection.cursor() as cursor:
-        cursor.execute(statement, [param for _, _, params in parts for param in params])
-        rows = cursor.fetchall()
+def reads_select(*, players: str, since: str, prints: str) -> str:
+    """What the watch reads besides its own records, as one statement of rows ``(part, player,
+    kind, digest)``: the players' marks in force (part ``m``) and, where the SQL condition
+    ``prints`` holds (the ladder's ``watch_shared_prints``), their address prints seen since
+    ``since`` (part ``p``). Each app's statement (``accounts.prints.prints_select``,
+    ``ladder.moderation.marks.marks_select``) joined by ``UNION ALL``; ``players`` and ``since``
+    are SQL, so the answer's read (``ladder.matches.answers_sql``) embeds it with a subquery."""
+    marks = marks_select(players=players)
+    shared = prints_select(players=players, kinds=SHARED_PRINT_KINDS, since=since)
+    return f"SELECT 'm' AS part, x.* FROM ({marks}) AS x UNION ALL SELECT 'p', y.* FROM ({shared}) AS y WHERE {prints}"
+
+
+def reads_of(rows: Iterable[Sequence[Any]]) -> Reads:
+    """``reads_select``'s rows as the prints (``accounts.prints.pairs_sharing``'s rows) and the marks by player."""
+    rows = list(rows)
     prints = [(player, kind, digest) for part, player, kind, digest in rows if part == "p"]
     marked = {player: kind for part, player, kind, _ in rows if part == "m"}
     return prints, marked
+
+
+def _prints_and_marks(*, ladder: Ladder, match: Match, sides: Sequence[Side], now: datetime) -> Reads:
+    """``reads_select`` for the players of ``sides``, in one round trip. Nothing for an unrated result."""
+    if not match.rated or len(sides) < 2:
+        return [], {}
+    players = [player for ids, _ in sides for player in ids]
+    listed = ", ".join(["%s"] * len(players))
+    statement = reads_select(players=listed, since="%s", prints="1 = 1" if ladder.watch_shared_prints else "1 = 0")
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*players, *players, connection.ops.adapt_datetimefield_value(now - SHARED_WINDOW)])
+        return reads_of(cursor.fetchall())
 
 
 def shared_print_hold(

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core import db
@@ -284,3 +285,23 @@ def test_on_postgresql_the_result_takes_the_statements(monkeypatch):
     confirmed = match_confirm(match=match, user=b, now=NOW)
     assert [call[:2] for call in calls] == [(match.pk, a.pk), (match.pk, b.pk)]
     assert confirmed.status == MatchStatus.CONFIRMED and confirmed.ladder == ladders[0]
+
+
+def test_on_postgresql_the_watch_reads_inside_the_results_read():
+    """The watch's marks and prints come with the result's read: a result it does not hold costs
+    no statement more than on a ladder that watches nothing (the 2 ms of issue 33's benchmark)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the statements are PostgreSQL's")
+    ladders, (a, b) = twin_ladders(2)
+    Ladder.objects.filter(pk=ladders[0].pk).update(watch_quick_seconds=120, watch_shared_prints=True)
+    watched, plain = (Ladder.objects.get(pk=ladder.pk) for ladder in ladders)
+    match_report_result(match=queue_match(plain, [[b], [a]]), reporter=a, placements=[1, 2], now=NOW)  # a's roles read
+    counts = []
+    for ladder in (watched, plain):
+        match = queue_match(ladder, [[a], [b]])  # no start recorded: not a quick game
+        with CaptureQueriesContext(connection) as queries:
+            match_report_result(match=match, reporter=a, placements=[1, 2], now=NOW)
+        counts.append(len(queries))
+
+    assert counts[0] == counts[1] == 4  # savepoint, read, write, release
+    assert not Match.objects.filter(held_for_moderator=True).exists()
