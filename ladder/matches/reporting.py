@@ -279,7 +279,10 @@ def _report_in_two_statements(
     trusted = moderator or is_trusted_everywhere(reporter)
     layout = [[player.pk for player in side.players] for side in sides]
     with transaction.atomic():
-        members, listed = sql.lock_members(ladder, [p.pk for p in players], reporter.pk)
+        # The watch's reads come with the lock for a report it will see (not a trusted reporter's).
+        members, listed, reads = sql.lock_members(
+            ladder, [p.pk for p in players], reporter.pk, now=None if trusted else now
+        )
         trusted = trusted or (reporter.is_active and listed)
         if not trusted and reporter.pk not in {p.pk for p in players}:
             raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
@@ -347,7 +350,7 @@ def _report_in_two_statements(
         if not trusted:
             written = Match(pk=match_id, ladder=ladder, review_evidence=hold.evidence if hold else None)
             watched = watch.hold_if_watched(
-                ladder=ladder, match=written, sides=_watched(sides), length=game_length(answers), now=now
+                ladder=ladder, match=written, sides=_watched(sides), length=game_length(answers), now=now, reads=reads
             )
             if watched is not None:
                 hold = fair_play.Hold(reasons=watched.reasons, evidence=written.review_evidence or {})

@@ -29,8 +29,10 @@ from typing import Any, Protocol
 from django.db import connection
 
 from accounts.models import User
+from accounts.prints import SHARED_WINDOW
 from core import db
 from ladder.models import Ladder, Match, MatchSide, Participant
+from ladder.moderation import watch
 from notifications.cte import new_notices_cte
 from notifications.models import EmailStatus
 from ratings.cte import match_rating_ctes
@@ -54,31 +56,60 @@ _RATING = PlayerRating._meta.db_table
 
 # The players' rating rows, locked in primary-key order, and whether the reporter is on
 # the ladder's trusted-reporter list (every row repeats it).
-LOCK_MEMBERS_SQL = (
-    f"SELECT r.id, r.player_id, {', '.join(f'r.{field}' for field in STANDING_FIELDS)}, r.joined_at, r.is_active, "
-    f"EXISTS (SELECT 1 FROM {_TRUSTED} t WHERE t.ladder_id = %s AND t.user_id = %s) "
-    f"FROM {_RATING} r WHERE r.ladder_id = %s AND r.player_id = ANY(%s) "
-    "ORDER BY r.id FOR UPDATE OF r"
+# What the fair-play watch reads of the players (their marks, their prints when the ladder
+# watches them: the last parameter), for a report it watches: an uncorrelated subquery, run
+# once for the statement, so the watch costs the report no round trip of its own.
+_WATCH_READS = (
+    "(SELECT json_agg(json_build_array(w.part, w.player, w.kind, w.digest))::text FROM ("
+    + watch.reads_select(players="SELECT unnest(%s::bigint[])", since="%s", prints="%s")
+    + ") AS w(part, player, kind, digest))"
 )
+
+
+def _lock_members_sql(*, watched: bool) -> str:
+    return (
+        f"SELECT r.id, r.player_id, {', '.join(f'r.{field}' for field in STANDING_FIELDS)}, r.joined_at, r.is_active, "
+        f"EXISTS (SELECT 1 FROM {_TRUSTED} t WHERE t.ladder_id = %s AND t.user_id = %s)"
+        + (f", {_WATCH_READS} " if watched else " ")
+        + f"FROM {_RATING} r WHERE r.ladder_id = %s AND r.player_id = ANY(%s) "
+        "ORDER BY r.id FOR UPDATE OF r"
+    )
+
+
+LOCK_MEMBERS_SQL = _lock_members_sql(watched=False)
+LOCK_MEMBERS_WATCHED_SQL = _lock_members_sql(watched=True)
 # The same list alone, when none of the players is a member.
 TRUSTED_SQL = f"SELECT EXISTS (SELECT 1 FROM {_TRUSTED} WHERE ladder_id = %s AND user_id = %s)"
 
 
-def lock_members(ladder: Ladder, player_ids: Sequence[int], reporter_id: int) -> tuple[dict[int, LockedMember], bool]:
+def lock_members(
+    ladder: Ladder, player_ids: Sequence[int], reporter_id: int, *, now: datetime | None = None
+) -> tuple[dict[int, LockedMember], bool, watch.Reads | None]:
     """Lock the players' rating rows (primary-key order) and read whether the reporter is on
-    the ladder's trusted-reporter list, in one statement."""
+    the ladder's trusted-reporter list, in one statement; with ``now`` (a report the watch
+    will see), what the watch reads of the players too (``watch.reads_select``)."""
+    players = list(player_ids)
+    params: list[Any]
+    if now is None:
+        statement, params = LOCK_MEMBERS_SQL, [ladder.pk, reporter_id, ladder.pk, players]
+    else:
+        since = now - SHARED_WINDOW
+        statement = LOCK_MEMBERS_WATCHED_SQL
+        params = [ladder.pk, reporter_id, players, players, since, ladder.watch_shared_prints, ladder.pk, players]
     with db.prepared_cursor() as cursor:
-        cursor.execute(LOCK_MEMBERS_SQL, [ladder.pk, reporter_id, ladder.pk, list(player_ids)])
+        cursor.execute(statement, params)
         rows = cursor.fetchall()
     if not rows:
         with connection.cursor() as cursor:
             cursor.execute(TRUSTED_SQL, [ladder.pk, reporter_id])
-            return {}, cursor.fetchone()[0]
+            return {}, cursor.fetchone()[0], None
+    width = len(STANDING_FIELDS)
     members = {
-        player: LockedMember(pk, Standing(*standing), joined_at, is_active)
-        for pk, player, *standing, joined_at, is_active, _ in rows
+        row[1]: LockedMember(row[0], Standing(*row[2 : 2 + width]), row[2 + width], row[3 + width]) for row in rows
     }
-    return members, rows[0][-1]
+    listed = rows[0][4 + width]
+    reads = None if now is None else watch.reads_of(json.loads(rows[0][5 + width] or "[]"))
+    return members, listed, reads
 
 
 class Notices(Protocol):

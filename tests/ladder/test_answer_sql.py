@@ -22,7 +22,8 @@ from django.utils import timezone
 
 from core import db
 from ladder.matches import answers
-from ladder.matches.reporting import match_confirm, match_report_result
+from ladder.matches.checks import SideInput
+from ladder.matches.reporting import match_confirm, match_report, match_report_result
 from ladder.membership import ladder_join
 from ladder.models import Ladder, Match, MatchSide, MatchStatus, Participant, Suspension
 from matchmaking import lifecycle
@@ -304,4 +305,23 @@ def test_on_postgresql_the_watch_reads_inside_the_results_read():
         counts.append(len(queries))
 
     assert counts[0] == counts[1] == 4  # savepoint, read, write, release
+    assert not Match.objects.filter(held_for_moderator=True).exists()
+
+
+def test_on_postgresql_a_players_report_reads_the_watchs_rows_with_the_lock():
+    """The same for a game reported by a player: the watch's reads come with the players' lock."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the statements are PostgreSQL's")
+    ladders, (a, b) = twin_ladders(2)
+    Ladder.objects.filter(pk=ladders[0].pk).update(watch_quick_seconds=120, watch_shared_prints=True)
+    watched, plain = (Ladder.objects.get(pk=ladder.pk) for ladder in ladders)
+    sides = [SideInput([a], 1), SideInput([b], 2)]
+    match_report(ladder=plain, reporter=a, sides=sides, played_at=NOW - timedelta(hours=2), now=NOW)  # a's roles read
+    counts = []
+    for ladder in (watched, plain):
+        with CaptureQueriesContext(connection) as queries:
+            match_report(ladder=ladder, reporter=a, sides=sides, played_at=NOW - timedelta(hours=1), now=NOW)
+        counts.append(len(queries))
+
+    assert counts[0] == counts[1]
     assert not Match.objects.filter(held_for_moderator=True).exists()
