@@ -33,6 +33,8 @@ def newcomers_limit(
         return result
     cap = params.newcomer_cap
     new_sides = [all(count < threshold for count in side) for side in games]
+    if not any(new_sides):
+        return result  # the common case on a ladder of regulars
     sides: list[tuple[PlayerResult, ...]] = []
     changed = False
     for index, (side_before, side_results) in enumerate(zip(before, result.sides, strict=True)):
