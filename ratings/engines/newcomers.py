@@ -31,24 +31,28 @@ def newcomers_limit(
     threshold = params.newcomer_games
     if threshold <= 0:
         return result
-    cap = params.newcomer_cap
-    new_sides = [all(count < threshold for count in side) for side in games]
-    if not any(new_sides):
+    new_sides = [max(side) < threshold for side in games]  # a side of newcomers only
+    newcomer_sides = sum(new_sides)
+    if not newcomer_sides:
         return result  # the common case on a ladder of regulars
-    sides: list[tuple[PlayerResult, ...]] = []
+    cap = params.newcomer_cap
+    others = len(new_sides) - 1
+    sides = list(result.sides)
     changed = False
-    for index, (side_before, side_results) in enumerate(zip(before, result.sides, strict=True)):
-        only_newcomers = all(new for other, new in enumerate(new_sides) if other != index)
-        if not only_newcomers:
-            sides.append(side_results)
-            continue
-        members = []
-        for state, outcome in zip(side_before, side_results, strict=True):
-            if -cap <= outcome.delta <= cap:
-                members.append(outcome)
-                continue
-            delta = cap if outcome.delta > 0 else -cap
-            members.append(outcome._replace(rating=state.rating + delta, delta=delta))
-            changed = True
-        sides.append(tuple(members))
+    for index, side_results in enumerate(sides):
+        if newcomer_sides - new_sides[index] < others:
+            continue  # a regular among the opponents
+        side_before = before[index]
+        members = list(side_results)
+        for member, outcome in enumerate(side_results):
+            delta = outcome.delta
+            if delta > cap or delta < -cap:
+                delta = cap if delta > 0 else -cap
+                rating = side_before[member].rating + delta
+                members[member] = PlayerResult(
+                    rating, outcome.rd, outcome.volatility, outcome.rd_as_of, delta, outcome.expected, outcome.score,
+                    outcome.rd_at_game,
+                )  # fmt: skip
+                changed = True
+        sides[index] = tuple(members)
     return GameResult(tuple(sides), result.composites) if changed else result
