@@ -130,7 +130,10 @@ def test_first_place_in_a_free_for_all_never_loses_rating(name, players):
 
     result = get_engine(name).rate([[p] for p in players], placements, 0.0)
 
-    assert result.sides[0][0].delta >= 0.0
+    # A winner who was sure to win (E = 0.999998 at rating 4961) moves by less than the rating's last
+    # bit; Glicko-2's trip to its own scale and back may then round it one unit of that bit down.
+    first = result.sides[0][0]
+    assert first.delta >= -4 * math.ulp(players[0].rating)
 
 
 @given(members=st.lists(st.tuples(ratings, rds), min_size=1, max_size=8))
