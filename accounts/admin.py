@@ -19,6 +19,7 @@ from django.http import HttpRequest, HttpResponse
 from accounts.http import AuthenticatedHttpRequest, signed_in_user
 from accounts.models import User
 from accounts.signals import PasswordSetBy, password_set
+from audit.services import log_entries_record
 
 if TYPE_CHECKING:
     from django.contrib.admin.options import _FieldsetSpec
@@ -62,9 +63,10 @@ def players_set_active(*, actor: User, queryset: QuerySet[User], active: bool, m
     with transaction.atomic():
         ids = list(queryset.exclude(staff).exclude(pk=actor.pk).exclude(is_active=active).values_list("pk", flat=True))
         changed = User.objects.filter(pk__in=ids).update(is_active=active)
-        LogEntry.objects.log_actions(
+        entries = LogEntry.objects.log_actions(
             user_id=actor.pk, queryset=User.objects.filter(pk__in=ids), action_flag=CHANGE, change_message=message
         )
+        log_entries_record(entries)  # several entries are inserted at once, past ``LogEntry``'s save signal
     return BanResult(
         changed=changed,
         skipped_staff=queryset.filter(staff).exclude(pk=actor.pk).count(),
@@ -209,6 +211,14 @@ class UserAdmin(_DjangoUserAdmin):
         for user in users:
             user.groups.add(group)
         queryset.update(is_staff=True)
+        assert request.user.pk is not None  # the admin's actions run for a signed-in superuser
+        entries = LogEntry.objects.log_actions(
+            user_id=request.user.pk,
+            queryset=users,
+            action_flag=CHANGE,
+            change_message="Made a moderator: staff status and the moderators group.",
+        )
+        log_entries_record(entries)
         self.message_user(request, f"{len(users)} account(s) are now moderators.", messages.SUCCESS)
 
     def has_promote_permission(self, request: HttpRequest) -> bool:

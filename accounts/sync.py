@@ -25,6 +25,8 @@ MODERATORS = GroupSpec(
         # Players: moderators ban and unban them; only superusers change accounts (accounts.admin).
         "accounts.view_user",
         BAN_PERMISSION,
+        # The audit trail: read-only for everyone (audit.admin).
+        "audit.view_auditentry",
         # The lockout records of django-axes.
         "axes.view_accessattempt",
         "axes.delete_accessattempt",
@@ -190,6 +192,14 @@ PERIODIC_TASKS = (
         expire_seconds=60,
         description="Queues pending webhook deliveries that are overdue: retries after a long backoff, "
         "and deliveries whose task was lost.",
+    ),
+    TaskSpec(
+        name="Audit trail: delete entries past AUDIT_KEEP_DAYS (daily, 04:30 UTC)",
+        task="audit.tasks.sweep_audit_task",
+        schedule=Crontab(minute="30", hour="4"),
+        expire_seconds=12 * 3_600,
+        description="Deletes audit entries older than the AUDIT_KEEP_DAYS setting (400 days unless set; at "
+        "least a year).",
     ),
     TaskSpec(
         name="Tournaments: check-in, start and the next rounds",

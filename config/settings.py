@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "core",  # no models: listed so Celery's autodiscovery finds core/tasks.py (mail)
     "accounts",
+    "audit",
     "ladder",
     "ratings",
     "notifications",
@@ -266,6 +267,10 @@ EMAIL_VERIFY_RESEND_RATE = env_rate("EMAIL_VERIFY_RESEND_RATE", "3/hour")
 # The admin's "Change rating settings" preview re-rates a ladder's whole history in the
 # request (about 40,000 events a second); ladders with more events get no preview.
 RATING_SETTINGS_PREVIEW_MAX_EVENTS = env_int("RATING_SETTINGS_PREVIEW_MAX_EVENTS", 200_000)
+# How long the audit trail keeps an entry (audit/); a daily task deletes older ones. At least a year.
+AUDIT_KEEP_DAYS = env_int("AUDIT_KEEP_DAYS", 400)
+if AUDIT_KEEP_DAYS < 366:
+    raise ImproperlyConfigured(f"AUDIT_KEEP_DAYS must be at least 366 (a year); got {AUDIT_KEEP_DAYS}")
 
 # The REST API (/api/v1/): JSON only, token or session auth, throttled per token and per
 # anonymous address ("N/second|minute|hour|day"; an empty value turns a limit off).

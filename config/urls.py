@@ -7,6 +7,7 @@ from api import docs as api_docs
 from api import web as api_web
 from api.errors import site_not_found, site_server_error
 from core.views import robots_txt
+from ladder.pages import audit_trail as ladder_views_audit
 from ladder.pages import header as ladder_header
 from ladder.pages import help as ladder_views_help
 from ladder.pages import moderation as ladder_views_moderation
@@ -17,6 +18,7 @@ urlpatterns = [
     path("robots.txt", robots_txt, name="robots_txt"),
     path("help/", ladder_views_help.help_page, name="help"),
     path("moderation/", ladder_views_moderation.desk, name="moderation"),
+    path("moderation/audit/", ladder_views_audit.audit_trail, name="moderation_audit"),
     path("ladders/", include("ladder.urls")),
     path("", include("accounts.urls")),
     path("", include("matchmaking.urls")),

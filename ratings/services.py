@@ -16,6 +16,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from audit.models import Action
+from audit.services import audit_record
 from ladder.models import Ladder, Match, MatchStatus
 from notifications.models import Kind
 from notifications.services import notify
@@ -222,6 +224,16 @@ def rating_adjust(
         _store(rows, {player_id: new})
         if kind in (AdjustmentKind.MANUAL, AdjustmentKind.REFUND):
             _tell_adjusted(adjustment, "adjust", adjustment.reason, new.rating - old.rating, now)
+            audit_record(
+                actor=moderator_id,
+                action=Action.REFUND if kind == AdjustmentKind.REFUND else Action.RATING_ADJUST,
+                subject=player_id,
+                ladder=ladder,
+                target=f"adjustment {adjustment.pk}",
+                reason=adjustment.reason,
+                data={"rating_delta": rating_delta, "new_rd": new_rd, "refund_for": refund_for_id},
+                at=now,
+            )
     return adjustment
 
 
@@ -286,6 +298,15 @@ def adjustment_withdraw(*, adjustment: RatingAdjustment, moderator: User, reason
         event.save(update_fields=["is_active"])
         if adjustment.kind in (AdjustmentKind.MANUAL, AdjustmentKind.REFUND):
             _tell_adjusted(adjustment, "withdraw", reason.strip(), None, timezone.now())
+        audit_record(
+            actor=moderator,
+            action=Action.ADJUSTMENT_WITHDRAW,
+            subject=adjustment.player_id,
+            ladder=adjustment.ladder,
+            target=f"adjustment {adjustment.pk}",
+            reason=reason,
+            data={"rating_delta": adjustment.rating_delta, "kind": adjustment.kind},
+        )
         return replay_job_request(
             ladder=adjustment.ladder,
             kind=ReplayJobKind.WITHDRAW,

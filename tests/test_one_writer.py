@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from audit.models import AuditEntry
 from ladder.matches import answers_sql, sql
 from notifications.models import Notification
 from ratings.models import RatingChange, RatingEvent
@@ -21,19 +22,21 @@ from ratings.models import RatingChange, RatingEvent
 OWNED = {
     "ratings": ("RatingChange", "RatingEvent"),
     "notifications": ("Notification",),
+    "audit": ("AuditEntry",),
 }
 WRITES = r"\.objects\.(create|bulk_create|update|get_or_create|update_or_create)\(|\._meta\.db_table"
 TABLES = {
     "RatingChange": RatingChange._meta.db_table,
     "RatingEvent": RatingEvent._meta.db_table,
     "Notification": Notification._meta.db_table,
+    "AuditEntry": AuditEntry._meta.db_table,
 }
 
 
 def _sources() -> list[Path]:
     base = Path(settings.BASE_DIR)
     apps = ["accounts", "api", "core", "ladder", "matchmaking", "notifications", "ratings", "seasons", "stats"]
-    apps.append("webhooks")
+    apps += ["webhooks", "audit", "tournaments"]
     return [p for app in apps for p in sorted((base / app).rglob("*.py")) if "migrations" not in p.parts]
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
 from django.urls import reverse
@@ -19,6 +20,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from accounts.roles import MODERATE
+from audit.services import log_entries_record
 from webhooks.models import Event, Format, Webhook, WebhookDelivery
 from webhooks.services import webhook_resume, webhook_rotate_secret, webhook_send_test
 
@@ -181,6 +183,7 @@ class WebhookAdmin(ModeratorsOnly, admin.ModelAdmin):
     def rotate_secret(self, request: HttpRequest, queryset: QuerySet[Webhook]) -> None:
         rotated = [webhook for webhook in queryset if webhook_rotate_secret(webhook=webhook)]
         skipped = queryset.count() - len(rotated)
+        _logged(request, rotated, "Rotated the signing secret.")
         if rotated:
             names = ", ".join(webhook.name for webhook in rotated)
             self.message_user(
@@ -195,8 +198,19 @@ class WebhookAdmin(ModeratorsOnly, admin.ModelAdmin):
 
     @admin.action(description="Resume (reset the failure count and send again)", permissions=["change"])
     def resume(self, request: HttpRequest, queryset: QuerySet[Webhook]) -> None:
-        resumed = sum(webhook_resume(webhook=webhook) for webhook in queryset)
-        self.message_user(request, f"Resumed {resumed} webhook(s).")
+        resumed = [webhook for webhook in queryset if webhook_resume(webhook=webhook)]
+        _logged(request, resumed, "Resumed: failure count reset.")
+        self.message_user(request, f"Resumed {len(resumed)} webhook(s).")
+
+
+def _logged(request: HttpRequest, webhooks: list[Webhook], message: str) -> None:
+    """An action's change in each webhook's admin history, and so in the audit trail."""
+    if webhooks:
+        assert request.user.pk is not None  # the admin's actions run for a signed-in moderator
+        entries = LogEntry.objects.log_actions(
+            user_id=request.user.pk, queryset=webhooks, action_flag=CHANGE, change_message=message
+        )
+        log_entries_record(entries)
 
 
 @admin.register(WebhookDelivery)

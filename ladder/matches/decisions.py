@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from audit.models import Action
+from audit.services import audit_record
 from ladder.matches import states
 from ladder.matches.checks import check_placements, locked
 from ladder.matches.notes import confirm_note, correction_note, void_note
@@ -51,6 +54,7 @@ def match_moderate_confirm(*, match: Match, moderator: User, reason: str, now: d
         match.save(update_fields=["moderator_note"])
         confirm_and_rate(match, Confirmation.MODERATOR, now, transition=states.MODERATOR_CONFIRM)
         tell_decision(match=match, lineup=lineup_of(match), action="confirm", reason=reason.strip(), now=now)
+        _audit(match, moderator, Action.MATCH_CONFIRM, reason, now)
         return match
 
 
@@ -79,6 +83,7 @@ def match_void(*, match: Match, moderator: User, reason: str, now: datetime | No
                 reason=reason,
             )
         tell_decision(match=match, lineup=lineup_of(match), action="void", reason=reason.strip(), now=now)
+        _audit(match, moderator, Action.MATCH_VOID, reason, now)
         return Decision(match, job)
 
 
@@ -151,7 +156,23 @@ def match_correct(
         elif match.status != MatchStatus.CONFIRMED:
             confirm_and_rate(match, Confirmation.MODERATOR, now, transition=states.CORRECT_UNRATED)
         tell_decision(match=match, lineup=lineup, action="correct", reason=reason.strip(), now=now)
+        _audit(match, moderator, Action.MATCH_CORRECT, reason, now, {"placements": list(placements)})
         return Decision(match, job)
+
+
+def _audit(
+    match: Match, moderator: User, action: Action, reason: str, now: datetime, data: dict[str, Any] | None = None
+) -> None:
+    """The decision in the audit trail, in its transaction: about the match's players, in its ladder."""
+    audit_record(
+        actor=moderator,
+        action=action,
+        ladder=match.ladder,
+        target=f"match {match.pk}",
+        reason=reason,
+        data={"match": match.pk, **(data or {})},
+        at=now,
+    )
 
 
 def _note(match: Match, line: str) -> str:

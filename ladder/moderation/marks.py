@@ -19,6 +19,8 @@ from django.db import transaction
 
 from accounts.models import User
 from accounts.roles import is_moderator
+from audit.models import Action
+from audit.services import audit_record
 from ladder.models import Ladder, MarkKind, Match, PlayerMark
 from ladder.moderation.fair_play import Hold
 
@@ -76,6 +78,15 @@ def mark_player(
             player=player, kind=kind, other_account=other_account, note=note, created_by=by, created_at=now
         )
         _forget_listings(player, now)
+        audit_record(
+            actor=by,
+            action=Action.MARK,
+            subject=player,
+            target=f"mark {mark.pk}",
+            reason=note,
+            data={"kind": kind, "other_account": other_account.username if other_account else None},
+            at=now,
+        )
     return mark
 
 
@@ -97,6 +108,15 @@ def mark_lift(*, mark: PlayerMark, note: str, by: User, now: datetime) -> Player
             raise ValidationError(ALREADY_LIFTED, code="already_lifted")
         mark.lifted_at, mark.lifted_by, mark.lift_note = now, by, note
         _forget_listings(mark.player, now)
+        audit_record(
+            actor=by,
+            action=Action.MARK_LIFT,
+            subject=mark.player,
+            target=f"mark {mark.pk}",
+            reason=note,
+            data={"kind": mark.kind},
+            at=now,
+        )
     return mark
 
 

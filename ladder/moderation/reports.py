@@ -24,6 +24,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from accounts.models import User
+from audit.models import Action
+from audit.services import audit_record
 from ladder.models import Ladder, Match, MatchStatus, Participant, PlayerReport, ReportReason, ReportStatus
 from notifications.models import Kind, Notification
 from notifications.services import notify
@@ -222,6 +224,18 @@ def _close(chosen: QuerySet[PlayerReport], *, moderator: User, acted: bool, note
             ladder_id=report.ladder_id,
             data={"player": report.player.username, "ladder": report.ladder.name, "acted": acted},
             now=now,
+        )
+    cases = Counter((report.ladder, report.player) for report in reports)
+    for (ladder, player), count in cases.items():
+        audit_record(
+            actor=moderator,
+            action=Action.REPORTS_DECIDE,
+            subject=player,
+            ladder=ladder,
+            target=f"{count} report{'' if count == 1 else 's'}",
+            reason=note,
+            data={"outcome": str(status)},
+            at=now,
         )
     return len(reports)
 

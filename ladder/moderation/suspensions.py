@@ -21,6 +21,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from accounts.models import User
+from audit.models import Action
+from audit.services import audit_record
 from ladder.models import Ladder, Suspension
 from notifications.models import Kind
 from notifications.services import notify
@@ -90,6 +92,16 @@ def suspend(
             },
             now=now,
         )
+        audit_record(
+            actor=by,
+            action=Action.SUSPEND,
+            subject=player,
+            ladder=ladder,
+            target=f"suspension {suspension.pk}",
+            reason=reason,
+            data={"ends_at": ends_at.isoformat() if ends_at else None},
+            at=now,
+        )
     return suspension
 
 
@@ -113,6 +125,15 @@ def lift(*, suspension: Suspension, by: User | None, now: datetime) -> Suspensio
                 data={"action": "lift", "ladder": ladder.name, "ladder_slug": ladder.slug},
                 now=now,
             )
+        audit_record(
+            actor=by,
+            action=Action.SUSPENSION_LIFT,
+            subject=suspension.player,
+            ladder=suspension.ladder,
+            target=f"suspension {suspension.pk}",
+            data={"suspended_for": suspension.reason},
+            at=now,
+        )
     return suspension
 
 

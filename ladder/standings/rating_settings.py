@@ -31,6 +31,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accounts.models import User
+from audit.models import Action
+from audit.services import audit_record
 from ladder.models import Ladder
 from ladder.standings.ranking import rank_key
 from ratings.models import PlayerRating, RatingEvent, RatingSettingsChange, SettingsChangeMode
@@ -228,7 +230,7 @@ def rating_settings_change(
         ladder.save(update_fields=[*RATING_SETTING_FIELDS, "updated_at"])
         if mode == SettingsChangeMode.RERATE:
             replayed = ladder_replay(ladder=ladder, settings=new).events
-        return RatingSettingsChange.objects.create(
+        change = RatingSettingsChange.objects.create(
             ladder=ladder,
             mode=mode,
             old_values=old,
@@ -240,3 +242,14 @@ def rating_settings_change(
             materialised=materialised,
             replayed_events=replayed,
         )
+        changed = {name: [old[name], value] for name, value in new.items() if old.get(name) != value}
+        audit_record(
+            actor=moderator,
+            action=Action.RATING_SETTINGS,
+            ladder=ladder,
+            target=f"rating settings ({mode})",
+            reason=reason,
+            data={"mode": mode, "changed": changed},
+            at=now,
+        )
+        return change

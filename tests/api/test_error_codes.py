@@ -40,8 +40,9 @@ API_SOURCES = (
 SERVICE_CODE = re.compile(r"""code=["']([a-z_]+)["']""")
 REFUSAL = re.compile(r"""permission_denied\([^)]*code=["']([a-z_]+)["']""")
 # Found in those modules but never in an API answer: the token page's limit (api.services, a site
-# page), and the error of a SlugField that allows Unicode (the API's do not).
-NOT_SENT = {"too_many_tokens", "invalid_unicode"}
+# page), the error of a SlugField that allows Unicode (the API's do not), and the refusals of the
+# case page's *Void their games* (ladder.matches.decisions.matches_void_since, a site page).
+NOT_SENT = {"too_many_tokens", "invalid_unicode", "own_games", "nothing_to_void"}
 API_ERROR = re.compile(r"""ApiError\(\s*status\.HTTP_(\d{3})_\w+,\s*["']([a-z_]+)["']""")
 DRF_STATUS = {"parse_error": 400, "not_authenticated": 401, "authentication_failed": 401, "permission_denied": 403}
 DRF_STATUS |= {"not_found": 404, "method_not_allowed": 405, "not_acceptable": 406, "unsupported_media_type": 415}

@@ -240,6 +240,7 @@ def test_a_moderators_pages(swept, scene, device, ladder, player, opponent):
         scene["pending"].get_absolute_url(),
         "/players/mod/",
         "/moderation/",
+        "/moderation/audit/",
         "/ladders/chess/players/bob/reports/",
     ):
         visit(page, path)
