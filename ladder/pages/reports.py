@@ -156,10 +156,7 @@ def player_report(request: AuthenticatedHttpRequest, slug: str, username: str) -
 @login_required
 def report_case(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpResponse:
     """A moderator's page of the open reports about one player in one ladder, and the decision."""
-    if not is_moderator(request.user):
-        raise PermissionDenied(NOT_A_MODERATOR)
-    ladder = get_object_or_404(Ladder, slug=slug)
-    player = get_object_or_404(User, username=username)
+    ladder, player = _case_of(request, slug, username)
     status = 200
     form = DecisionForm()
     if request.method == "POST":
@@ -181,6 +178,13 @@ def report_case(request: AuthenticatedHttpRequest, slug: str, username: str) -> 
                 return redirect("moderation")
         status = 400
     return _case_page(request, ladder, player, form=form, status=status)
+
+
+def _case_of(request: AuthenticatedHttpRequest, slug: str, username: str) -> tuple[Ladder, User]:
+    """The ladder and the player of a case page's request; 403 for anyone but a moderator."""
+    if not is_moderator(request.user):
+        raise PermissionDenied(NOT_A_MODERATOR)
+    return get_object_or_404(Ladder, slug=slug), get_object_or_404(User, username=username)
 
 
 def _case_page(
@@ -213,10 +217,7 @@ def _case_page(
 @login_required
 def refund(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpResponse:
     """Gives the victims of ``username``'s games in the refund window back what they lost (§15, "Refunds")."""
-    if not is_moderator(request.user):
-        raise PermissionDenied(NOT_A_MODERATOR)
-    ladder = get_object_or_404(Ladder, slug=slug)
-    player = get_object_or_404(User, username=username)
+    ladder, player = _case_of(request, slug, username)
     try:
         given = refunds.refunds_apply(ladder=ladder, offender=player, moderator=request.user, now=timezone.now())
     except ValidationError as exc:
@@ -230,10 +231,7 @@ def refund(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpR
 @login_required
 def void_since(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpResponse:
     """Voids ``username``'s games in ``slug`` since a day (§15, "Refunds": the other remedy)."""
-    if not is_moderator(request.user):
-        raise PermissionDenied(NOT_A_MODERATOR)
-    ladder = get_object_or_404(Ladder, slug=slug)
-    player = get_object_or_404(User, username=username)
+    ladder, player = _case_of(request, slug, username)
     form = VoidSinceForm(request.POST)
     if form.is_valid():
         day = form.cleaned_data["since"]
