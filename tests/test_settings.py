@@ -154,6 +154,13 @@ def test_a_visibility_timeout_shorter_than_a_task_is_refused(tmp_path):
     assert "CELERY_VISIBILITY_TIMEOUT must exceed 600 s" in result.stderr
 
 
+def test_an_audit_trail_kept_less_than_a_year_is_refused(tmp_path):
+    result = run(["manage.py", "check"], {"AUDIT_KEEP_DAYS": "30", "LADDER_VAR_DIR": str(tmp_path)})
+
+    assert result.returncode != 0
+    assert "AUDIT_KEEP_DAYS must be at least 366 (a year); got 30" in result.stderr
+
+
 def test_cache_timeouts_are_short(tmp_path):
     env = {"CACHE_URL": "redis://127.0.0.1:6379/1", "LADDER_VAR_DIR": str(tmp_path)}
     code = PRINT.split("print(")[0] + "print(*sorted(s.CACHES['default']['OPTIONS'].items()))"
