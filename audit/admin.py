@@ -13,25 +13,17 @@ from django.template.response import TemplateResponse
 
 from audit.models import AuditEntry
 from audit.services import log_entries_record
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(ReadOnlyAdmin):
     list_display = ("at", "actor_name", "action", "subject_name", "ladder", "target", "reason")
     list_filter = ("action", "ladder", ("at", admin.DateFieldListFilter))
     search_fields = ("actor_name", "subject_name", "target", "reason")
     date_hierarchy = "at"
     list_select_related = ("ladder",)
     readonly_fields = [field.name for field in AuditEntry._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.action(permissions=["delete"], description="Delete selected %(verbose_name_plural)s")

@@ -15,6 +15,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
 
+from core.admin import ReadOnlyAdmin
 from tournaments import formats
 from tournaments.models import (
     Action,
@@ -97,19 +98,10 @@ class TournamentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Action)
-class ActionAdmin(admin.ModelAdmin):
+class ActionAdmin(ReadOnlyAdmin):
     list_display = ("at", "tournament", "actor", "action", "reason")
     list_filter = ("action",)
     search_fields = ("tournament__name", "reason")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class PodSeatInline(admin.TabularInline):
