@@ -7,7 +7,10 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
@@ -15,7 +18,7 @@ from django_celery_beat.models import PeriodicTask
 from accounts.admin import players_set_active
 from accounts.models import User
 from audit.models import Action, AuditEntry
-from audit.services import audit_record, audit_sweep
+from audit.services import audit_record, audit_sweep, log_entries_record
 from ladder.matches import decisions
 from ladder.matches import reporting as svc
 from ladder.matches.checks import SideInput
@@ -123,6 +126,40 @@ def test_admin_changes_are_copied_one_by_one_and_in_bulk(ladder, moderator):
         ("mod", "carol", None, "Spam"),
         ("mod", "dave", None, "Spam"),
     }
+
+
+def test_a_bulk_ban_records_each_player_in_as_many_statements_for_twelve_as_for_two(ladder, moderator):
+    log_entries_record(LogEntry.objects.none())
+
+    def statements_to_ban(players: list[User]) -> int:
+        ContentType.objects.clear_cache()
+        with CaptureQueriesContext(connection) as done:
+            result = players_set_active(
+                actor=moderator,
+                queryset=User.objects.filter(pk__in=[p.pk for p in players]),
+                active=False,
+                message="Spam",
+            )
+        assert result.changed == len(players)
+        return len(done)
+
+    two = statements_to_ban([member(ladder, f"spammer{n}") for n in range(2)])
+    twelve = statements_to_ban([member(ladder, f"flooder{n}") for n in range(12)])
+
+    assert twelve == two <= 12  # the trail's part: the entries already copied, the names, one insert
+    entries = AuditEntry.objects.filter(action=Action.ADMIN_CHANGE)
+    assert len({e.subject_name for e in entries}) == 14
+    assert {(e.actor_name, e.reason) for e in entries} == {("mod", "Spam")}
+
+
+def test_an_entry_about_ids_reads_both_names_in_one_statement(ladder, player, moderator, django_assert_num_queries):
+    with django_assert_num_queries(2):  # the two names, the insert
+        recorded = audit_record(actor=moderator.pk, action=Action.REFUND, subject=player.pk, ladder=ladder)
+
+    assert (recorded.actor_name, recorded.subject_name) == ("mod", "alice")
+    assert (recorded.actor_id, recorded.subject_id) == (moderator.pk, player.pk)
+    gone = audit_record(actor=None, action=Action.REFUND, subject=10**9)
+    assert (gone.actor_name, gone.subject_id, gone.subject_name) == ("the site", None, "")
 
 
 def test_a_bulk_delete_in_the_admin_is_recorded_per_object(ladder):
