@@ -1,6 +1,6 @@
 """Schemathesis over the published schema against a live server, authenticated, every check on.
 
-Bounded (every coverage-phase case, then 10 fuzzed examples per operation, a fixed seed; more with
+Bounded (every coverage-phase case, then 25 fuzzed examples per operation, a fixed seed; more with
 ``SCHEMATHESIS_EXAMPLES``) and strict: no 5xx for any input, every
 response matches the schema (status codes, content types, headers, bodies), schema-valid
 input is accepted and schema-violating input refused, unsupported methods are 405 with
@@ -116,7 +116,7 @@ def test_schemathesis_finds_no_server_error_or_schema_violation(
         "--url",
         live_server.url,
         "-n",
-        os.environ.get("SCHEMATHESIS_EXAMPLES", "10"),
+        os.environ.get("SCHEMATHESIS_EXAMPLES", "25"),
         "--seed",
         "20261122",
         "--checks",
