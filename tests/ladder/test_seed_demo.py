@@ -23,6 +23,8 @@ from matchmaking.models import EntryStatus, PartyMember, QueueEntry
 from matchmaking.services import queue_join
 from notifications.models import EmailStatus, Kind, Notification
 from ratings.models import PlayerRating
+from tests.seasons.test_demo import seed_and_check_the_demo_seasons
+from tests.tournaments.test_demo import seed_and_check_the_demo_tournaments
 
 pytestmark = pytest.mark.django_db
 
@@ -44,6 +46,8 @@ def queue_state() -> tuple:
 
 
 def test_seed_demo_creates_the_cast_and_seeding_again_changes_nothing_a_moderator_decided(client, capsys):
+    """Also the demo's seasons and tournaments, on the same seeded demo: seeding it takes a while,
+    so it is seeded once for every demo command."""
     call_command("seed_demo", force=True)
     call_command("seed_demo_queue", force=True)
     seeded = capsys.readouterr().out
@@ -97,6 +101,8 @@ def test_seed_demo_creates_the_cast_and_seeding_again_changes_nothing_a_moderato
     assert SnapshotEntry.objects.filter(snapshot__ladder__slug="pokemon-singles", player__username="ash").count() > 5
     assert_serena_has_notifications_of_several_kinds_some_read()
     assert_a_visitor_completes_each_demo_format(teams)
+    seed_and_check_the_demo_seasons(capsys)
+    seed_and_check_the_demo_tournaments(capsys)
 
 
 def assert_the_team_ladder_is_alive(teams: Ladder, shapes: set[tuple[int, ...]]) -> None:

@@ -1,4 +1,5 @@
-"""``seed_demo_seasons``: the demo's Widelands ladder gets a finished season with badges, once."""
+"""``seed_demo_seasons``: the demo's Widelands ladder gets a finished season with badges, once (checked on
+the demo that tests/ladder/test_seed_demo.py seeds), and it needs the demo first."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from seasons.models import Badge, Season, SeasonStanding
 pytestmark = pytest.mark.django_db
 
 
-def test_the_demo_season_is_closed_with_badges_and_the_command_is_idempotent(capsys):
-    call_command("seed_demo", force=True)
+def seed_and_check_the_demo_seasons(capsys) -> None:
+    """Run on the seeded demo by tests/ladder/test_seed_demo.py, which seeds it once for every
+    demo command: its season is closed with badges, and seeding the seasons again changes nothing."""
     call_command("seed_demo_seasons", force=True)
     seasons = {s.name: s for s in Season.objects.filter(ladder__slug="widelands-teams")}
     ratings = sorted(PlayerRating.objects.values_list("pk", "rating", "rd", "rd_as_of"))

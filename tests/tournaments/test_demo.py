@@ -1,4 +1,5 @@
-"""The demo's tournaments: one finished, one running, one taking entries, and the command is idempotent."""
+"""The demo's tournaments: one finished, one running, one taking entries, and the command is idempotent
+(checked on the demo that tests/ladder/test_seed_demo.py seeds); it needs the demo first."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from tournaments.models import Board, Status, Tournament
 pytestmark = pytest.mark.django_db
 
 
-def test_the_demo_tournaments_are_played_as_players_would_and_the_command_is_idempotent(capsys):
-    call_command("seed_demo", force=True)
+def seed_and_check_the_demo_tournaments(capsys) -> None:
+    """Run on the seeded demo by tests/ladder/test_seed_demo.py, which seeds it once for every
+    demo command: the tournaments are played as players would, and seeding them again changes nothing."""
     call_command("seed_demo_tournaments", force=True)
     call_command("seed_demo_tournaments", force=True)
 
