@@ -10,7 +10,8 @@ until it is paired, presses Ready and waits for the opponent's (a cancelled read
 sends it back to the queue), asks the API for its win probability against the opponent, and
 "plays" by a coin flip weighted by that probability. Both players of a match run this
 loop: whoever is first reports the result; the other one's report is refused with
-409 ``already_reported`` and it confirms the result instead. Then it queues again.
+409 ``already_reported`` (or, slower still, it finds the match already reported when the
+ready check ends) and it confirms the result instead. Then it queues again.
 """
 
 from __future__ import annotations
@@ -87,6 +88,10 @@ def play_one(api: Client, me: str, ladder: str, poll: float, rng: random.Random)
     while match["status"] == "ready_check":
         time.sleep(poll)
         match = api.call("GET", f"/matches/{match_id}/")
+    if match["status"] == "pending":  # the opponent was quicker: readied, played and reported already
+        api.call("POST", f"/matches/{match_id}/confirm/", json={})
+        log(me, f"match {match_id} vs {opponent}: confirmed the opponent's report")
+        return True
     if match["status"] != "scheduled":
         log(me, f"match {match_id} vs {opponent}: {match['status']} ({match.get('cancel_reason') or 'no reason'})")
         return True

@@ -42,7 +42,8 @@ def test_two_bots_play_five_matches_and_ratings_change(live_server, ladder):
             out, _ = process.communicate()
         outputs.append(out)
     assert [p.returncode for p in processes] == [0, 0], "\n".join(outputs)
-    assert Match.objects.filter(ladder=ladder, status=MatchStatus.CONFIRMED).count() == 5
+    statuses = list(Match.objects.filter(ladder=ladder).values_list("status", "cancel_reason"))
+    assert Match.objects.filter(ladder=ladder, status=MatchStatus.CONFIRMED).count() == 5, (statuses, *outputs)
     for rating in PlayerRating.objects.filter(ladder=ladder):
         assert rating.games == 5
         assert rating.rd < ladder.initial_rd
