@@ -7,7 +7,7 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, Use
 from django.core.exceptions import ValidationError
 
 from accounts.models import User
-from accounts.validators import EMAIL_VERIFIED_ELSEWHERE, USERNAME_TAKEN, USERNAME_TOO_LONG
+from accounts.validators import EMAIL_VERIFIED_ELSEWHERE, USERNAME_TAKEN, USERNAME_TOO_LONG, username_normal
 
 # Django's own says both fields "may be case-sensitive"; usernames are not (UserManager.get_by_natural_key).
 LOGIN_INVALID = "Please enter a correct username and password. Usernames are not case-sensitive; passwords are."
@@ -69,7 +69,7 @@ class SignUpForm(_UserCreationForm):
         error_messages = {"username": {"max_length": USERNAME_TOO_LONG}}
 
     def clean_username(self) -> str:
-        username: str = self.cleaned_data["username"].strip()
+        username: str = username_normal(self.cleaned_data["username"].strip())
         if User.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError(USERNAME_TAKEN, code="unique", params={"value": username})
         return username

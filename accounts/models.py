@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import F, Lookup, Q
@@ -15,10 +16,12 @@ from django.urls import reverse
 from accounts import store
 from accounts.validators import (
     EMAIL_VERIFIED_ELSEWHERE,
+    USERNAME_LOOKS_LIKE,
     USERNAME_MAX_LENGTH,
     USERNAME_TAKEN_ANY_CASE,
     USERNAME_TOO_LONG,
     UsernameValidator,
+    username_skeleton,
 )
 
 # django-stubs types a lookup by the value it compares with; Django's own class takes no type argument.
@@ -76,12 +79,15 @@ class User(AbstractUser):
         max_length=USERNAME_MAX_LENGTH,
         unique=True,
         validators=[UsernameValidator()],
-        help_text="3–30 characters: letters A–Z, digits, “_” and “-”. Not case-sensitive.",
+        help_text="3–30 characters: letters of any script, digits, “_” and “-”. Not case-sensitive.",
         error_messages={
             "unique": USERNAME_TAKEN_ANY_CASE,
             "max_length": USERNAME_TOO_LONG,
         },
     )
+    # What the username looks like (accounts.validators.username_skeleton): a new name whose
+    # skeleton another account's shares is refused (``clean``), so nobody passes for somebody else.
+    username_skeleton = models.CharField("look-alike key", max_length=200, db_index=True, editable=False, default="")
     about = models.TextField("about", blank=True, max_length=500, help_text="A few words shown on your public profile.")
     email_verified = models.CharField(
         "verified address",
@@ -124,6 +130,36 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.username_skeleton = username_skeleton(self.username)
+        fields = kwargs.get("update_fields")
+        if fields is not None and "username" in fields:
+            kwargs["update_fields"] = {*fields, "username_skeleton"}
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        """Also refuses a username that could be mistaken for another account's (the same
+        skeleton: look-alike letters, or case); the same name in another case is the unique
+        constraint's to refuse, with its own message."""
+        super().clean()
+        if not self.username:
+            return
+        other = (
+            User.objects.filter(username_skeleton=username_skeleton(self.username))
+            .exclude(pk=self.pk)
+            .exclude(username__iexact=self.username)
+            .values_list("username", flat=True)
+            .first()
+        )
+        if other is not None:
+            raise ValidationError(
+                {
+                    "username": ValidationError(
+                        USERNAME_LOOKS_LIKE, code="username_looks_like", params={"value": self.username, "other": other}
+                    )
+                }
+            )
 
     def get_absolute_url(self) -> str:
         return reverse("accounts:profile", kwargs={"username": self.username})

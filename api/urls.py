@@ -22,9 +22,10 @@ app_name = "api"
 
 
 class UsernameConverter:
-    """Usernames are ASCII letters, digits, "_" and "-" (``accounts.validators``); anything else is a 404."""
+    """Usernames are letters of any script, digits, "_" and "-" (``accounts.validators``), at most
+    30 characters; a longer or slashed one is a 404, as is any name nobody has."""
 
-    regex = r"[A-Za-z0-9_-]{1,30}"
+    regex = r"[^/]{1,30}"
 
     def to_python(self, value: str) -> str:
         return value

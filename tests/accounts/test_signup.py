@@ -41,7 +41,8 @@ def test_signup_rejects_username_taken_in_another_case(client, player):
         ("ab", "Usernames need at least 3 characters; “ab” has 2."),
         ("x" * 31, "Usernames can have at most 30 characters"),
         ("bad name!", "“space”, “!” are not allowed"),
-        ("émile", "“é” is not allowed"),
+        ("ab\u200bcd", "the invisible zero width space (U+200B) is not allowed"),
+        ("pаypal", "“pаypal” mixes Cyrillic and Latin"),
         ("_hidden", "Usernames must start with a letter or a digit."),
     ],
 )
