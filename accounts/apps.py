@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
-from django.contrib.auth.signals import user_logged_in
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.db.models.signals import post_migrate
 
 
@@ -11,9 +11,15 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.prints import record_sign_in
+        from accounts.sessions import end_sessions_on_reset, forget_session, record_session
+        from accounts.signals import password_set
         from accounts.sync import site_sync_after_migrate
 
         # The moderators' group and the periodic tasks, after every migrate and test flush.
         post_migrate.connect(site_sync_after_migrate, dispatch_uid="accounts.sync")
         # A keyed hash of the address and of the browser of every sign-in (docs/security.md).
         user_logged_in.connect(record_sign_in, dispatch_uid="accounts.prints")
+        # The sessions Settings lists: made at sign-in, gone at sign-out, ended by a reset.
+        user_logged_in.connect(record_session, dispatch_uid="accounts.sessions.record")
+        user_logged_out.connect(forget_session, dispatch_uid="accounts.sessions.forget")
+        password_set.connect(end_sessions_on_reset, dispatch_uid="accounts.sessions.reset")

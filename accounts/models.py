@@ -208,3 +208,22 @@ class SignInPrint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.kind} {self.digest[:8]}"
+
+
+class AccountSession(models.Model):
+    """A session an account is signed in with (``accounts.sessions``): what *Settings* lists,
+    and what "Sign out everywhere else" and a new password end. The session itself is Django's;
+    this row names its key, the device and when it was last used (to within five minutes)."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="account_sessions")
+    session_key = models.CharField(max_length=40, unique=True)
+    device = models.CharField(max_length=120, blank=True)
+    signed_in_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-last_seen_at", "-id"]
+        indexes = [models.Index(fields=["user", "-last_seen_at"], name="account_session_user_seen")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.device or 'unknown device'}"

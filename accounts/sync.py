@@ -219,6 +219,14 @@ PERIODIC_TASKS = (
         "throttle counts them.",
     ),
     TaskSpec(
+        name="Forget the sessions past their lifetime (the list in Settings)",
+        task="accounts.tasks.sweep_sessions_task",
+        schedule=Crontab(minute="45", hour="4"),
+        expire_seconds=3_600,
+        description="Daily at 04:45 UTC, deletes the rows of signed-in sessions not used within "
+        "SESSION_COOKIE_AGE: the session itself has expired, so Settings no longer lists it.",
+    ),
+    TaskSpec(
         name="Forget old Idempotency-Keys of API reports",
         task="api.tasks.expire_idempotency_keys_task",
         schedule=Crontab(minute="30"),

@@ -8,6 +8,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from accounts.mail import password_reset_mails_send
+from accounts.sessions import sessions_sweep
 from accounts.throttling import login_records_expire
 from core.tasks import RETRY
 
@@ -35,3 +36,11 @@ def expire_login_attempts_task() -> None:
     deleted = login_records_expire(now=timezone.now())
     if deleted:
         logger.info("deleted %d expired login attempt records", deleted)
+
+
+@shared_task(**RETRY)
+def sweep_sessions_task() -> None:
+    """Forget the rows of sessions past their lifetime (``accounts.sessions``); twice, the second deletes nothing."""
+    deleted = sessions_sweep(now=timezone.now())
+    if deleted:
+        logger.info("forgot %d expired sessions", deleted)

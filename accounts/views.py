@@ -8,7 +8,8 @@ from django.db import IntegrityError, transaction
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse_lazy
+from django.urls import reverse, reverse_lazy
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts.forms import AccountSettingsForm, LoginForm, PasswordResetMailForm, SignUpForm
@@ -20,6 +21,7 @@ from accounts.mail import (
     verification_mail_send,
 )
 from accounts.models import User
+from accounts.sessions import session_rekeyed, sessions_end, sessions_of
 from accounts.signals import PasswordSetBy, password_set
 from accounts.throttling import login_warning, signup_refused_message, signup_take, signup_wait, wait_words
 from accounts.validators import EMAIL_VERIFIED_ELSEWHERE
@@ -96,7 +98,8 @@ def account_settings(request: HttpRequest) -> HttpResponse:
         sends_link = "email" in form.changed_data and verification_link_due(user=form.instance)
         if sends_link and (wait := verification_link_wait(user=user)):
             form.add_error("email", VERIFY_CHANGE_REFUSED.format(wait=wait_words(wait)))
-            response = render(request, "accounts/settings.html", {"form": form, "address": address}, status=429)
+            context = {"form": form, "address": address, **_sessions(request, user)}
+            response = render(request, "accounts/settings.html", context, status=429)
             response["Retry-After"] = str(wait)
             return response
         try:
@@ -104,12 +107,18 @@ def account_settings(request: HttpRequest) -> HttpResponse:
                 user = form.save()
         except IntegrityError:  # another account verified the address since the form checked it
             form.add_error("email", EMAIL_VERIFIED_ELSEWHERE)
-            return render(request, "accounts/settings.html", {"form": form, "address": address})
+            context = {"form": form, "address": address, **_sessions(request, user)}
+            return render(request, "accounts/settings.html", context)
         messages.success(request, "Your settings are saved.")
         if sends_link and verification_mail_send(user=user):
             messages.info(request, VERIFY_SENT.format(email=user.email, days=VERIFY_LINK_DAYS))
         return redirect("accounts:settings")
-    return render(request, "accounts/settings.html", {"form": form, "address": address})
+    return render(request, "accounts/settings.html", {"form": form, "address": address, **_sessions(request, user)})
+
+
+def _sessions(request: HttpRequest, user: User) -> dict[str, object]:
+    """The account's sessions for *Settings*, this one marked."""
+    return {"sessions": sessions_of(user=user, now=timezone.now()), "this_session": request.session.session_key}
 
 
 def _address_status(user: User) -> dict[str, object]:
@@ -131,6 +140,7 @@ def verification_resend(request: HttpRequest) -> HttpResponse:
             "form": AccountSettingsForm(instance=user),
             "address": _address_status(user),
             "resend_refused": VERIFY_RESEND_REFUSED.format(wait=wait_words(wait)),
+            **_sessions(request, user),
         }
         response = render(request, "accounts/settings.html", context, status=429)
         response["Retry-After"] = str(wait)
@@ -192,6 +202,28 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
     @transaction.atomic
     def form_valid(self, form: Form) -> HttpResponse:
-        response = super().form_valid(form)
-        password_set.send(sender=User, user=self.request.user, how=PasswordSetBy.CHANGE)
+        old_key = self.request.session.session_key
+        response = super().form_valid(form)  # the session's key is cycled: its row follows
+        user = self.request.user
+        assert isinstance(user, User)
+        session_rekeyed(old_key=old_key, request=self.request)
+        ended = sessions_end(user=user, keep=self.request.session.session_key)
+        if ended:
+            messages.info(self.request, _signed_out(ended))
+        password_set.send(sender=User, user=user, how=PasswordSetBy.CHANGE)
         return response
+
+
+def _signed_out(count: int) -> str:
+    return f"Signed out of {count} other session{'s' if count != 1 else ''}."
+
+
+@login_required
+@require_POST
+def sessions_sign_out_others(request: HttpRequest) -> HttpResponse:
+    """*Settings*' "Sign out everywhere else": every session of the account but this one ends."""
+    user = request.user
+    assert isinstance(user, User)
+    ended = sessions_end(user=user, keep=request.session.session_key)
+    messages.success(request, _signed_out(ended) if ended else "No other session was signed in.")
+    return redirect(f"{reverse('accounts:settings')}#sessions-heading")
