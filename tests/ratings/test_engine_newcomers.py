@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from ratings.engines import Params, RatingState, get_engine
 from ratings.engines.newcomers import newcomers_limit
+from ratings.engines.values import GameResult, PlayerResult
 
 ON = Params(newcomer_games=5, newcomer_cap=30.0)
 NEW = RatingState(1500.0, 350.0, 0.06, 0.0)
@@ -115,3 +116,54 @@ def test_params_refuse_a_bad_rule():
         Params(newcomer_games=-1)
     with pytest.raises(ValueError, match="newcomer_cap"):
         Params(newcomer_games=5, newcomer_cap=0.0)
+
+
+def hand_made(deltas: list[float], composites=((1500.0, 350.0), (1500.0, 350.0))) -> GameResult:
+    """A 1 v 1 result with these rating changes, every other field distinct, from two new 1500s."""
+    return GameResult(
+        tuple(
+            (PlayerResult(1500.0 + delta, 300.0 + n, 0.05 + n, 7.0 + n, delta, 0.4 + n / 10, 1.0 - n, 340.0 + n),)
+            for n, delta in enumerate(deltas)
+        ),
+        composites,
+    )
+
+
+def test_a_bounded_player_keeps_every_field_of_the_engine_but_rating_and_delta():
+    plain = hand_made([75.0, -75.0])
+
+    bounded = newcomers_limit(plain, [[NEW], [NEW]], [[0], [0]], ON)
+
+    assert bounded.composites == plain.composites
+    for (before,), (after,), sign in zip(plain.sides, bounded.sides, (1, -1), strict=True):
+        assert after == before._replace(rating=1500.0 + sign * 30.0, delta=sign * 30.0)
+
+
+def test_a_change_of_exactly_the_cap_or_less_returns_the_engines_result_itself():
+    at_the_cap = hand_made([30.0, -30.0])
+    under = hand_made([12.5, -0.0])
+
+    assert newcomers_limit(at_the_cap, [[NEW], [NEW]], [[0], [0]], ON) is at_the_cap
+    assert newcomers_limit(under, [[NEW], [NEW]], [[0], [0]], ON) is under
+    plain, bounded = rated([[NEW], [NEW]], [[0], [0]], params=Params(newcomer_games=5, newcomer_cap=1000.0))
+    assert bounded is plain
+
+
+def test_a_cap_below_one_point_bounds_changes_below_one_point():
+    small = Params(newcomer_games=5, newcomer_cap=0.5)
+
+    bounded = newcomers_limit(hand_made([0.8, -0.8]), [[NEW], [NEW]], [[0], [0]], small)
+
+    assert [side[0].delta for side in bounded.sides] == [0.5, -0.5]
+
+
+def test_one_game_makes_a_regular_when_the_rule_counts_one():
+    one = Params(newcomer_games=1, newcomer_cap=30.0)
+
+    first = newcomers_limit(hand_made([75.0, -75.0]), [[NEW], [NEW]], [[0], [0]], one)
+    second = newcomers_limit(hand_made([75.0, -75.0]), [[NEW], [NEW]], [[1], [0]], one)
+
+    assert [side[0].delta for side in first.sides] == [30.0, -30.0]
+    # One game makes the first player a regular: the second meets a regular and moves freely,
+    # the first meets a newcomer only and is bounded.
+    assert [side[0].delta for side in second.sides] == [30.0, -75.0]
