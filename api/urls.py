@@ -47,6 +47,7 @@ urlpatterns = [
     path("", include("api.urls_tournaments")),
     path("schema/", schema.SchemaView.as_view(), name="schema"),
     path("me/", players.MeView.as_view(), name="me"),
+    path("me/export/", players.MeExportView.as_view(), name="me_export"),
     path("me/fair-play/", players.MeFairPlayView.as_view(), name="me_fair_play"),
     path("ladders/", ladders.LadderListView.as_view(), name="ladders"),
     path("ladders/<slug:slug>/", ladders.LadderDetailView.as_view(), name="ladder"),

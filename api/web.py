@@ -1,4 +1,5 @@
-"""The account page's API tokens: list, create (shown once) and revoke."""
+"""The account pages the API app serves: API tokens (list, create, shown once, and revoke), and
+"Download my data"."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.text import slugify
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from api.export import personal_data
 from api.models import ApiToken
 from api.services import token_create, token_revoke
 
@@ -68,3 +72,15 @@ def revoke(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, f"Token “{token.name}” is revoked; it no longer works.")
     return redirect("api_tokens")
+
+
+@never_cache
+@require_http_methods(["GET"])
+@login_required
+def data_export(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """*Settings*' "Download my data": the account's data as one JSON file (``api.export``)."""
+    data = personal_data(user=request.user, now=timezone.now())
+    response = JsonResponse(data, json_dumps_params={"ensure_ascii": False, "indent": 2})
+    name = f"ladder-{slugify(request.user.username) or 'account'}-{timezone.now():%Y-%m-%d}.json"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

@@ -29,6 +29,7 @@ urlpatterns = [
     path("notifications/", include("notifications.urls")),
     path("accounts/tokens/", api_web.tokens, name="api_tokens"),
     path("accounts/tokens/<int:pk>/revoke/", api_web.revoke, name="api_token_revoke"),
+    path("accounts/settings/data.json", api_web.data_export, name="data_export"),
     path("api/v1/", include("api.urls")),
     path("api/docs/", api_docs.SwaggerView.as_view(url_name="api:schema"), name="api_docs"),
     path("api/docs/redoc/", api_docs.RedocView.as_view(url_name="api:schema"), name="api_redoc"),

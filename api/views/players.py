@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -13,6 +14,7 @@ from rest_framework.views import APIView
 from accounts.models import User
 from accounts.roles import is_moderator
 from api import presenters
+from api.export import personal_data
 from api.models import ApiToken
 from api.pagination import ApiPagination
 from api.permissions import TokenScope
@@ -61,6 +63,22 @@ class MeView(APIView):
                 "read_only": bool(token and token.read_only),
             }
         )
+
+
+class MeExportView(APIView):
+    permission_classes = [TokenScope, IsAuthenticated]
+
+    @extend_schema(
+        operation_id="me_export",
+        responses={200: OpenApiTypes.OBJECT, **errors()},
+        description="Everything the site keeps about you, as one JSON document: profile, ladders, matches with "
+        "their sides and results, rating history and adjustments, notifications, comments, evidence links, "
+        "reports you filed, your API tokens' names and dates (never a secret), your signed-in sessions and "
+        "sign-in prints. Its shape is docs/personal-data.schema.json (JSON Schema 2020-12); the same file is "
+        "*Download my data* in Settings. A read-only token may ask for it.",
+    )
+    def get(self, request: AuthenticatedRequest) -> Response:
+        return Response(personal_data(user=request.user, now=timezone.now()))
 
 
 class MeFairPlayView(APIView):

@@ -143,6 +143,7 @@ def test_every_limit_a_serializer_enforces_is_in_the_schema(schema):
 
 AUTH_REQUIRED_READS = {
     "me",
+    "me_export",
     "me_fair_play",
     "notifications_list",
     "queue_poll",
