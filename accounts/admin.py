@@ -5,17 +5,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.admin.utils import flatten_fieldsets
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminPasswordChangeForm
 from django.contrib.auth.models import Group
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Lower
 from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
 
+from accounts.deletion import account_delete
 from accounts.http import AuthenticatedHttpRequest, signed_in_user
 from accounts.models import User
 from accounts.signals import PasswordSetBy, password_set
@@ -130,7 +134,7 @@ class UserAdmin(_DjangoUserAdmin):
         ),
         ("Dates", {"fields": ("last_login", "date_joined")}),
     )
-    actions = ("deactivate_accounts", "activate_accounts", "make_moderators")
+    actions = ("deactivate_accounts", "activate_accounts", "delete_accounts", "make_moderators")
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[User], search_term: str
@@ -203,6 +207,37 @@ class UserAdmin(_DjangoUserAdmin):
         if reasons:
             skipped = result.skipped_staff + result.skipped_self
             self.message_user(request, f"Skipped {skipped}: {'; '.join(reasons)}.", messages.WARNING)
+
+    @admin.action(description="Delete the selected accounts (their games stay)…", permissions=["ban"])
+    def delete_accounts(self, request: AuthenticatedHttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
+        """Pseudonymise each selected account (``accounts.deletion``) with the reason typed on a
+        confirmation page; staff accounts only by a superuser, and never one's own."""
+        accounts = list(queryset.exclude(pk=request.user.pk).order_by("username"))
+        if not request.user.is_superuser:
+            accounts = [account for account in accounts if not (account.is_staff or account.is_superuser)]
+        reason = request.POST.get("reason", "").strip()
+        if request.POST.get("confirmed") != "yes" or not reason:
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Delete accounts",
+                "accounts": accounts,
+                "skipped": queryset.count() - len(accounts),
+                "reason": reason,
+                "missing_reason": request.POST.get("confirmed") == "yes",
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                "opts": self.model._meta,
+            }
+            return TemplateResponse(request, "admin/accounts/user/delete_accounts.html", context)
+        now = timezone.now()
+        deleted = 0
+        for account in accounts:
+            try:
+                account_delete(user=account, by=request.user, reason=reason, now=now)
+                deleted += 1
+            except ValidationError as exc:
+                self.message_user(request, f"{account.username}: {' '.join(exc.messages)}", messages.WARNING)
+        self.message_user(request, f"Deleted {deleted} account(s); their games stay under new names.", messages.SUCCESS)
+        return None
 
     @admin.action(description="Make the selected accounts moderators", permissions=["promote"])
     def make_moderators(self, request: HttpRequest, queryset: QuerySet[User]) -> None:

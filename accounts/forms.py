@@ -10,6 +10,7 @@ from accounts.models import User
 from accounts.validators import EMAIL_VERIFIED_ELSEWHERE, USERNAME_TAKEN, USERNAME_TOO_LONG, username_normal
 
 # Django's own says both fields "may be case-sensitive"; usernames are not (UserManager.get_by_natural_key).
+WRONG_PASSWORD = "That is not your password."
 LOGIN_INVALID = "Please enter a correct username and password. Usernames are not case-sensitive; passwords are."
 ACCOUNT_BANNED = (
     "This account is banned (deactivated) by a moderator, so it cannot sign in. "
@@ -112,3 +113,28 @@ class PasswordResetMailForm(PasswordResetForm):
     finds the accounts and mails them (``accounts.mail.password_reset_mails_send``), never
     the request.
     """
+
+
+class AccountDeleteForm(forms.Form):
+    """Deleting one's own account: the password again, and a box saying what it means."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="The one you sign in with, so nobody else at this browser can delete the account.",
+    )
+    understood = forms.BooleanField(
+        label="I understand: my name, address, profile, notifications, tokens and sessions are removed for good",
+        help_text="Your games stay in the other players' histories, under a name nothing links to you.",
+    )
+
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError(WRONG_PASSWORD, code="password_incorrect")
+        return password

@@ -17,3 +17,8 @@ class PasswordSetBy(models.TextChoices):
 # password, inside the transaction that saves it. A new password is how an owner takes an
 # account back, so whatever else acts for the account (the API's tokens) must end with it.
 password_set = Signal()
+
+# Sent with ``user`` and ``now`` when an account is deleted (``accounts.deletion``), inside its
+# transaction and before its name and address are removed: each app deletes what it keeps for
+# the account (API tokens, notifications, searches), while matches and ratings stay.
+account_deleted = Signal()

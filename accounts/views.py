@@ -1,18 +1,20 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import timezone
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.forms import AccountSettingsForm, LoginForm, PasswordResetMailForm, SignUpForm
+from accounts.deletion import account_delete
+from accounts.forms import AccountDeleteForm, AccountSettingsForm, LoginForm, PasswordResetMailForm, SignUpForm
 from accounts.mail import (
     password_reset_allowed,
     password_reset_enqueue,
@@ -84,6 +86,9 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         return redirect(player, permanent=True)
     # The ladders and ratings come from the ratings app's {% player_ratings %} tag.
     return render(request, "accounts/profile.html", {"player": player})
+
+
+ACCOUNT_DELETED = "Your account is deleted. A mail to its verified address confirms it."
 
 
 @login_required
@@ -227,3 +232,24 @@ def sessions_sign_out_others(request: HttpRequest) -> HttpResponse:
     ended = sessions_end(user=user, keep=request.session.session_key)
     messages.success(request, _signed_out(ended) if ended else "No other session was signed in.")
     return redirect(f"{reverse('accounts:settings')}#sessions-heading")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_delete_page(request: HttpRequest) -> HttpResponse:
+    """*Settings*' "Delete my account": the password and a box, then the account is pseudonymised
+    (``accounts.deletion``) and this browser signed out."""
+    user = request.user
+    assert isinstance(user, User)
+    form = AccountDeleteForm(request.POST if request.method == "POST" else None, user=user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            account_delete(user=user, by=user, now=timezone.now())
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            logout(request)
+            messages.success(request, ACCOUNT_DELETED)
+            return redirect("home")
+    status = 400 if form.errors else 200
+    return render(request, "accounts/delete.html", {"form": form}, status=status)

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.signals import PasswordSetBy
-from api.models import ApiToken, RevokedBy
+from api.models import ApiToken, IdempotencyKey, RevokedBy
 from core.mail import absolute_url, send_templated_mail
 
 TOKENS_REVOKED_TEMPLATE = "mail/tokens_revoked"
@@ -91,3 +91,10 @@ def tokens_revoke_for_password(*, user: User, how: PasswordSetBy, now: datetime 
 def on_password_set(*, user: User, how: PasswordSetBy, **kwargs: Any) -> None:
     """Receiver of ``accounts.signals.password_set`` (connected in ``ApiConfig.ready``)."""
     tokens_revoke_for_password(user=user, how=how)
+
+
+def on_account_deleted(*, user: User, **kwargs: Any) -> None:
+    """Receiver of ``accounts.signals.account_deleted``: the account's tokens and the answers kept
+    for its retried reports go (a deleted account keeps no secret, even a hashed one)."""
+    ApiToken.objects.filter(user=user).delete()
+    IdempotencyKey.objects.filter(user=user).delete()

@@ -23,6 +23,7 @@ class Action(models.TextChoices):
     ADMIN_CHANGE = "admin_change", "Changed in the admin"
     ADMIN_DELETE = "admin_delete", "Deleted in the admin"
     STAFF_SIGN_IN = "staff_sign_in", "Signed in (staff)"
+    ACCOUNT_DELETE = "account_delete", "Deleted an account"
 
 
 class AuditEntry(models.Model):

@@ -25,7 +25,7 @@ from accounts.models import User
 from ladder import formats
 from ladder.models import OPEN_STATUSES, Ladder, Match
 from matchmaking import attempts, forming, lifecycle, pairing, parties, store, window
-from matchmaking.models import EntryStatus, Party, QueueEntry
+from matchmaking.models import EntryStatus, Party, PartyMember, PartyStatus, QueueEntry
 from notifications.models import Kind
 from notifications.services import notify
 from ratings.services import rating_reset_clock
@@ -411,3 +411,15 @@ def _expire(pk: int, now: datetime) -> int:
             now=now,
         )
         return 1
+
+
+def on_account_deleted(*, user: User, now: datetime, **kwargs: Any) -> None:
+    """Receiver of ``accounts.signals.account_deleted``: the account leaves its parties and ends its
+    searches (a party it led ends), as if it had pressed the buttons."""
+    for place in PartyMember.objects.filter(player=user, status=PartyStatus.ACCEPTED).select_related("ladder"):
+        parties.party_leave(ladder=place.ladder, player=user, now=now)
+    PartyMember.objects.filter(player=user, status=PartyStatus.INVITED).update(
+        status=PartyStatus.DECLINED, answered_at=now
+    )
+    for entry in QueueEntry.objects.filter(player=user, status=EntryStatus.WAITING).select_related("ladder"):
+        queue_leave(ladder=entry.ladder, player=user, now=now)

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from notifications import store
-from notifications.models import EmailStatus, Kind, Notification
+from notifications.models import EmailPreference, EmailStatus, Kind, Notification
 
 COUNTS_KEY = "notifications:counts:%d"  # the header's counts for one user (see ``cached_counts``)
 COUNTS_TIMEOUT = 3600
@@ -146,3 +146,9 @@ def mark_read(user: User, *, ids: Iterable[int] | None = None, now: datetime | N
         if changed:
             forget_counts([user.pk])
     return changed
+
+
+def on_account_deleted(*, user: Any, **kwargs: Any) -> None:
+    """Receiver of ``accounts.signals.account_deleted``: the account's notifications and mail settings go."""
+    Notification.objects.filter(recipient=user).delete()
+    EmailPreference.objects.filter(user=user).delete()

@@ -77,13 +77,13 @@ def test_moderators_hold_ban_user_not_change_user():
 # --- as a moderator -------------------------------------------------------------------------
 
 
-def test_moderator_sees_the_user_list_with_ban_actions_only(moderator_client, every_account):
+def test_moderator_sees_the_user_list_with_ban_and_delete_actions_only(moderator_client, every_account):
     response = moderator_client.get(CHANGELIST)
 
     assert response.status_code == 200
     assert {"root", "mod", "mod2", "alice"} <= {user.username for user in response.context["cl"].result_list}
     actions = {name for name, _ in response.context["action_form"].fields["action"].choices if name}
-    assert actions == {"deactivate_accounts", "activate_accounts"}
+    assert actions == {"deactivate_accounts", "activate_accounts", "delete_accounts"}
 
 
 @pytest.mark.parametrize("target", ["superuser", "moderator", "self"])
@@ -302,7 +302,13 @@ def test_superuser_sees_every_action_and_the_add_page(root_client, every_account
     response = root_client.get(CHANGELIST)
 
     actions = {name for name, _ in response.context["action_form"].fields["action"].choices if name}
-    assert actions == {"deactivate_accounts", "activate_accounts", "make_moderators", "delete_selected"}
+    assert actions == {
+        "deactivate_accounts",
+        "activate_accounts",
+        "delete_accounts",
+        "make_moderators",
+        "delete_selected",
+    }
     assert root_client.get(reverse("admin:accounts_user_add")).status_code == 200
 
 

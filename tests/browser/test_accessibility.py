@@ -185,6 +185,7 @@ def test_a_players_pages(swept, scene, device, ladder, player, opponent):
         "/notifications/",
         "/notifications/settings/",
         "/accounts/settings/",
+        "/accounts/settings/delete/",
         "/accounts/password/",
     ):
         visit(page, path)
