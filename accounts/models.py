@@ -87,7 +87,9 @@ class User(AbstractUser):
     )
     # What the username looks like (accounts.validators.username_skeleton): a new name whose
     # skeleton another account's shares is refused (``clean``), so nobody passes for somebody else.
-    username_skeleton = models.CharField("look-alike key", max_length=200, db_index=True, editable=False, default="")
+    username_skeleton = models.CharField(
+        "look-alike key", max_length=200, db_index=True, editable=False, default="", db_default=""
+    )
     about = models.TextField("about", blank=True, max_length=500, help_text="A few words shown on your public profile.")
     email_verified = models.CharField(
         "verified address",

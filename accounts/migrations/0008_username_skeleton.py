@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='user',
             name='username_skeleton',
-            field=models.CharField(db_index=True, default='', editable=False, max_length=200, verbose_name='look-alike key'),
+            field=models.CharField(db_default='', db_index=True, default='', editable=False, max_length=200, verbose_name='look-alike key'),
         ),
         migrations.AlterField(
             model_name='user',
