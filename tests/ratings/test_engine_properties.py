@@ -27,8 +27,15 @@ def states(draw, rating=ratings, rd=rds):
 
 
 def assert_same_result(p, q, rel: float = 1e-12) -> None:
-    """Equal up to rounding; Glicko-2's σ' only up to its Illinois tolerance (ε = 1e-6 on ln σ²)."""
-    assert p._replace(volatility=0.0) == pytest.approx(q._replace(volatility=0.0), rel=rel, abs=rel)
+    """Equal up to rounding; Glicko-2's σ' only up to its Illinois tolerance (ε = 1e-6 on ln σ²).
+
+    A rating is the rating before plus the change, so its rounding is relative to those two
+    terms, not to the sum: a change of 582 from 1500 down to 7.7 may differ by 1e-11 there."""
+    terms = abs(p.rating - p.delta) + abs(p.delta)
+    assert p.rating == pytest.approx(q.rating, rel=rel, abs=rel * max(terms, 1.0))
+    assert p._replace(volatility=0.0, rating=0.0) == pytest.approx(
+        q._replace(volatility=0.0, rating=0.0), rel=rel, abs=rel
+    )
     assert p.volatility == pytest.approx(q.volatility, rel=1e-6)
 
 
