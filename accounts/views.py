@@ -88,7 +88,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "accounts/profile.html", {"player": player})
 
 
-ACCOUNT_DELETED = "Your account is deleted. A mail to its verified address confirms it."
+ACCOUNT_DELETED = "Your account is deleted."
+ACCOUNT_DELETED_MAILED = " A mail to its verified address confirms it."
 
 
 @login_required
@@ -243,13 +244,14 @@ def account_delete_page(request: HttpRequest) -> HttpResponse:
     assert isinstance(user, User)
     form = AccountDeleteForm(request.POST if request.method == "POST" else None, user=user)
     if request.method == "POST" and form.is_valid():
+        mailed = user.has_verified_email
         try:
             account_delete(user=user, by=user, now=timezone.now())
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
             logout(request)
-            messages.success(request, ACCOUNT_DELETED)
+            messages.success(request, ACCOUNT_DELETED + (ACCOUNT_DELETED_MAILED if mailed else ""))
             return redirect("home")
     status = 400 if form.errors else 200
     return render(request, "accounts/delete.html", {"form": form}, status=status)

@@ -64,7 +64,7 @@ def test_deleting_my_account_pseudonymises_it_and_keeps_every_rating(
     with django_capture_on_commit_callbacks(execute=True):
         response = browser.post(DELETE, {"password": PASSWORD, "understood": "on"}, follow=True)
 
-    assert "Your account is deleted." in response.text
+    assert "Your account is deleted. A mail to its verified address confirms it." in response.text
     gone = User.objects.get(pk=player.pk)
     assert gone.username.startswith(DELETED_PREFIX) and len(gone.username) == len(DELETED_PREFIX) + 10
     assert (gone.email, gone.email_verified, gone.about, gone.is_active) == ("", "", "", False)
