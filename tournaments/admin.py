@@ -132,21 +132,12 @@ class BoardAdmin(admin.ModelAdmin):
 
 
 @admin.register(RequestedBye)
-class RequestedByeAdmin(admin.ModelAdmin):
+class RequestedByeAdmin(ReadOnlyAdmin):
     """The Swiss byes asked for or given: read here; given and cancelled on the tournament's page."""
 
     list_display = ("tournament", "entry", "round", "given_by", "reason", "at")
     list_select_related = ("tournament", "entry", "given_by")
     search_fields = ("tournament__name", "entry__name", "reason")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(TournamentPointsSettings)

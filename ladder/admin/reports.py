@@ -16,6 +16,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils import timezone
 
+from core.admin import ReadOnlyAdmin
 from ladder.models import PlayerReport, ReportStatus, WatchRecord
 from ladder.moderation.reports import NOTE_NEEDED, player_report_decide
 
@@ -75,18 +76,9 @@ class PlayerReportAdmin(admin.ModelAdmin):
 
 
 @admin.register(WatchRecord)
-class WatchRecordAdmin(admin.ModelAdmin):
+class WatchRecordAdmin(ReadOnlyAdmin):
     list_display = ("at", "player", "ladder", "outcome", "opponent", "against_new", "seconds", "match")
     list_filter = ("outcome", "against_new", "ladder")
     list_select_related = ("player", "ladder", "opponent")
     search_fields = ("player__username",)
     raw_id_fields = ("match",)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
