@@ -51,6 +51,8 @@ def test_every_operation_answers_as_the_schema_says(
     notify(Kind.FAIR_PLAY, [player.pk], key="fair-play:test", ladder_id=ladder.pk, data={"marks": 3, "of": 7})
     alice.get("/api/v1/me/fair-play/")
     anon.get("/api/v1/me/fair-play/")
+    alice.get("/api/v1/me/export/")
+    anon.get("/api/v1/me/export/")
 
     # The queue: alice searches, polls, bob searches and they are paired; both Ready; alice reports; bob confirms.
     queue = f"/api/v1/ladders/{slug}/queue/"
