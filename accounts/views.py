@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import timezone
+from django.utils.encoding import uri_to_iri
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.deletion import account_delete
@@ -123,8 +124,12 @@ def account_settings(request: HttpRequest) -> HttpResponse:
 
 
 def _sessions(request: HttpRequest, user: User) -> dict[str, object]:
-    """The account's sessions for *Settings*, this one marked."""
-    return {"sessions": sessions_of(user=user, now=timezone.now()), "this_session": request.session.session_key}
+    """The account's sessions for *Settings*, this one marked, and its profile's address."""
+    return {
+        "sessions": sessions_of(user=user, now=timezone.now()),
+        "this_session": request.session.session_key,
+        "profile_path": uri_to_iri(user.get_absolute_url()),  # shown as typed: /players/Zoë/, not Zo%C3%AB
+    }
 
 
 def _address_status(user: User) -> dict[str, object]:

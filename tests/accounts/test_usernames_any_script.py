@@ -156,3 +156,11 @@ def test_the_migration_gives_every_existing_account_its_key():
         }
     finally:
         migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+
+def test_settings_shows_the_profile_address_as_typed(client):
+    sign_up(client, "Zoë")
+
+    page = client.get(reverse("accounts:settings")).text
+
+    assert '<a href="/players/Zo%C3%AB/">testserver/players/Zoë/</a>' in page
