@@ -183,3 +183,23 @@ def test_a_game_whose_every_player_is_bad_alike_is_refused_naming_the_first(bad,
     for name in ENGINES:
         with pytest.raises(ValueError, match=message):
             get_engine(name).rate(sides, placements, 2 * DAY)
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+@pytest.mark.parametrize("player", [0, 1])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [(1, math.inf), (2, math.inf), (2, 0.0), (2, -0.06), (1, 0.0)],
+    ids=["rd inf", "volatility inf", "volatility 0", "volatility below 0", "rd 0"],
+)
+def test_a_one_v_one_refuses_an_infinite_or_non_positive_rd_or_volatility_on_a_running_clock(
+    name, player, field, value
+):
+    """The 1 v 1 fast path's one-sum check, with clocks past zero: each player's RD and volatility
+    are checked on their own, never mistaken for the clock beside them."""
+    good = RatingState(1500.0, 80.0, 0.06, 5.0)
+    bad = good._replace(**{RatingState._fields[field]: value})
+    sides = [[bad], [good]] if player == 0 else [[good], [bad]]
+
+    with pytest.raises(ValueError, match=RatingState._fields[field].replace("_", ".?")):
+        get_engine(name, Params()).rate(sides, [1, 2], 10.0)
