@@ -19,6 +19,7 @@ run:
 	@.venv/bin/python manage.py seed_demo_queue
 	@echo ""
 	@echo "  Ladder is running at http://$(HOST):$(PORT)/   (moderation: http://$(HOST):$(PORT)/admin/)"
+	@echo "  admin and moderator also ask for a code: .venv/bin/python manage.py demo_code prints it"
 	@echo ""
 	@.venv/bin/python manage.py serve $(HOST):$(PORT) --demo-searchers
 

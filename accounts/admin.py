@@ -18,7 +18,10 @@ from django.db.models.functions import Lower
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django_otp.plugins.otp_static.models import StaticDevice
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from accounts import two_factor
 from accounts.deletion import account_delete
 from accounts.http import AuthenticatedHttpRequest, signed_in_user
 from accounts.models import User
@@ -132,9 +135,18 @@ class UserAdmin(_DjangoUserAdmin):
                 "staff accounts and superusers are changed by a superuser.",
             },
         ),
+        ("Two-factor sign-in", {"fields": ("two_factor_status",)}),
         ("Dates", {"fields": ("last_login", "date_joined")}),
     )
-    actions = ("deactivate_accounts", "activate_accounts", "delete_accounts", "make_moderators")
+    actions = ("deactivate_accounts", "activate_accounts", "delete_accounts", "make_moderators", "reset_two_factor")
+
+    @admin.display(description="Two-factor sign-in")
+    def two_factor_status(self, obj: User) -> str:
+        since = two_factor.turned_on_at(user=obj)
+        if since is None:
+            return "Off"
+        left = two_factor.recovery_codes_left(user=obj)
+        return f"On since {since:%Y-%m-%d}; {left} recovery code{'s' if left != 1 else ''} left"
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[User], search_term: str
@@ -167,7 +179,7 @@ class UserAdmin(_DjangoUserAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
         """Only superusers hand out powers or change e-mail addresses; moderators edit ``PLAYER_FIELDS``."""
         # The verified address is set only by following the link mailed to it.
-        readonly = ("last_login", "date_joined", "email_verified")
+        readonly = ("last_login", "date_joined", "email_verified", "two_factor_status")
         if request.user.is_superuser:
             return readonly
         editable = PLAYER_FIELDS + (("is_active",) if request.user.has_perm(BAN_PERMISSION) else ())
@@ -258,3 +270,28 @@ class UserAdmin(_DjangoUserAdmin):
 
     def has_promote_permission(self, request: HttpRequest) -> bool:
         return request.user.is_superuser
+
+    @admin.action(description="Reset two-factor sign-in (a lost phone)", permissions=["promote"])
+    def reset_two_factor(self, request: AuthenticatedHttpRequest, queryset: QuerySet[User]) -> None:
+        """Remove the app and recovery codes of accounts whose owners lost them: they sign in with
+        the password and set it up again (staff must, at once). Superusers only, recorded."""
+        users = [user for user in queryset.exclude(pk=request.user.pk) if two_factor.turned_on_at(user=user)]
+        with transaction.atomic():
+            for user in users:
+                two_factor.two_factor_off(user=user)
+            assert request.user.pk is not None
+            entries = LogEntry.objects.log_actions(
+                user_id=request.user.pk,
+                queryset=users,
+                action_flag=CHANGE,
+                change_message="Two-factor sign-in reset: the owner signs in with the password and sets it up again.",
+            )
+            log_entries_record(entries)
+        self.message_user(request, f"Reset two-factor sign-in of {len(users)} account(s).", messages.SUCCESS)
+
+
+# The devices' own admin pages would show each account's secret to every superuser, who could
+# then make anyone's codes. The user page shows whether it is on; the action above resets it.
+for _device in (TOTPDevice, StaticDevice):
+    if admin.site.is_registered(_device):
+        admin.site.unregister(_device)

@@ -6,11 +6,13 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.core.exceptions import ValidationError
 
+from accounts import two_factor
 from accounts.models import User
 from accounts.validators import EMAIL_VERIFIED_ELSEWHERE, USERNAME_TAKEN, USERNAME_TOO_LONG, username_normal
 
 # Django's own says both fields "may be case-sensitive"; usernames are not (UserManager.get_by_natural_key).
 WRONG_PASSWORD = "That is not your password."
+WRONG_CODE = "That code is not right. Codes change every 30 seconds: check the clock of the device that makes them."
 LOGIN_INVALID = "Please enter a correct username and password. Usernames are not case-sensitive; passwords are."
 ACCOUNT_BANNED = (
     "This account is banned (deactivated) by a moderator, so it cannot sign in. "
@@ -127,6 +129,70 @@ class AccountDeleteForm(forms.Form):
     understood = forms.BooleanField(
         label="I understand: my name, address, profile, notifications, tokens and sessions are removed for good",
         help_text="Your games stay in the other players' histories, under a name nothing links to you.",
+    )
+
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        if two_factor.enrolled(user):  # the second factor too, when the account has one
+            self.fields["code"] = forms.CharField(
+                label="A code from your authenticator app, or a recovery code",
+                max_length=20,
+                widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autocapitalize": "none"}),
+            )
+            self.order_fields(["password", "code", "understood"])
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError(WRONG_PASSWORD, code="password_incorrect")
+        return password
+
+    def clean_code(self) -> str:
+        code: str = self.cleaned_data["code"]
+        # Checked only after a right password, so a wrong one uses up no recovery code.
+        if "password" in self.cleaned_data and not two_factor.code_check(user=self.user, code=code):
+            raise forms.ValidationError(WRONG_CODE, code="code_incorrect")
+        return code
+
+
+class TwoFactorCodeForm(forms.Form):
+    """The code that finishes a sign-in: the app's six digits, or a recovery code."""
+
+    code = forms.CharField(
+        label="Code",
+        max_length=20,
+        help_text="The 6 digits your authenticator app shows now, or one of your recovery codes (like abcd-efgh).",
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "autocapitalize": "none", "spellcheck": "false", "autofocus": True}
+        ),
+    )
+
+
+class TwoFactorSetupForm(forms.Form):
+    """The first code from a newly added app, which proves it holds the secret."""
+
+    code = forms.CharField(
+        label="Code from the app",
+        max_length=20,
+        help_text="The app then shows 6 digits that change every 30 seconds: type the ones shown now.",
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "autofocus": True}),
+    )
+
+    def clean_code(self) -> str:
+        code = "".join(self.cleaned_data["code"].split())
+        if not (code.isdigit() and len(code) == 6):
+            raise forms.ValidationError("Type the 6 digits the app shows, like 123456.", code="format")
+        return code
+
+
+class PasswordAgainForm(forms.Form):
+    """The password once more, before a change to how the account signs in."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:

@@ -15,6 +15,11 @@ urlpatterns = [
     path("accounts/settings/verify-email/", views.verification_resend, name="verification_resend"),
     path("accounts/settings/sessions/sign-out/", views.sessions_sign_out_others, name="sessions_sign_out"),
     path("accounts/settings/delete/", views.account_delete_page, name="delete"),
+    path("accounts/two-factor/", views.two_factor_verify, name="two_factor_verify"),
+    path("accounts/two-factor/setup/", views.two_factor_setup, name="two_factor_setup"),
+    path("accounts/two-factor/recovery-codes/", views.two_factor_codes, name="two_factor_codes"),
+    path("accounts/two-factor/recovery-codes/new/", views.two_factor_codes_new, name="two_factor_codes_new"),
+    path("accounts/two-factor/off/", views.two_factor_off, name="two_factor_off"),
     path("accounts/verify-email/<str:token>/", views.verify_email, name="verify_email"),
     path("accounts/password-reset/", views.PasswordResetRequestView.as_view(), name="password_reset"),
     path(

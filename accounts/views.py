@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
+from axes.handlers.proxy import AxesProxyHandler
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
@@ -12,10 +16,22 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import timezone
 from django.utils.encoding import uri_to_iri
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts import two_factor
 from accounts.deletion import account_delete
-from accounts.forms import AccountDeleteForm, AccountSettingsForm, LoginForm, PasswordResetMailForm, SignUpForm
+from accounts.forms import (
+    WRONG_CODE,
+    AccountDeleteForm,
+    AccountSettingsForm,
+    LoginForm,
+    PasswordAgainForm,
+    PasswordResetMailForm,
+    SignUpForm,
+    TwoFactorCodeForm,
+    TwoFactorSetupForm,
+)
 from accounts.mail import (
     password_reset_allowed,
     password_reset_enqueue,
@@ -26,7 +42,14 @@ from accounts.mail import (
 from accounts.models import User
 from accounts.sessions import session_rekeyed, sessions_end, sessions_of
 from accounts.signals import PasswordSetBy, password_set
-from accounts.throttling import login_warning, signup_refused_message, signup_take, signup_wait, wait_words
+from accounts.throttling import (
+    lockout_response,
+    login_warning,
+    signup_refused_message,
+    signup_take,
+    signup_wait,
+    wait_words,
+)
 from accounts.validators import EMAIL_VERIFIED_ELSEWHERE
 from accounts.verification import VERIFY_LINK_DAYS, VerificationError, address_verify, email_verify
 
@@ -129,7 +152,28 @@ def _sessions(request: HttpRequest, user: User) -> dict[str, object]:
         "sessions": sessions_of(user=user, now=timezone.now()),
         "this_session": request.session.session_key,
         "profile_path": uri_to_iri(user.get_absolute_url()),  # shown as typed: /players/Zoë/, not Zo%C3%AB
+        "two_factor": _two_factor_status(user),
     }
+
+
+def _two_factor_status(user: User) -> dict[str, object]:
+    """*Settings*' "Two-factor sign-in": on since when, recovery codes left, whether it may be turned off."""
+    return {
+        "on_since": two_factor.turned_on_at(user=user),
+        "codes_left": two_factor.recovery_codes_left(user=user),
+        "required": settings.TWO_FACTOR_FOR_STAFF and two_factor.is_staff_account(user),
+    }
+
+
+def _settings_page(request: HttpRequest, user: User, *, two_factor_form: Form, status: int) -> HttpResponse:
+    """*Settings* again, with a refused two-factor change's errors under its section."""
+    context = {
+        "form": AccountSettingsForm(instance=user),
+        "address": _address_status(user),
+        "two_factor_form": two_factor_form,
+        **_sessions(request, user),
+    }
+    return render(request, "accounts/settings.html", context, status=status)
 
 
 def _address_status(user: User) -> dict[str, object]:
@@ -260,3 +304,129 @@ def account_delete_page(request: HttpRequest) -> HttpResponse:
             return redirect("home")
     status = 400 if form.errors else 200
     return render(request, "accounts/delete.html", {"form": form}, status=status)
+
+
+# -- Two-factor sign-in (accounts.two_factor) ----------------------------------------------
+
+TWO_FACTOR_ON = "Two-factor sign-in is on. Keep your recovery codes somewhere safe, away from your phone."
+RECOVERY_USED = "You signed in with a recovery code: {left} left. Make new ones in Settings if you are running short."
+STAFF_KEEP_TWO_FACTOR = "Moderators and administrators must keep two-factor sign-in on."
+
+
+def _next_page(request: HttpRequest) -> str:
+    """Where to go once a code is given: ``next`` if it is a page of this site, else home."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
+        return target
+    return reverse("home")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def two_factor_verify(request: HttpRequest) -> HttpResponse:
+    """The second step of a sign-in: the app's code or a recovery code. Wrong codes count as
+    failed logins (the same limits as wrong passwords)."""
+    user = request.user
+    assert isinstance(user, User)
+    next_page = _next_page(request)
+    state = two_factor.session_state(request)
+    if state == two_factor.SETUP:
+        return redirect(f"{reverse('accounts:two_factor_setup')}?{urlencode({'next': next_page})}")
+    if state != two_factor.VERIFY:
+        return redirect(next_page)
+    form = TwoFactorCodeForm(request.POST or None)
+    warning = None
+    if request.method == "POST":
+        credentials = {"username": user.get_username()}
+        AxesProxyHandler.update_request(request)
+        if not AxesProxyHandler.is_allowed(request, credentials):
+            return lockout_response(request, None, credentials)
+        if form.is_valid():
+            used = two_factor.code_check(user=user, code=form.cleaned_data["code"])
+            if used is not None:
+                two_factor.verified(request)
+                if used == "recovery":
+                    messages.warning(request, RECOVERY_USED.format(left=two_factor.recovery_codes_left(user=user)))
+                return redirect(next_page)
+            two_factor.code_failed(request=request, user=user)
+            form.add_error("code", WRONG_CODE)
+            warning = login_warning(request, credentials)
+    context = {"form": form, "next": next_page, "lockout_warning": warning}
+    return render(request, "registration/two_factor_verify.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def two_factor_setup(request: HttpRequest) -> HttpResponse:
+    """Add an authenticator app: its secret as a QR code and as text, then its first code."""
+    user = request.user
+    assert isinstance(user, User)
+    if two_factor.enrolled(user):
+        if two_factor.session_state(request) == two_factor.VERIFY:
+            return redirect("accounts:two_factor_verify")
+        messages.info(request, "Two-factor sign-in is on already.")
+        return redirect(f"{reverse('accounts:settings')}#two-factor-heading")
+    form = TwoFactorSetupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        codes = two_factor.app_device_confirm(user=user, code=form.cleaned_data["code"])
+        if codes is not None:
+            two_factor.verified(request)
+            request.session[two_factor.FRESH_CODES_KEY] = codes
+            messages.success(request, TWO_FACTOR_ON)
+            return redirect(f"{reverse('accounts:two_factor_codes')}?{urlencode({'next': _next_page(request)})}")
+        form.add_error("code", WRONG_CODE)
+    device = two_factor.app_device_pending(user=user)
+    context = {
+        "form": form,
+        "qr": two_factor.qr_svg(device),
+        "secret": two_factor.secret_words(device),
+        "required": two_factor.session_state(request) == two_factor.SETUP,
+        "next": _next_page(request),
+    }
+    return render(request, "registration/two_factor_setup.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET"])
+def two_factor_codes(request: HttpRequest) -> HttpResponse:
+    """New recovery codes, shown once: the page after they are made."""
+    codes = request.session.pop(two_factor.FRESH_CODES_KEY, None)
+    if not codes:
+        return redirect(f"{reverse('accounts:settings')}#two-factor-heading")
+    response = render(request, "registration/two_factor_codes.html", {"codes": codes, "next": _next_page(request)})
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def two_factor_codes_new(request: HttpRequest) -> HttpResponse:
+    """*Settings*' "New recovery codes", with the password: the old codes stop working."""
+    user = request.user
+    assert isinstance(user, User)
+    form = PasswordAgainForm(request.POST, user=user)
+    if not two_factor.enrolled(user):
+        messages.info(request, "Two-factor sign-in is off: there are no recovery codes to replace.")
+        return redirect(f"{reverse('accounts:settings')}#two-factor-heading")
+    if not form.is_valid():
+        return _settings_page(request, user, two_factor_form=form, status=400)
+    request.session[two_factor.FRESH_CODES_KEY] = two_factor.recovery_codes_new(user=user)
+    return redirect("accounts:two_factor_codes")
+
+
+@login_required
+@require_POST
+def two_factor_off(request: HttpRequest) -> HttpResponse:
+    """*Settings*' "Turn off", with the password; refused to moderators and administrators."""
+    user = request.user
+    assert isinstance(user, User)
+    form = PasswordAgainForm(request.POST, user=user)
+    if settings.TWO_FACTOR_FOR_STAFF and two_factor.is_staff_account(user):
+        form.add_error(None, STAFF_KEEP_TWO_FACTOR)
+        return _settings_page(request, user, two_factor_form=form, status=400)
+    if not form.is_valid():
+        return _settings_page(request, user, two_factor_form=form, status=400)
+    two_factor.two_factor_off(user=user)
+    two_factor.sign_in_state_after_off(request)
+    messages.success(request, "Two-factor sign-in is off. Your password alone signs you in now.")
+    return redirect(f"{reverse('accounts:settings')}#two-factor-heading")

@@ -59,6 +59,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "core",  # no models: listed so Celery's autodiscovery finds core/tasks.py (mail)
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "accounts",
     "audit",
     "ladder",
@@ -86,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # A signed-in session's last use, for the list in Settings (at most a write every 5 minutes).
     "accounts.sessions.SessionSeenMiddleware",
+    # A session that owes a second factor (or a moderator's set-up) reaches only the pages that take it.
+    "accounts.two_factor.TwoFactorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -192,6 +197,14 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+
+# Two-factor sign-in (accounts/two_factor.py): moderators and administrators must use it
+# (turn off only on a private test site); any account may. Wrong codes count under axes'
+# limits below, as wrong passwords do, so django-otp's own delays are off.
+TWO_FACTOR_FOR_STAFF = env_bool("TWO_FACTOR_FOR_STAFF", True)
+OTP_TOTP_ISSUER = SITE_NAME
+OTP_TOTP_THROTTLE_FACTOR = 0
+OTP_STATIC_THROTTLE_FACTOR = 0
 
 # Login throttling (django-axes, see accounts/throttling.py): a username is locked from one
 # client address after AXES_FAILURE_LIMIT failures there, and an address for every username

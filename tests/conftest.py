@@ -75,6 +75,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # each login attempt of the lockout tests cost a third of a second of CPU; what the tests
     # check (who may sign in, what counts towards a lockout) is the same with any hasher.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # The suite's moderators and administrators act without a second factor, so each test of a
+    # moderator's power tests that power. tests/accounts/test_two_factor.py and the browser
+    # test turn the requirement back on and check that it holds everywhere.
+    settings.TWO_FACTOR_FOR_STAFF = False
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         _require_services()  # pytest-xdist's controller: the workers' tests are not known here
     _worker_redis()

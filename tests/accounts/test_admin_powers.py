@@ -307,6 +307,7 @@ def test_superuser_sees_every_action_and_the_add_page(root_client, every_account
         "activate_accounts",
         "delete_accounts",
         "make_moderators",
+        "reset_two_factor",
         "delete_selected",
     }
     assert root_client.get(reverse("admin:accounts_user_add")).status_code == 200

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -184,7 +185,13 @@ def decide_the_open_dispute_from_the_desk(client) -> None:
     [open_dispute] = Match.objects.filter(status=MatchStatus.DISPUTED)
     assert {p.player.username for p in open_dispute.participants.select_related("player")} == {"brock", "gary"}
     assert open_dispute.rated_at is None
-    client.force_login(User.objects.get(username="moderator"))
+    # As README says: the password, then the code `manage.py demo_code` prints.
+    signed_in = client.post("/accounts/login/", {"username": "moderator", "password": "moderator-demo-pass"})
+    assert signed_in.status_code == 302
+    assert client.get("/moderation/")["Location"].startswith("/accounts/two-factor/")
+    printed = StringIO()
+    call_command("demo_code", stdout=printed)
+    assert client.post("/accounts/two-factor/", {"code": printed.getvalue().split()[0]}).status_code == 302
 
     response = client.get("/moderation/")
     assert response.status_code == 200, (response.status_code, response.get("Location"))

@@ -16,6 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.two_factor import app_device_enrol
 from ladder.matches.checks import SideInput
 from ladder.matches.conversation import comment_add, evidence_add
 from ladder.matches.decisions import match_void
@@ -31,6 +32,9 @@ from ratings.models import PlayerRating
 
 ADMIN = ("admin", "admin-demo-pass")
 MODERATOR = ("moderator", "moderator-demo-pass")
+# The staff accounts' authenticator secret (base32), public like their passwords: moderators and
+# administrators sign in with a second factor. `manage.py demo_code` prints its current code.
+DEMO_TOTP_SECRET = "LADDERDEMOSTAFFTWOFACTORSECRET23"
 PLAYER_PASSWORD = "player-demo-pass"
 # Their notifications are mailed too (make run prints the mails): the README tour's players and the moderator.
 MAILED = ("serena", "lillie", "ash", MODERATOR[0])
@@ -160,6 +164,8 @@ class Command(BaseCommand):
             created["users"] += made
             if made:
                 moderator.groups.add(moderators)
+            for staff in (_admin, moderator):
+                app_device_enrol(user=staff, secret=DEMO_TOTP_SECRET)
             players = []
             for index, name in enumerate(PLAYER_NAMES, start=1):
                 player, made = self._user((name, PLAYER_PASSWORD))
@@ -219,6 +225,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"  admin: {ADMIN[0]} / {ADMIN[1]}\n"
             f"  moderator: {MODERATOR[0]} / {MODERATOR[1]}\n"
+            f"  both ask for a code: `manage.py demo_code` prints it, or add the key {DEMO_TOTP_SECRET} to an app\n"
             f"  players: {PLAYER_NAMES[0]}, {PLAYER_NAMES[1]}, ... ({len(PLAYER_NAMES)}) / {PLAYER_PASSWORD}"
         )
 
