@@ -138,3 +138,52 @@ class AccountDeleteForm(forms.Form):
         if not self.user.check_password(password):
             raise forms.ValidationError(WRONG_PASSWORD, code="password_incorrect")
         return password
+
+
+EMAIL_HAS_ACCOUNT = (
+    "An account here already uses %(email)s, and accounts are never joined by their address. If it is yours, "
+    "sign in to it with its password (“Forgot your password?” mails a new one) and link %(provider)s from "
+    "Settings. Or use another address here, or leave the field empty."
+)
+
+
+class ProviderSignUpForm(_UserModelForm):
+    """A first sign-in with Discord or Lichess: the name to play under and the address, as sign-up
+    asks them (``accounts.linking``). No password: the account signs in through the provider."""
+
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional. Only moderators see it; it is never shown on your profile. With it you can get a "
+        "password by mail, to sign in without the provider too.",
+    )
+
+    class Meta:
+        model = User
+        fields = ("username", "email")
+        error_messages = {"username": {"max_length": USERNAME_TOO_LONG}}
+        help_texts = {
+            "username": "What other players see. 3–30 characters: letters of any script, digits, “_” and “-”."
+        }
+
+    def __init__(self, *args: Any, provider_email: str, provider_label: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.provider_email = provider_email
+        self.provider_label = provider_label
+
+    def clean_username(self) -> str:
+        username: str = username_normal(self.cleaned_data["username"].strip())
+        if User.objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError(USERNAME_TAKEN, code="unique", params={"value": username})
+        return username
+
+    def clean_email(self) -> str:
+        """The provider's verified address is refused if any account here has it: its owner proved it is
+        theirs, so they learn nothing they may not know. Any other address is checked as sign-up checks it."""
+        email: str = self.cleaned_data["email"]
+        if email and self.provider_email and email.casefold() == self.provider_email.casefold():
+            if User.objects.filter(email__iexact=email).exists():
+                raise forms.ValidationError(
+                    EMAIL_HAS_ACCOUNT, code="has_account", params={"email": email, "provider": self.provider_label}
+                )
+            return email
+        return _address_not_verified_elsewhere(email, account=None)
