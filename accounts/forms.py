@@ -115,6 +115,10 @@ class PasswordResetMailForm(PasswordResetForm):
     """
 
 
+WRONG_USERNAME = "That is not your username."
+NO_PASSWORD_HELP = "Your account has no password (it signs in with Discord or Lichess), so type its name to confirm."
+
+
 class AccountDeleteForm(forms.Form):
     """Deleting one's own account: the password again, and a box saying what it means."""
 
@@ -132,6 +136,18 @@ class AccountDeleteForm(forms.Form):
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
+        if not user.has_usable_password():  # it signs in with Discord or Lichess only: its name instead
+            del self.fields["password"]
+            self.fields = {
+                "username": forms.CharField(label="Your username", help_text=NO_PASSWORD_HELP),
+                **self.fields,
+            }
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"]
+        if username_normal(username.strip()).casefold() != self.user.username.casefold():
+            raise forms.ValidationError(WRONG_USERNAME, code="username_incorrect")
+        return username
 
     def clean_password(self) -> str:
         password: str = self.cleaned_data["password"]

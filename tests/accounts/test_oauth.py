@@ -473,3 +473,15 @@ def test_settings_offer_a_password_by_mail_to_an_account_without_one(client):
     page = client.get(SETTINGS)
 
     assert "Set a password by mail" in page.text and "Change password" not in page.text
+
+
+@pytest.mark.parametrize("who", ["root_client", "moderator_client"])
+def test_the_admin_shows_an_accounts_links_read_only(request, who, outsider):
+    LinkedIdentity.objects.create(user=outsider, provider="lichess", uid="mal", name="Mal", linked_at=LINKED_AT)
+    admin = request.getfixturevalue(who)
+
+    page = admin.get(reverse("admin:accounts_user_change", args=[outsider.pk]))
+
+    assert page.status_code == 200
+    assert "Lichess: Mal (id mal), linked 2026-01-01" in text(page)
+    assert "last used never" in text(page) and 'name="linked_accounts"' not in page.text
