@@ -18,13 +18,15 @@ from django.db.models.functions import Lower
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 from django_otp.plugins.otp_static.models import StaticDevice
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts import two_factor
 from accounts.deletion import account_delete
 from accounts.http import AuthenticatedHttpRequest, signed_in_user
-from accounts.models import User
+from accounts.models import LinkedIdentity, User
 from accounts.signals import PasswordSetBy, password_set
 from audit.services import log_entries_record
 
@@ -137,6 +139,7 @@ class UserAdmin(_DjangoUserAdmin):
         ),
         ("Two-factor sign-in", {"fields": ("two_factor_status",)}),
         ("Dates", {"fields": ("last_login", "date_joined")}),
+        ("Linked accounts", {"fields": ("linked_accounts",)}),
     )
     actions = ("deactivate_accounts", "activate_accounts", "delete_accounts", "make_moderators", "reset_two_factor")
 
@@ -179,12 +182,31 @@ class UserAdmin(_DjangoUserAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
         """Only superusers hand out powers or change e-mail addresses; moderators edit ``PLAYER_FIELDS``."""
         # The verified address is set only by following the link mailed to it.
-        readonly = ("last_login", "date_joined", "email_verified", "two_factor_status")
+        readonly = ("last_login", "date_joined", "email_verified", "two_factor_status", "linked_accounts")
         if request.user.is_superuser:
             return readonly
         editable = PLAYER_FIELDS + (("is_active",) if request.user.has_perm(BAN_PERMISSION) else ())
         fields = flatten_fieldsets(self.get_fieldsets(request, obj))
         return tuple(dict.fromkeys([*readonly, *(field for field in fields if field not in editable)]))
+
+    @admin.display(description="Signs in with")
+    def linked_accounts(self, obj: User) -> SafeString:
+        """The Discord and Lichess accounts linked to ``obj``: read-only, their owner links and unlinks them."""
+        links = list(LinkedIdentity.objects.filter(user=obj))
+        if not links:
+            return format_html("{}", "No linked account: a password only.")
+        rows = (
+            (
+                link.get_provider_display(),
+                link.name,
+                link.uid,
+                timezone.localtime(link.linked_at).strftime("%Y-%m-%d %H:%M"),
+                timezone.localtime(link.last_used_at).strftime("%Y-%m-%d %H:%M") if link.last_used_at else "never",
+            )
+            for link in links
+        )
+        items = format_html_join("", "<li>{}: {} (id {}), linked {}, last used {}</li>", rows)
+        return format_html("<ul class='linked-accounts'>{}</ul>", items)
 
     def user_change_password(self, request: HttpRequest, id: str, form_url: str = "") -> HttpResponse:
         """Setting someone's password takes over their account: superusers only, even on your own account."""

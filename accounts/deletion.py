@@ -2,7 +2,7 @@
 
 ``account_delete`` replaces the username by a new one nothing links to ("deleted-" and ten
 random hexadecimal digits), removes the email address, profile text, password, roles,
-sessions and sign-in prints, and turns the account off, which takes it off every
+sessions, sign-in prints and linked accounts (Discord, Lichess), and turns the account off, which takes it off every
 leaderboard at once. The other apps remove what they keep for the account through
 ``account_deleted`` (API tokens, notifications and mail settings, searches and parties).
 Its matches and rating history stay: they are the other players' history too, and every
@@ -18,7 +18,7 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from accounts.models import SignInPrint, User
+from accounts.models import LinkedIdentity, SignInPrint, User
 from accounts.sessions import sessions_end
 from accounts.signals import account_deleted
 from audit.models import Action
@@ -48,6 +48,7 @@ def account_delete(*, user: User, by: User, reason: str = "", now: datetime) -> 
         account_deleted.send(sender=User, user=user, now=now)
         sessions_end(user=user)
         SignInPrint.objects.filter(user=user).delete()
+        LinkedIdentity.objects.filter(user=user).delete()  # Discord or Lichess no longer signs in to it
         user.username = _free_name()
         user.email = user.email_verified = user.about = user.first_name = user.last_name = ""
         user.set_unusable_password()

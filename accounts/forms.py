@@ -117,6 +117,10 @@ class PasswordResetMailForm(PasswordResetForm):
     """
 
 
+WRONG_USERNAME = "That is not your username."
+NO_PASSWORD_HELP = "Your account has no password (it signs in with Discord or Lichess), so type its name to confirm."
+
+
 class AccountDeleteForm(forms.Form):
     """Deleting one's own account: the password again, and a box saying what it means."""
 
@@ -134,13 +138,25 @@ class AccountDeleteForm(forms.Form):
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
+        if not user.has_usable_password():  # it signs in with Discord or Lichess only: its name instead
+            del self.fields["password"]
+            self.fields = {
+                "username": forms.CharField(label="Your username", help_text=NO_PASSWORD_HELP),
+                **self.fields,
+            }
         if two_factor.enrolled(user):  # the second factor too, when the account has one
             self.fields["code"] = forms.CharField(
                 label="A code from your authenticator app, or a recovery code",
                 max_length=20,
                 widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autocapitalize": "none"}),
             )
-            self.order_fields(["password", "code", "understood"])
+            self.order_fields(["username", "password", "code", "understood"])
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"]
+        if username_normal(username.strip()).casefold() != self.user.username.casefold():
+            raise forms.ValidationError(WRONG_USERNAME, code="username_incorrect")
+        return username
 
     def clean_password(self) -> str:
         password: str = self.cleaned_data["password"]
@@ -150,8 +166,9 @@ class AccountDeleteForm(forms.Form):
 
     def clean_code(self) -> str:
         code: str = self.cleaned_data["code"]
-        # Checked only after a right password, so a wrong one uses up no recovery code.
-        if "password" in self.cleaned_data and not two_factor.code_check(user=self.user, code=code):
+        # Checked only after a right password (or name), so a wrong one uses up no recovery code.
+        first = "password" if "password" in self.fields else "username"
+        if first in self.cleaned_data and not two_factor.code_check(user=self.user, code=code):
             raise forms.ValidationError(WRONG_CODE, code="code_incorrect")
         return code
 
@@ -204,3 +221,52 @@ class PasswordAgainForm(forms.Form):
         if not self.user.check_password(password):
             raise forms.ValidationError(WRONG_PASSWORD, code="password_incorrect")
         return password
+
+
+EMAIL_HAS_ACCOUNT = (
+    "An account here already uses %(email)s, and accounts are never joined by their address. If it is yours, "
+    "sign in to it with its password (“Forgot your password?” mails a new one) and link %(provider)s from "
+    "Settings. Or use another address here, or leave the field empty."
+)
+
+
+class ProviderSignUpForm(_UserModelForm):
+    """A first sign-in with Discord or Lichess: the name to play under and the address, as sign-up
+    asks them (``accounts.linking``). No password: the account signs in through the provider."""
+
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional. Only moderators see it; it is never shown on your profile. With it you can get a "
+        "password by mail, to sign in without the provider too.",
+    )
+
+    class Meta:
+        model = User
+        fields = ("username", "email")
+        error_messages = {"username": {"max_length": USERNAME_TOO_LONG}}
+        help_texts = {
+            "username": "What other players see. 3–30 characters: letters of any script, digits, “_” and “-”."
+        }
+
+    def __init__(self, *args: Any, provider_email: str, provider_label: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.provider_email = provider_email
+        self.provider_label = provider_label
+
+    def clean_username(self) -> str:
+        username: str = username_normal(self.cleaned_data["username"].strip())
+        if User.objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError(USERNAME_TAKEN, code="unique", params={"value": username})
+        return username
+
+    def clean_email(self) -> str:
+        """The provider's verified address is refused if any account here has it: its owner proved it is
+        theirs, so they learn nothing they may not know. Any other address is checked as sign-up checks it."""
+        email: str = self.cleaned_data["email"]
+        if email and self.provider_email and email.casefold() == self.provider_email.casefold():
+            if User.objects.filter(email__iexact=email).exists():
+                raise forms.ValidationError(
+                    EMAIL_HAS_ACCOUNT, code="has_account", params={"email": email, "provider": self.provider_label}
+                )
+            return email
+        return _address_not_verified_elsewhere(email, account=None)

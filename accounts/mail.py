@@ -59,9 +59,11 @@ def password_reset_mail_send(*, user: User, uidb64: str, token: str) -> None:
 def password_reset_accounts(*, email: str) -> list[User]:
     """The accounts a reset for ``email`` goes to: the one that verified it, else every holder.
 
-    Only active accounts with a password, whose address is ``email`` in any case (as
-    Django's password reset finds them). A verified address belongs to one account, so
-    the link goes to that one only. An address nobody verified may sit on several accounts
+    Only active accounts whose address is ``email`` in any case, with a password or not:
+    Django's own reset skips accounts without one, but here such an account was made by
+    signing in with Discord or Lichess, and this link is how it sets its first password (a
+    deleted account has no address). A verified address belongs to one account, so the link
+    goes to that one only. An address nobody verified may sit on several accounts
     (typing it proves nothing); then each gets its own link, and the first one used
     verifies the address for its account, after which only that account gets resets for it.
     """
@@ -69,7 +71,7 @@ def password_reset_accounts(*, email: str) -> list[User]:
     holders = [
         account
         for account in User.objects.filter(email__iexact=email, is_active=True).order_by("pk")
-        if account.has_usable_password() and unicodedata.normalize("NFKC", account.email).casefold() == folded
+        if unicodedata.normalize("NFKC", account.email).casefold() == folded
     ]
     verified = [account for account in holders if account.has_verified_email]
     return verified or holders

@@ -229,3 +229,38 @@ class AccountSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.device or 'unknown device'}"
+
+
+class OAuthProvider(models.TextChoices):
+    """The sites an account may sign in with (``accounts.oauth``)."""
+
+    DISCORD = "discord", "Discord"
+    LICHESS = "lichess", "Lichess"
+
+
+class LinkedIdentity(models.Model):
+    """An account at Discord or Lichess that signs in to this one (``accounts.oauth``).
+
+    One per provider and account, and an account there links to one account here: the
+    provider's own user id (Discord's snowflake, Lichess's lower-case id) names it, never its
+    email address, so two accounts are never merged by an address. No token is kept: the
+    profile is read once, at each sign-in, and the token forgotten.
+    """
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="linked_identities")
+    provider = models.CharField(max_length=16, choices=OAuthProvider)
+    uid = models.CharField("id there", max_length=64, help_text="The provider's own, stable id of the account.")
+    name = models.CharField("name there", max_length=100, help_text="As the provider last gave it.")
+    linked_at = models.DateTimeField()
+    last_used_at = models.DateTimeField("last signed in with", null=True, blank=True)
+
+    class Meta:
+        ordering = ["provider"]
+        verbose_name = "linked account"
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "uid"], name="linked_identity_once"),
+            models.UniqueConstraint(fields=["user", "provider"], name="linked_identity_one_per_provider"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_provider_display()}: {self.name}"

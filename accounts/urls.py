@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts import views
+from accounts import views, views_oauth
 
 app_name = "accounts"
 
@@ -37,5 +37,11 @@ urlpatterns = [
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
     ),
+    # Sign-in with Discord and with Lichess (accounts/views_oauth.py).
+    path("accounts/oauth/<str:provider>/start/", views_oauth.oauth_start, name="oauth_start"),
+    path("accounts/oauth/<str:provider>/link/", views_oauth.oauth_link, name="oauth_link"),
+    path("accounts/oauth/<str:provider>/callback/", views_oauth.oauth_callback, name="oauth_callback"),
+    path("accounts/oauth/<str:provider>/unlink/", views_oauth.oauth_unlink, name="oauth_unlink"),
+    path("accounts/oauth/choose-a-name/", views_oauth.oauth_signup, name="oauth_signup"),
     path("players/<str:username>/", views.profile, name="profile"),
 ]

@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import timezone
+from django.utils.decorators import method_decorator
 from django.utils.encoding import uri_to_iri
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
@@ -40,6 +41,7 @@ from accounts.mail import (
     verification_mail_send,
 )
 from accounts.models import User
+from accounts.oauth import oauth_form_action
 from accounts.sessions import session_rekeyed, sessions_end, sessions_of
 from accounts.signals import PasswordSetBy, password_set
 from accounts.throttling import (
@@ -62,6 +64,7 @@ VERIFY_CHANGE_REFUSED = (
 VERIFY_NOTHING_TO_SEND = "There is no address to check: add one above first."
 
 
+@method_decorator(oauth_form_action, name="dispatch")  # its "Sign in with Discord" buttons
 class LoginView(auth_views.LoginView):
     """Django's login, which warns when one more failure would lock the account or the address."""
 
@@ -73,6 +76,7 @@ class LoginView(auth_views.LoginView):
         return self.render_to_response(self.get_context_data(form=form, lockout_warning=warning))
 
 
+@oauth_form_action
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
@@ -117,6 +121,7 @@ ACCOUNT_DELETED_MAILED = " A mail to its verified address confirms it."
 
 
 @login_required
+@oauth_form_action  # its "Link Discord" buttons
 def account_settings(request: HttpRequest) -> HttpResponse:
     user = request.user
     assert isinstance(user, User)
@@ -183,6 +188,7 @@ def _address_status(user: User) -> dict[str, object]:
 
 @login_required
 @require_POST
+@oauth_form_action
 def verification_resend(request: HttpRequest) -> HttpResponse:
     """ "Send the link again": a new link to the account's unverified address, a few an hour."""
     user = request.user

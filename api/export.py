@@ -3,8 +3,9 @@
 ``personal_data`` gathers what the site keeps about an account from every app: the profile,
 the ladders and standings, the matches with their sides and results, the rating history and
 adjustments, notifications, comments and evidence links, reports filed, API tokens (names
-and dates, never a secret or its hash), the signed-in sessions and the sign-in prints
-(their kind, dates and counts; the keyed hash itself says nothing to its owner).
+and dates, never a secret or its hash), the signed-in sessions, the sign-in prints
+(their kind, dates and counts; the keyed hash itself says nothing to its owner) and the linked
+Discord and Lichess accounts (the name there and the dates; no token is kept).
 
 Its shape is ``docs/personal-data.schema.json`` (JSON Schema 2020-12), which the tests check
 every export against. Times are ISO 8601 in UTC with their offset, like the API's.
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from accounts.models import AccountSession, SignInPrint, User
+from accounts.models import AccountSession, LinkedIdentity, SignInPrint, User
 from api.models import ApiToken
 from ladder.models import Evidence, MatchComment, Participant, PlayerReport
 from notifications.models import Notification
@@ -117,6 +118,15 @@ def personal_data(*, user: User, now: datetime) -> dict[str, Any]:
                 "count": print_.count,
             }
             for print_ in SignInPrint.objects.filter(user=user).order_by("pk")
+        ],
+        "linked_accounts": [
+            {
+                "provider": link.provider,
+                "name": link.name,
+                "linked_at": _at(link.linked_at),
+                "last_used_at": _at(link.last_used_at),
+            }
+            for link in LinkedIdentity.objects.filter(user=user).order_by("pk")
         ],
     }
 

@@ -188,3 +188,12 @@ def env_site_url(name: str, default: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query or parts.fragment:
         raise ImproperlyConfigured(f"{name} must be the site's origin, like https://ladder.example.org; got {raw!r}")
     return raw
+
+
+def env_origin(name: str, default: str) -> str:
+    """An origin another service answers at, ``https://lichess.org``; no trailing slash or path."""
+    raw = os.environ.get(name, default).strip().rstrip("/")
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query or parts.fragment:
+        raise ImproperlyConfigured(f"{name} must be an origin, like {default}; got {raw!r}")
+    return raw

@@ -22,6 +22,7 @@ from config.env import (
     env_from_address,
     env_int,
     env_list,
+    env_origin,
     env_rate,
     env_site_url,
     env_str,
@@ -252,6 +253,18 @@ if SIGNUP_RATE is not None and (
     or SIGNUP_RATE.split("/")[1][:1] not in ("s", "m", "h", "d")
 ):
     raise ImproperlyConfigured(f"SIGNUP_RATE must look like 5/hour; got {SIGNUP_RATE!r}")
+
+# Sign-in with Discord and with Lichess (accounts/oauth.py; docs/operations.md, "Sign-in with
+# Discord or Lichess"): a provider is offered once its client id is set. Discord's app also has a
+# secret; Lichess's has none (PKCE proves the client). Each base URL is where the provider
+# answers: a self-hosted Lichess, or the tests' stand-in on loopback.
+DISCORD_CLIENT_ID = env_str("DISCORD_CLIENT_ID").strip()
+DISCORD_CLIENT_SECRET = env_str("DISCORD_CLIENT_SECRET").strip()
+DISCORD_BASE_URL = env_origin("DISCORD_BASE_URL", "https://discord.com")
+if DISCORD_CLIENT_ID and not DISCORD_CLIENT_SECRET:
+    raise ImproperlyConfigured("DISCORD_CLIENT_SECRET must be set with DISCORD_CLIENT_ID (the app's OAuth2 secret)")
+LICHESS_CLIENT_ID = env_str("LICHESS_CLIENT_ID").strip()
+LICHESS_BASE_URL = env_origin("LICHESS_BASE_URL", "https://lichess.org")
 
 # Mail (core/mail.py) goes out from Celery tasks, never in a request. EMAIL_URL says how
 # (config/env.py's email_settings): smtp://user:password@host:587/?tls=1 (STARTTLS),

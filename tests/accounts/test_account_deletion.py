@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.deletion import DELETED_PREFIX, account_delete
-from accounts.models import AccountSession, SignInPrint, User
+from accounts.forms import WRONG_USERNAME
+from accounts.models import AccountSession, LinkedIdentity, SignInPrint, User
 from api.models import ApiToken
 from api.services import token_create
 from audit.models import Action, AuditEntry
@@ -25,7 +26,7 @@ from matchmaking.parties import current_party, party_answer, party_invite
 from matchmaking.services import queue_join
 from notifications.models import Notification
 from ratings.models import PlayerRating, RatingChange
-from tests.factories import PASSWORD, member
+from tests.factories import PASSWORD, UserFactory, member
 from tests.ratings.test_replay_jobs import assert_equals_a_full_replay
 
 pytestmark = pytest.mark.django_db
@@ -56,6 +57,7 @@ def test_deleting_my_account_pseudonymises_it_and_keeps_every_rating(
     User.objects.filter(pk=player.pk).update(email="alice@example.org", email_verified="alice@example.org", about="Hi!")
     played(ladder, player, opponent)
     token_create(user=player, name="my bot")
+    LinkedIdentity.objects.create(user=player, provider="discord", uid="42", name="alice", linked_at=timezone.now())
     browser, phone = signed_in(player), signed_in(player)
     queue_join(ladder=ladder, player=player)
     history = list(RatingChange.objects.filter(player=player).values_list("pk", "rating_after"))
@@ -72,6 +74,7 @@ def test_deleting_my_account_pseudonymises_it_and_keeps_every_rating(
     assert browser.get(reverse("accounts:settings")).status_code == 302
     assert phone.get(reverse("accounts:settings")).status_code == 302
     assert not AccountSession.objects.filter(user=gone).exists() and not SignInPrint.objects.filter(user=gone).exists()
+    assert not LinkedIdentity.objects.filter(user=gone).exists()  # Discord signs in to it no more
     assert not ApiToken.objects.filter(user=gone).exists() and not Notification.objects.filter(recipient=gone).exists()
     assert not QueueEntry.objects.filter(player=gone, status=EntryStatus.WAITING).exists()
     # The games and the ratings stay, under the new name, and replay to the same numbers.
@@ -105,6 +108,23 @@ def test_a_wrong_password_or_an_unticked_box_deletes_nothing(player, form, messa
         User.objects.get(pk=player.pk).username == "alice"
         and browser.get(reverse("accounts:settings")).status_code == 200
     )
+
+
+def test_an_account_without_a_password_confirms_with_its_name(client):
+    """One made by signing in with Discord or Lichess has no password to type."""
+    user = UserFactory(username="magnus", password="!")
+    LinkedIdentity.objects.create(user=user, provider="lichess", uid="magnus", name="M", linked_at=timezone.now())
+    client.force_login(user)
+    assert 'name="password"' not in client.get(DELETE).text
+
+    wrong = client.post(DELETE, {"username": "magnu", "understood": "on"})
+    assert wrong.status_code == 400 and WRONG_USERNAME in wrong.text
+    assert User.objects.get(pk=user.pk).username == "magnus"
+
+    client.post(DELETE, {"username": "Magnus", "understood": "on"})
+
+    gone = User.objects.get(pk=user.pk)
+    assert gone.username.startswith(DELETED_PREFIX) and not LinkedIdentity.objects.exists()
 
 
 def test_the_page_says_what_goes_and_what_stays(player):

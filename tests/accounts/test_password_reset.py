@@ -106,16 +106,27 @@ def test_the_request_looks_up_no_account(outsider, django_capture_on_commit_call
     assert counts[0][1] == 1
 
 
-@pytest.mark.parametrize(("account", "fields"), [("banned", {"is_active": False}), ("nopass", {"password": "!"})])
-def test_inactive_accounts_and_accounts_without_a_password_get_nothing(
-    account, fields, smtp_server, django_capture_on_commit_callbacks
-):
-    UserFactory(username=account, **fields)
+def test_inactive_accounts_get_nothing(smtp_server, django_capture_on_commit_callbacks):
+    UserFactory(username="banned", is_active=False)
 
-    response = ask(f"{account}@example.org", django_capture_on_commit_callbacks)
+    response = ask("banned@example.org", django_capture_on_commit_callbacks)
 
     assert response["Location"] == DONE
     assert smtp_server.messages == []
+
+
+def test_an_account_without_a_password_sets_its_first_one_from_the_link(
+    client, smtp_server, django_capture_on_commit_callbacks
+):
+    """One made by signing in with Discord or Lichess: the link is how it gets a password at all."""
+    UserFactory(username="magnus", password="!")
+
+    ask("magnus@example.org", django_capture_on_commit_callbacks)
+    form = client.get(link_in(smtp_server.wait_for(1)[0]), follow=True).redirect_chain[-1][0]
+    client.post(form, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
+
+    login = reverse("accounts:login")
+    assert Client().post(login, {"username": "magnus", "password": NEW_PASSWORD}).status_code == 302
 
 
 def test_a_malformed_address_is_a_form_error(smtp_server, django_capture_on_commit_callbacks):

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from jsonschema import Draft202012Validator
 
+from accounts.models import LinkedIdentity
 from api.models import ApiToken
 from api.services import token_create
 from ladder.matches import reporting as svc
@@ -53,6 +54,7 @@ def history(ladder, player, opponent, moderator):
     svc.match_confirm(match=drawn, user=player)
     comment_add(match=drawn, author=player, body="Good game, Zoë's opening.")
     _, secret = token_create(user=player, name="my bot")
+    LinkedIdentity.objects.create(user=player, provider="lichess", uid="alice", name="Alice", linked_at=at)
     rating_adjust(
         ladder=ladder,
         player_id=player.pk,
@@ -93,6 +95,9 @@ def test_download_my_data_is_one_json_file_with_every_part_and_no_secret(player,
     assert [t["name"] for t in data["api_tokens"]] == ["my bot"]
     assert [s["device"] for s in data["sessions"]] == ["Firefox on Linux"]
     assert {p["kind"] for p in data["sign_in_prints"]} == {"address", "device"}
+    assert [(link["provider"], link["name"], link["last_used_at"]) for link in data["linked_accounts"]] == [
+        ("lichess", "Alice", None)
+    ]
     text = response.content.decode()
     token = ApiToken.objects.get(user=player)
     assert history["secret"] not in text and token.key_hash not in text
