@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # A signed-in session's last use, for the list in Settings (at most a write every 5 minutes).
     "accounts.sessions.SessionSeenMiddleware",
+    # The account's time zone for pages and forms; UTC for the API (accounts/zones.py).
+    "accounts.zones.AccountTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
