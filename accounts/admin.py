@@ -127,7 +127,7 @@ class UserAdmin(_DjangoUserAdmin):
     change_password_form = AdminPasswordSetForm
     fieldsets = (
         (None, {"fields": ("username", "password")}),
-        ("Profile", {"fields": ("email", "email_verified", "about", "is_bot")}),
+        ("Profile", {"fields": ("email", "email_verified", "about", "is_bot", "time_zone")}),
         (
             "Access",
             {

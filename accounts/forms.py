@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from accounts import two_factor
 from accounts.models import User
 from accounts.validators import EMAIL_VERIFIED_ELSEWHERE, USERNAME_TAKEN, USERNAME_TOO_LONG, username_normal
+from accounts.zones import zone_choices, zone_guess
 
 # Django's own says both fields "may be case-sensitive"; usernames are not (UserManager.get_by_natural_key).
 WRONG_PASSWORD = "That is not your password."
@@ -66,10 +67,16 @@ class SignUpForm(_UserCreationForm):
         "yours. Only moderators see it; it is never shown on your profile.",
     )
 
+    # Filled in by static/js/time-zone-guess.js with the browser's zone; a missing or unknown one is the site's.
+    time_zone = forms.CharField(required=False, max_length=200, widget=forms.HiddenInput(attrs={"data-zone-guess": ""}))
+
     class Meta:
         model = User
-        fields = ("username", "email")
+        fields = ("username", "email", "time_zone")
         error_messages = {"username": {"max_length": USERNAME_TOO_LONG}}
+
+    def clean_time_zone(self) -> str:
+        return zone_guess(self.cleaned_data.get("time_zone"))
 
     def clean_username(self) -> str:
         username: str = username_normal(self.cleaned_data["username"].strip())
@@ -93,6 +100,28 @@ class AccountSettingsForm(_UserModelForm):
 
     def clean_email(self) -> str:
         return _address_not_verified_elsewhere(self.cleaned_data["email"], account=self.instance)
+
+
+class TimeZoneForm(_UserModelForm):
+    """*Settings* → *Time zone*: a list of the zones by region; the model's validator refuses a
+    name the tz database does not have (``accounts.zones.UNKNOWN_TIME_ZONE``)."""
+
+    time_zone = forms.CharField(label="Time zone", required=False, widget=forms.Select)
+
+    class Meta:
+        model = User
+        fields = ("time_zone",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "zone_%s")
+        super().__init__(*args, **kwargs)
+        field = self.fields["time_zone"]
+        field.help_text = (
+            "Every time the site shows you is in this zone and labelled with it, times you type are read in "
+            "it, and your mails use it. The API stays in UTC."
+        )
+        assert isinstance(field.widget, forms.Select)
+        field.widget.choices = zone_choices(current=self.instance.time_zone)
 
 
 def _address_not_verified_elsewhere(email: str, *, account: User | None) -> str:

@@ -23,6 +23,7 @@ from accounts.validators import (
     UsernameValidator,
     username_skeleton,
 )
+from accounts.zones import validate_time_zone
 
 # django-stubs types a lookup by the value it compares with; Django's own class takes no type argument.
 if TYPE_CHECKING:
@@ -101,6 +102,16 @@ class User(AbstractUser):
         "bot account",
         default=False,
         help_text="Played by a program through the API; marked as a bot on profiles and leaderboards.",
+    )
+    # An IANA name (accounts.zones); blank: the site's TIME_ZONE. Pages, forms and mails use it.
+    time_zone = models.CharField(
+        "time zone",
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        validators=[validate_time_zone],
+        help_text="The times the site shows you are in this zone, and the times you type are read in it.",
     )
 
     objects: ClassVar[UserManager] = UserManager()

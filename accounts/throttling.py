@@ -36,6 +36,8 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.timesince import timeuntil
 
+from core.moments import moment_text
+
 logger = logging.getLogger(__name__)
 
 SIGNUP_REFUSED = "Too many accounts were made from your address recently. Try again in {wait} (at {at})."
@@ -233,7 +235,7 @@ def _signup_count(*, request: HttpRequest, take: bool) -> int:
 
 
 def signup_refused_message(retry_after: int) -> str:
-    return SIGNUP_REFUSED.format(wait=wait_words(retry_after), at=_retry_at(retry_after).strftime("%H:%M %Z"))
+    return SIGNUP_REFUSED.format(wait=wait_words(retry_after), at=moment_text(_retry_at(retry_after), "time"))
 
 
 def wait_words(seconds: int) -> str:

@@ -13,6 +13,7 @@ urlpatterns = [
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("accounts/settings/", views.account_settings, name="settings"),
     path("accounts/settings/verify-email/", views.verification_resend, name="verification_resend"),
+    path("accounts/settings/time-zone/", views.time_zone_change, name="time_zone"),
     path("accounts/settings/sessions/sign-out/", views.sessions_sign_out_others, name="sessions_sign_out"),
     path("accounts/settings/delete/", views.account_delete_page, name="delete"),
     path("accounts/two-factor/", views.two_factor_verify, name="two_factor_verify"),

@@ -30,6 +30,7 @@ from accounts.forms import (
     PasswordAgainForm,
     PasswordResetMailForm,
     SignUpForm,
+    TimeZoneForm,
     TwoFactorCodeForm,
     TwoFactorSetupForm,
 )
@@ -149,6 +150,31 @@ def account_settings(request: HttpRequest) -> HttpResponse:
             messages.info(request, VERIFY_SENT.format(email=user.email, days=VERIFY_LINK_DAYS))
         return redirect("accounts:settings")
     return render(request, "accounts/settings.html", {"form": form, "address": address, **_sessions(request, user)})
+
+
+ZONE_SAVED = "Times are now shown in {zone}."
+
+
+@login_required
+@require_POST
+def time_zone_change(request: HttpRequest) -> HttpResponse:
+    """*Settings* → *Time zone*: saved, or the settings page again with the form's error (400) and nothing changed."""
+    user = request.user
+    assert isinstance(user, User)
+    form = TimeZoneForm(request.POST, instance=user)
+    if form.is_valid():
+        user = form.save()
+        zone = user.time_zone or f"the site's time zone ({settings.TIME_ZONE})"
+        messages.success(request, ZONE_SAVED.format(zone=zone))
+        return redirect(f"{reverse('accounts:settings')}#zone-heading")
+    user.refresh_from_db(fields=["time_zone"])  # the form set the typed name on the account; nothing was saved
+    context = {
+        "form": AccountSettingsForm(instance=user),
+        "zone_form": form,
+        "address": _address_status(user),
+        **_sessions(request, user),
+    }
+    return render(request, "accounts/settings.html", context, status=400)
 
 
 def _sessions(request: HttpRequest, user: User) -> dict[str, object]:

@@ -43,6 +43,7 @@ def personal_data(*, user: User, now: datetime) -> dict[str, Any]:
             "email_verified": user.has_verified_email,
             "about": user.about,
             "is_bot": user.is_bot,
+            "time_zone": user.time_zone,
             "date_joined": _at(user.date_joined),
             "last_login": _at(user.last_login),
         },

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.signals import PasswordSetBy
+from accounts.zones import zone_of
 from api.models import ApiToken, IdempotencyKey, RevokedBy
 from core.mail import absolute_url, send_templated_mail
 
@@ -84,7 +85,8 @@ def tokens_revoke_for_password(*, user: User, how: PasswordSetBy, now: datetime 
             "tokens_url": absolute_url(reverse("api_tokens")),
             "reset_url": absolute_url(reverse("accounts:password_reset")),
         }
-        send_templated_mail(to=[user.email], template=TOKENS_REVOKED_TEMPLATE, context=context)
+        with timezone.override(zone_of(user)):  # the tokens' dates in the owner's zone
+            send_templated_mail(to=[user.email], template=TOKENS_REVOKED_TEMPLATE, context=context)
     return tokens
 
 

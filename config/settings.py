@@ -92,6 +92,8 @@ MIDDLEWARE = [
     "accounts.sessions.SessionSeenMiddleware",
     # A session that owes a second factor (or a moderator's set-up) reaches only the pages that take it.
     "accounts.two_factor.TwoFactorMiddleware",
+    # The account's time zone for pages and forms; UTC for the API (accounts/zones.py).
+    "accounts.zones.AccountTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

@@ -32,6 +32,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.zones import zone_of
 from core.mail import absolute_url, templated_message
 from notifications import preferences
 from notifications.models import DEFAULT_EMAIL_MODES, EmailMode, EmailStatus, Kind, Notification
@@ -69,42 +70,45 @@ def _why(kind: str, *, chosen: bool) -> str:
 
 
 def notification_mail(notification: Notification, user: User, *, chosen: bool) -> EmailMultiAlternatives:
-    """The mail of one notification to ``user``."""
-    text = describe(notification)
-    url = unsubscribe_url(user.pk, notification.kind)
-    context = {
-        "user": user,
-        "title": text.title,
-        "body": text.body,
-        "link": absolute_url(text.url),
-        "why": _why(notification.kind, chosen=chosen),
-        "unsubscribe_url": url,
-        "settings_url": absolute_url(reverse("notifications:preferences")),
-    }
-    return templated_message(
-        to=[user.email], template=NOTIFICATION_TEMPLATE, context=context, headers=unsubscribe_headers(url)
-    )
+    """The mail of one notification to ``user``, its times in ``user``'s zone (a deadline in its
+    words is written when the mail is, like the page writes it when shown)."""
+    with timezone.override(zone_of(user)):
+        text = describe(notification)
+        url = unsubscribe_url(user.pk, notification.kind)
+        context = {
+            "user": user,
+            "title": text.title,
+            "body": text.body,
+            "link": absolute_url(text.url),
+            "why": _why(notification.kind, chosen=chosen),
+            "unsubscribe_url": url,
+            "settings_url": absolute_url(reverse("notifications:preferences")),
+        }
+        return templated_message(
+            to=[user.email], template=NOTIFICATION_TEMPLATE, context=context, headers=unsubscribe_headers(url)
+        )
 
 
 def digest_mail(user: User, rows: list[Notification], *, more: int) -> EmailMultiAlternatives:
-    """One digest of ``rows`` (newest first) to ``user``."""
+    """One digest of ``rows`` (newest first) to ``user``, its times in ``user``'s zone."""
     url = unsubscribe_url(user.pk, preferences.DIGEST)
-    items = []
-    for row in rows:
-        text = describe(row)
-        items.append({"title": text.title, "body": text.body, "link": absolute_url(text.url), "at": row.created_at})
-    context = {
-        "user": user,
-        "items": items,
-        "count": len(rows) + more,
-        "more": more,
-        "list_url": absolute_url(reverse("notifications:list")),
-        "unsubscribe_url": url,
-        "settings_url": absolute_url(reverse("notifications:preferences")),
-    }
-    return templated_message(
-        to=[user.email], template=DIGEST_TEMPLATE, context=context, headers=unsubscribe_headers(url)
-    )
+    with timezone.override(zone_of(user)):
+        items = []
+        for row in rows:
+            text = describe(row)
+            items.append({"title": text.title, "body": text.body, "link": absolute_url(text.url), "at": row.created_at})
+        context = {
+            "user": user,
+            "items": items,
+            "count": len(rows) + more,
+            "more": more,
+            "list_url": absolute_url(reverse("notifications:list")),
+            "unsubscribe_url": url,
+            "settings_url": absolute_url(reverse("notifications:preferences")),
+        }
+        return templated_message(
+            to=[user.email], template=DIGEST_TEMPLATE, context=context, headers=unsubscribe_headers(url)
+        )
 
 
 def retry_wait(attempts: int) -> timedelta:

@@ -14,9 +14,8 @@ from typing import Any
 
 from django.urls import NoReverseMatch, reverse
 from django.utils.dateparse import parse_datetime
-from django.utils.formats import date_format
-from django.utils.timezone import localtime
 
+from core.moments import moment_text
 from core.numbers import signed
 from notifications.models import Kind, Notification
 
@@ -32,7 +31,7 @@ def _when(value: Any) -> str:
     moment = parse_datetime(value) if isinstance(value, str) else value
     if not isinstance(moment, datetime):
         return "soon"
-    return date_format(localtime(moment), "j M Y, H:i T")
+    return moment_text(moment)  # in the active zone: the reader's page, the recipient's mail, the API's UTC
 
 
 def _signed(value: Any) -> str:

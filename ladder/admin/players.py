@@ -22,6 +22,7 @@ from accounts.admin import UserAdmin
 from accounts.models import User
 from accounts.roles import is_moderator
 from audit.models import AuditEntry
+from core.moments import moment_text
 from ladder.moderation.prints import accounts_sharing_marked
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class PlayerAdmin(UserAdmin):
             return format_html("{}", "Nothing recorded.")
         rows = (
             (
-                timezone.localtime(entry.at).strftime("%Y-%m-%d %H:%M %Z"),
+                moment_text(entry.at),
                 entry.actor_name,
                 entry.get_action_display().lower(),
                 f" {entry.subject_name}" if entry.subject_name and entry.subject_id != entry.actor_id else "",
@@ -86,7 +87,7 @@ class PlayerAdmin(UserAdmin):
                 reverse("admin:accounts_user_change", args=[account.user.pk]),
                 account.user.username,
                 " and ".join(kind.label.lower() for kind in account.kinds),
-                timezone.localtime(account.shared.last_seen).strftime("%Y-%m-%d %H:%M"),
+                moment_text(account.shared.last_seen),
                 "; ".join(
                     [
                         *(f"open report: {report}" for report in account.open_reports),

@@ -6,8 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
-from django.utils.formats import date_format
-from django.utils.timezone import localtime
+
+from core.moments import moment_text
 
 
 class MatchStatus(models.TextChoices):
@@ -165,7 +165,7 @@ class Match(models.Model):
         for index, name in rows.values_list("side__index", "player__username"):
             sides.setdefault(index, []).append(name)
         players = " vs ".join(" & ".join(names) for _, names in sorted(sides.items())) or f"Match {self.pk}"
-        return f"{players} · {self.ladder.name} · {date_format(localtime(self.played_at), 'j M')}"
+        return f"{players} · {self.ladder.name} · {moment_text(self.played_at, 'day')}"
 
     def get_absolute_url(self) -> str:
         return reverse("ladder:match", kwargs={"pk": self.pk})

@@ -29,6 +29,7 @@ from django.db.models import OuterRef, Subquery, Sum
 
 from accounts.models import User
 from accounts.roles import is_moderator
+from core.moments import moment_text
 from ladder.models import Ladder, Match, MatchStatus, Participant
 from ladder.moderation.suspensions import refuse_if_suspended
 from ladder.permissions import is_trusted_reporter
@@ -90,7 +91,7 @@ def refuse_new_account(*, ladder: Ladder, reporter: User, now: datetime) -> None
         raise ValidationError(
             NEW_ACCOUNT,
             code="new_account",
-            params={"hours": ladder.new_account_hours, "when": f"after {allowed_at:%Y-%m-%d %H:%M} UTC"},
+            params={"hours": ladder.new_account_hours, "when": f"after {moment_text(allowed_at)}"},
         )
 
 

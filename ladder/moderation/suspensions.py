@@ -17,12 +17,11 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Subquery
-from django.utils import timezone
-from django.utils.formats import date_format
 
 from accounts.models import User
 from audit.models import Action
 from audit.services import audit_record
+from core.moments import moment_text
 from ladder.models import Ladder, Suspension
 from notifications.models import Kind
 from notifications.services import notify
@@ -38,7 +37,7 @@ def until_words(ends_at: datetime | None) -> str:
     """``ends_at`` in words, as the player reads it: "until 30 Nov 2026, 18:00 UTC"."""
     if ends_at is None:
         return "until a moderator lifts it"
-    return "until " + date_format(timezone.localtime(ends_at), "j M Y, H:i T")
+    return "until " + moment_text(ends_at)
 
 
 def _sentence(reason: str) -> str:

@@ -47,11 +47,11 @@ def users_by_name(names: Iterable[str]) -> dict[str, User]:
 def _played_at_field(ladder: Ladder) -> forms.DateTimeField:
     window = f" At most {ladder.backdate_hours} hours ago." if ladder.backdate_hours else ""
     return forms.DateTimeField(
-        label="Played at",
+        label=f"Played at ({timezone.get_current_timezone_name()} time)",
         required=False,
         input_formats=[DATETIME_LOCAL, "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"],
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_LOCAL),
-        help_text=f"Leave empty for now. Times are in {timezone.get_current_timezone_name()}.{window}",
+        help_text=f"Leave empty for now. Read in your time zone, which you choose in Settings.{window}",
     )
 
 

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from ladder.models import Ladder
@@ -63,7 +64,8 @@ def shared_page(
     if not _shared(request, plain=True):
         return None
     page = request.GET.get("page", "1")
-    where = [PAGE_FORMAT, ladder.pk, ladder_state(ladder), request.path, page]
+    # The zone too: the panel writes times ("Last game" titles) in it; visitors who are not signed in share the site's.
+    where = [PAGE_FORMAT, ladder.pk, ladder_state(ladder), request.path, page, timezone.get_current_timezone_name()]
     key = "ladder:page:shared:" + hashlib.sha256(repr(where).encode()).hexdigest()
 
     def compute() -> tuple[float, tuple[Leaderboard, str]]:
@@ -124,5 +126,6 @@ def shared_panel(request: HttpRequest, ladder: Ladder, leaderboard: Leaderboard,
     if given.get("page", "1") != str(leaderboard.page.number):
         return None  # "?page=abc" or past the last page: shown, but not kept under every such address
     where = [ladder.pk, ladder_state(ladder), request.path, leaderboard.page.number, *sorted(given.items())]
+    where.append(timezone.get_current_timezone_name())  # its times' titles are in the zone
     key = "ladder:leaderboard:html:" + hashlib.sha256(repr(where).encode()).hexdigest()
     return mark_safe(cached_entry(key, lambda: (expires, _panel_html(request, ladder, leaderboard)))[1])

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from accounts.roles import is_moderator
+from core.moments import moment_text
 from ladder.matches import decisions
 from ladder.models import Ladder, Match, MatchStatus, ReportReason
 from ladder.moderation import refunds, reports
@@ -57,8 +58,7 @@ class PlayerReportForm(forms.Form):
         match_field = self.fields["match"]
         assert isinstance(match_field, forms.TypedChoiceField)
         match_field.choices = [("", "No particular match")] + [
-            (match.pk, f"Match {match.pk}, played {timezone.localtime(match.played_at):%d %b %Y %H:%M}")
-            for match in matches
+            (match.pk, f"Match {match.pk}, played {moment_text(match.played_at)}") for match in matches
         ]
 
 

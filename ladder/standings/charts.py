@@ -19,6 +19,8 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from django.utils import timezone
 
+from core.moments import moment_text
+
 NICE_STEPS = (1, 2, 2.5, 5, 10)
 MIN_RANK_SPAN = 9  # a rank axis shows at least ten ranks (#1 to #10 for a player near the top)
 
@@ -219,7 +221,7 @@ def rating_history_chart(
 
     plotted = []
     for x, point in zip(xs, points, strict=True):
-        shown_at = timezone.localtime(point.at).strftime("%d %b %Y %H:%M").lstrip("0")
+        shown_at = moment_text(point.at)
         delta = f"{point.delta:+.0f}".replace("-", "−")
         about = f" {point.label}" if point.label else ""
         title = f"{shown_at}{about}: {point.rating:.0f} ± {point.rd:.0f} ({delta})"

@@ -148,3 +148,16 @@ def test_the_schema_refuses_what_the_export_must_not_hold():
     validator = Draft202012Validator(SCHEMA["properties"]["api_tokens"]["items"])
 
     assert not validator.is_valid(leaked)
+
+
+def test_the_export_names_the_accounts_zone_and_keeps_its_times_in_utc(player, opponent, ladder, history):
+    player.time_zone = "Europe/Berlin"
+    player.save(update_fields=["time_zone"])
+    client = Client()
+    client.force_login(player)
+
+    data = valid(client.get(EXPORT).json())
+
+    assert data["profile"]["time_zone"] == "Europe/Berlin"
+    times = [data["exported_at"], data["profile"]["date_joined"], *(m["played_at"] for m in data["matches"])]
+    assert times and all(value.endswith("+00:00") for value in times)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
@@ -69,6 +70,8 @@ def change_password(client, capture):
 def test_a_password_reset_revokes_every_token_and_mails_the_list(
     outsider, player, smtp_server, django_capture_on_commit_callbacks
 ):
+    outsider.time_zone = "America/New_York"  # the mail writes the tokens' dates in the owner's zone
+    outsider.save(update_fields=["time_zone"])
     bot, server = tokens_of(outsider, "my bot", "game server")
     others = token_create(user=player, name="alice's bot")[1]
     assert api(bot).get(ME).status_code == 200
@@ -88,8 +91,11 @@ def test_a_password_reset_revokes_every_token_and_mails_the_list(
     assert revoked_mail["Subject"] == "Your API tokens on Ladder were revoked"
     text = revoked_mail.get_body(preferencelist=("plain",)).get_content()
     assert "the password of your account on Ladder was reset" in text
-    created = [t.created_at.strftime("%Y-%m-%d %H:%M") for t in ApiToken.objects.filter(user=outsider)]
-    assert re.findall(r"- “(.+?)” \(lad_\S+…\), created (\S+ \S+) UTC", text) == [
+    new_york = ZoneInfo("America/New_York")
+    created = [
+        f"{t.created_at.astimezone(new_york):%-d %b %Y, %H:%M %Z}" for t in ApiToken.objects.filter(user=outsider)
+    ]
+    assert re.findall(r"- “(.+?)” \(lad_\S+…\), created (\d+ \w+ \d+, \d\d:\d\d E[SD]T)\r?$", text, re.M) == [
         ("my bot", created[1]),
         ("game server", created[0]),
     ]
