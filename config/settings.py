@@ -537,5 +537,6 @@ LOGGING = {
     "filters": {"request": {"()": "core.logs.RequestContextFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"axes": {"level": "WARNING"}},
+    # Django's own console handler (plain messages, under DEBUG) is replaced by the site's.
+    "loggers": {"axes": {"level": "WARNING"}, "django": {"handlers": [], "level": "INFO", "propagate": True}},
 }

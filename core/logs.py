@@ -4,7 +4,8 @@
 it sends a sane one (nginx's ``$request_id``, so the proxy's log and the site's agree), else
 a new one, and keeps it with the request's path while the request runs.
 ``RequestContextFilter`` puts both on every log record made meanwhile (``request_id`` and
-``path``, empty outside a request), and ``JsonFormatter`` writes each record as one JSON
+``path``, empty outside a request; Django's own ``django.request`` lines, written after the
+middleware has returned, take them from the request they carry), and ``JsonFormatter`` writes each record as one JSON
 object on one line: ``time`` (UTC, ISO 8601), ``level``, ``logger``, ``message``,
 ``request_id`` and ``path`` when known, and ``exception`` (the traceback) when there is one.
 """
@@ -33,6 +34,7 @@ class RequestLogContextMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         given = request.headers.get("X-Request-ID", "")
         request_id = given if SANE_REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        request.request_id = request_id  # type: ignore[attr-defined]  # for django.request's own lines
         token = _request.set((request_id, request.path))
         try:
             return self.get_response(request)
@@ -45,6 +47,10 @@ class RequestContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         current = _request.get()
+        # django.request logs a response after the middleware returned it, naming the request.
+        request = getattr(record, "request", None)
+        if current is None and isinstance(request, HttpRequest):
+            current = (str(getattr(request, "request_id", "")), request.path)
         if not hasattr(record, "request_id"):
             record.request_id = current[0] if current else ""
         if not hasattr(record, "path"):
