@@ -47,3 +47,12 @@ forwarded_allow_ips = "127.0.0.1,::1"
 # ``gunicorn.http.wsgi`` copied when it was imported, so both are replaced. (A proxy drops
 # an upstream's ``Server`` header anyway; this covers a gunicorn reached directly.)
 gunicorn.SERVER = gunicorn.http.wsgi.SERVER = "ladder"
+
+
+def child_exit(server: object, worker: object) -> None:
+    """With ``PROMETHEUS_MULTIPROC_DIR`` (docs/operations.md, "Metrics"), a worker's live
+    gauges leave the scrape with it; its counters stay, so the totals never go back."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]

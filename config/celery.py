@@ -12,12 +12,16 @@ from typing import Any
 from celery import Celery, Task
 from celery.signals import task_postrun, task_prerun
 
+from monitoring.heartbeat import WorkerHeartbeatStep
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 # Publishing gives up after one short timeout while the broker is away (core/broker.py).
 app = Celery("ladder", task_cls="core.broker:BoundedPublishTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Each worker writes a heartbeat row that /readyz reads (monitoring/heartbeat.py).
+app.steps["consumer"].add(WorkerHeartbeatStep)
 
 # Celery's Django fixup closes every database connection before and after each task, so a
 # worker opened a new PostgreSQL connection per task: 6–11 ms, more than a webhook

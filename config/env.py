@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from email.utils import parseaddr
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -197,3 +198,16 @@ def env_origin(name: str, default: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query or parts.fragment:
         raise ImproperlyConfigured(f"{name} must be an origin, like {default}; got {raw!r}")
     return raw
+
+
+def env_networks(name: str) -> list[IPv4Network | IPv6Network]:
+    """A comma-separated list of addresses and networks (``10.0.0.5, 192.168.0.0/24, ::1``)."""
+    networks: list[IPv4Network | IPv6Network] = []
+    for item in env_list(name, []):
+        try:
+            networks.append(ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must list IP addresses or networks (10.0.0.5, 192.168.0.0/24); got {item!r}"
+            ) from None
+    return networks

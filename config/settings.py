@@ -22,6 +22,7 @@ from config.env import (
     env_from_address,
     env_int,
     env_list,
+    env_networks,
     env_origin,
     env_rate,
     env_site_url,
@@ -74,9 +75,16 @@ INSTALLED_APPS = [
     "seasons",
     "stats",
     "tournaments",
+    "monitoring",
 ]
 
 MIDDLEWARE = [
+    # /healthz, /readyz and /metrics, answered before anything else: no HTTPS redirect, no
+    # host check, no session (monitoring/probes.py). Then the request metrics, timing the rest.
+    "monitoring.probes.ProbeMiddleware",
+    "monitoring.metrics.RequestMetricsMiddleware",
+    # A request id for the logs (X-Request-ID from the proxy, or a new one), and its path.
+    "core.logs.RequestLogContextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Content-Security-Policy, Permissions-Policy and the API's Vary/private (core/headers.py).
@@ -457,6 +465,8 @@ CELERY_BROKER_RETRY_SECONDS = env_float("CELERY_BROKER_RETRY_SECONDS", 5.0)
 # ladder/0006 and editable by moderators in the admin: the hourly nightly job, the queue
 # sweep every 15 s and auto-confirmation every 5 minutes. Run exactly one beat process.
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# With LOG_FORMAT=json, workers and beat log through LOGGING below, as the web processes do.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = env_str("LOG_FORMAT", "text") != "json"
 DJANGO_CELERY_BEAT_TZ_AWARE = True
 
 # Security. Production (DEBUG off) defaults pass `manage.py check --deploy` with no
@@ -495,11 +505,53 @@ PERMISSIONS_POLICY = (
     "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()"
 )
 
+# Readiness (/readyz, monitoring/health.py): a Celery worker must have written its heartbeat
+# within READY_WORKER_MINUTES, and no periodic task be overdue by more than READY_BEAT_MINUTES
+# (beat writes its runs every 3 minutes, so at least 5); 0 turns a check off.
+READY_WORKER_MINUTES = env_int("READY_WORKER_MINUTES", 5)
+READY_BEAT_MINUTES = env_int("READY_BEAT_MINUTES", 5)
+for _name, _value, _least in (
+    ("READY_WORKER_MINUTES", READY_WORKER_MINUTES, 1),
+    ("READY_BEAT_MINUTES", READY_BEAT_MINUTES, 5),
+):
+    if _value and _value < _least:
+        raise ImproperlyConfigured(f"{_name} must be 0 (off) or at least {_least}; got {_value}")
+# Prometheus metrics at /metrics (monitoring/metrics.py): off unless a token or addresses are set.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+METRICS_ALLOWED_ADDRESSES = env_networks("METRICS_ALLOWED_ADDRESSES")
+
+# Error reports to Sentry (config/sentry.py), only when SENTRY_DSN is set; never personal data.
+SENTRY_DSN = env_str("SENTRY_DSN")
+SENTRY_ENVIRONMENT = env_str("SENTRY_ENVIRONMENT", "development" if DEBUG else "production")
+SENTRY_RELEASE = env_str("SENTRY_RELEASE")
+SENTRY_TRACES_SAMPLE_RATE = env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0)
+if not 0.0 <= SENTRY_TRACES_SAMPLE_RATE <= 1.0:
+    raise ImproperlyConfigured(f"SENTRY_TRACES_SAMPLE_RATE must be from 0 to 1; got {SENTRY_TRACES_SAMPLE_RATE}")
+if SENTRY_DSN:
+    from config.sentry import sentry_init
+
+    sentry_init(
+        dsn=SENTRY_DSN,
+        environment=SENTRY_ENVIRONMENT,
+        release=SENTRY_RELEASE or None,
+        traces_sample_rate=SENTRY_TRACES_SAMPLE_RATE,
+    )
+
+# Logs go to stderr: lines of text, or with LOG_FORMAT=json one JSON object a line (time,
+# level, logger, message, the request's id and path where there is one, the exception).
+LOG_FORMAT = env_str("LOG_FORMAT", "text")
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json; got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "core.logs.JsonFormatter"},
+    },
+    "filters": {"request": {"()": "core.logs.RequestContextFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"axes": {"level": "WARNING"}},
+    # Django's own console handler (plain messages, under DEBUG) is replaced by the site's.
+    "loggers": {"axes": {"level": "WARNING"}, "django": {"handlers": [], "level": "INFO", "propagate": True}},
 }

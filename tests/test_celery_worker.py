@@ -19,17 +19,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
+from unittest.mock import ANY
 from urllib.parse import quote
 
 import pytest
 import redis
 from django.conf import settings
+from django.test import Client
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from ladder.models import LeaderboardSnapshot, NightlyRun
 from ladder.standings.nightly import local_midnight
 from ladder.tasks import run_ladder_nightly_task
+from monitoring.models import WorkerHeartbeat
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, bulk_users
 
@@ -131,6 +134,9 @@ def test_a_real_worker_and_beat_run_the_nightly_job_through_redis(queue, tmp_pat
         run_ladder_nightly_task.apply_async(args=[home.pk, yesterday.isoformat()], queue=queue)
         wait_for(lambda: NightlyRun.objects.filter(ladder=home, midnight=yesterday).exists(), "the sent task", tmp_path)
         assert set(home.ratings.values_list("rd_as_of", flat=True)) == {yesterday}
+        # The worker wrote its heartbeat when it began to consume, so /readyz sees a worker.
+        assert WorkerHeartbeat.objects.filter(hostname__startswith=f"worker-{queue}@").exists()
+        assert Client().get("/readyz").json()["checks"]["worker"] == {"ok": True, "ms": ANY}
 
         # 2. Beat with a one-second schedule for the hourly task: it finds both ladders due.
         PeriodicTask.objects.update(enabled=False)

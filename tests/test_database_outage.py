@@ -82,3 +82,21 @@ def test_forms_answer_503_while_the_database_is_down(player, signed_in, database
 
     assert (login.status_code, logout.status_code) == (503, 503)
     assert login.headers["Retry-After"] == logout.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
+
+
+def test_readiness_fails_naming_the_database_while_it_is_down(database_down):
+    response = Client().get("/readyz")
+
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "fail"
+    # What needs the database is not checked; Redis still is.
+    assert set(body["checks"]) == {"database", "redis"}
+    assert body["checks"]["database"]["ok"] is False
+    assert body["checks"]["database"]["detail"] == "the database did not answer (OperationalError)"
+    assert body["checks"]["redis"]["ok"] is True
+    assert "127.0.0.1" not in response.text and "postgres" not in response.text  # no address, no user
+
+
+def test_liveness_does_not_need_the_database(database_down):
+    assert Client().get("/healthz").status_code == 200

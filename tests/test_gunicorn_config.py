@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,16 +30,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def gunicorn_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+@contextmanager
+def gunicorn(directory: Path, **env: str) -> Iterator[int]:
+    """gunicorn on gunicorn.conf.py on a free port (one worker unless ``WEB_WORKERS`` says), until the block ends."""
     port = free_port()
-    log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    env = {**os.environ, "WEB_WORKERS": "1", "LADDER_VAR_DIR": str(log.parent)}
+    log = directory / "gunicorn.log"
+    environment = {**os.environ, "WEB_WORKERS": "1", "LADDER_VAR_DIR": str(directory), **env}
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}"],
             cwd=ROOT,
-            env=env,
+            env=environment,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -60,6 +62,12 @@ def gunicorn_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def gunicorn_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    with gunicorn(tmp_path_factory.mktemp("gunicorn")) as port:
+        yield port
 
 
 def get(port: int, path: str, headers: dict[str, str] | None = None, timeout: float = 30) -> http.client.HTTPResponse:
@@ -180,3 +188,42 @@ def test_a_client_that_takes_no_gzip_gets_plain_text_through_the_proxy(nginx_por
 
     assert response.getheader("Content-Encoding") is None
     assert json.loads(body)["openapi"].startswith("3.")
+
+
+def test_a_scrape_adds_up_the_counters_of_every_gunicorn_worker(tmp_path):
+    """Multiprocess mode: each worker writes its counters to PROMETHEUS_MULTIPROC_DIR, and
+    whichever worker answers a scrape reads them all."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    shared = tmp_path / "metrics"
+    shared.mkdir()
+    with gunicorn(tmp_path, WEB_WORKERS="2", PROMETHEUS_MULTIPROC_DIR=str(shared), METRICS_TOKEN="t0ken") as port:
+        # A client that sends half its request holds the worker that took it (sync workers read
+        # requests themselves), so the other worker answers the next ten; then it finishes.
+        slow = socket.create_connection(("127.0.0.1", port), timeout=30)
+        slow.sendall(b"GET /robots.txt HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        time.sleep(0.2)  # accepted and being read by one worker
+        for _ in range(10):
+            assert get(port, "/robots.txt").status == 200
+        slow.sendall(b"Connection: close\r\n\r\n")
+        assert slow.recv(100).startswith(b"HTTP/1.1 200")
+        slow.close()
+        scrapes = []
+        for _ in range(4):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("GET", "/metrics", headers={"Authorization": "Bearer t0ken"})
+            response = connection.getresponse()
+            assert response.status == 200
+            scrapes.append(response.read().decode())
+            connection.close()
+        writers = {path.name.rsplit("_", 1)[-1] for path in shared.glob("counter_*.db")}
+
+    assert len(writers) == 2, writers  # both workers served requests and wrote their own files
+    for text in scrapes:
+        counts = {
+            tuple(sorted(sample.labels.items())): sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+            if sample.name == "ladder_http_requests_total"
+        }
+        assert counts[(("method", "GET"), ("status", "200"), ("view", "robots_txt"))] == 11

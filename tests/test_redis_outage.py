@@ -298,3 +298,33 @@ def test_a_stalled_broker_costs_a_request_one_short_timeout_and_the_sweep_does_t
 
     assert len(smtp_server.wait_for(2)) == 2
     assert set(rows.values_list("email_status", flat=True)) == {EmailStatus.SENT}
+
+
+@pytest.mark.django_db
+def test_readiness_fails_naming_redis_while_it_is_down_and_passes_when_it_is_back(redis_server, settings):
+    from django.utils import timezone
+    from django_celery_beat.models import PeriodicTask
+
+    from monitoring.models import WorkerHeartbeat
+
+    settings.CELERY_BROKER_URL = redis_server.url  # the broker and the cache on the test's Redis
+    WorkerHeartbeat.objects.create(hostname="celery@worker", seen_at=timezone.now())
+    PeriodicTask.objects.update(last_run_at=timezone.now())
+    assert Client().get("/readyz").status_code == 200
+
+    redis_server.stop()
+    started = time.monotonic()
+    response = Client().get("/readyz")
+    elapsed = time.monotonic() - started
+
+    assert response.status_code == 503
+    checks = response.json()["checks"]
+    assert checks["redis"]["ok"] is False
+    assert checks["redis"]["detail"] == (
+        "the broker did not answer (ConnectionError); the cache did not answer (ConnectionError)"
+    )
+    assert [name for name, check in checks.items() if not check["ok"]] == ["redis"]
+    assert elapsed < 2, elapsed  # refused at once; a stalled Redis costs at most two short timeouts
+
+    redis_server.start()
+    assert Client().get("/readyz").status_code == 200
