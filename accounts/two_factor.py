@@ -32,7 +32,7 @@ from urllib.parse import urlencode
 
 import segno
 from django.conf import settings
-from django.contrib.auth import user_login_failed
+from django.contrib.auth import SESSION_KEY, user_login_failed
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.urls import reverse
@@ -84,19 +84,27 @@ def state_for(user: User) -> str:
 
 def session_state(request: HttpRequest) -> str:
     """The session's state, worked out again when it is missing or a ``NONE`` is old."""
+    state = _stored_state(request)
+    if state is not None:
+        return state
     user = request.user
     assert isinstance(user, User)
-    stored = request.session.get(STATE_KEY)
-    now = time.time()
-    if isinstance(stored, list) and len(stored) == 2:
-        state, checked = stored
-        if state == VERIFIED:
-            return VERIFIED
-        if state in (VERIFY, SETUP, NONE) and now - float(checked) < RECHECK_EVERY.total_seconds():
-            return str(state)
     state = state_for(user)
-    request.session[STATE_KEY] = [state, now]
+    _state_set(request, state)
     return state
+
+
+def _stored_state(request: HttpRequest) -> str | None:
+    """The state the session holds, if it still holds: read from the session alone, no query."""
+    stored = request.session.get(STATE_KEY)
+    if not (isinstance(stored, list) and len(stored) == 2):
+        return None
+    state, checked = stored
+    if state == VERIFIED:
+        return VERIFIED
+    if state in (VERIFY, SETUP, NONE) and time.time() - float(checked) < RECHECK_EVERY.total_seconds():
+        return str(state)
+    return None
 
 
 def _state_set(request: HttpRequest, state: str) -> None:
@@ -131,17 +139,19 @@ class TwoFactorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        try:
-            user = getattr(request, "user", None)
-            signed_in = user is not None and user.is_authenticated and isinstance(user, User)
-            state = session_state(request) if signed_in else NONE
-        except DATABASE_ERRORS:
-            # The database is down: the view fails on it too, and answers 503 (core.middleware).
-            return self.get_response(request)
-        if signed_in:
-            request.two_factor_owed = state in (VERIFY, SETUP)  # type: ignore[attr-defined]  # base.html's header
-            if request.two_factor_owed and not _open_to_all(request.path_info):  # type: ignore[attr-defined]
-                return _sent_on(request, state)
+        state = NONE
+        session = getattr(request, "session", None)
+        if session is not None and SESSION_KEY in session:  # signed in: the session says so, no query
+            try:
+                # The state the session holds, read without loading the account; worked out
+                # (a query or two) only when it is missing or due for another look.
+                state = _stored_state(request) or (session_state(request) if request.user.is_authenticated else NONE)
+            except DATABASE_ERRORS:
+                # The database is down: the view fails on it too, and answers 503 (core.middleware).
+                return self.get_response(request)
+        request.two_factor_owed = state in (VERIFY, SETUP)  # type: ignore[attr-defined]  # base.html's header
+        if request.two_factor_owed and not _open_to_all(request.path_info):  # type: ignore[attr-defined]
+            return _sent_on(request, state)
         return self.get_response(request)
 
 
