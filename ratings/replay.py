@@ -399,3 +399,39 @@ class _NoWriter:
 
     def write(self, event_id: int, match_id: int | None, engine: str, params: str, rows: Sequence[ChangeRow]) -> None:
         return None
+
+
+REPLAYED_FIELDS = ("rating", "rd", "volatility", "rd_as_of", "games", "wins", "losses", "draws", "last_played_at")
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayDifference:
+    player_id: int
+    field: str
+    live: Any
+    replayed: Any
+
+
+def ladder_replay_differences(*, ladder: Ladder) -> list[ReplayDifference]:
+    """Replay ``ladder`` from the start and compare every rating with the stored one, exactly
+    (``==`` on the floats: the bits), then undo the replay: nothing is left written. An empty
+    list means the stored ratings are what the history gives (after a restore, say)."""
+    with transaction.atomic():
+        live = _standings_now(ladder)
+        ladder_replay(ladder=ladder)
+        replayed = _standings_now(ladder)
+        transaction.set_rollback(True)
+    differences = []
+    for player_id in sorted(live.keys() | replayed.keys()):
+        before, after = live.get(player_id), replayed.get(player_id)
+        for index, field in enumerate(REPLAYED_FIELDS):
+            a = before[index] if before is not None else None
+            b = after[index] if after is not None else None
+            if a != b:
+                differences.append(ReplayDifference(player_id=player_id, field=field, live=a, replayed=b))
+    return differences
+
+
+def _standings_now(ladder: Ladder) -> dict[int, tuple[Any, ...]]:
+    rows = PlayerRating.objects.filter(ladder=ladder).values_list("player_id", *REPLAYED_FIELDS)
+    return {row[0]: tuple(row[1:]) for row in rows}

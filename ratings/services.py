@@ -47,7 +47,7 @@ from ratings.models import (
     ReplayJob,
     ReplayJobKind,
 )
-from ratings.replay import ReplayStats, ladder_replay
+from ratings.replay import ReplayDifference, ReplayStats, ladder_replay, ladder_replay_differences
 from ratings.replay_jobs import replay_job_enqueue, replay_job_for_match, replay_job_request, replay_job_run
 
 ADJUSTMENT_NEEDS_REASON = "Give a reason for the adjustment; it is kept in the rating history."
@@ -339,11 +339,13 @@ def rating_reset_clock(*, ladder: Ladder, player_id: int, now: datetime | None =
 
 __all__ = [
     "RatedMatch",
+    "ReplayDifference",
     "ReplayStats",
     "adjustment_check",
     "adjustment_withdraw",
     "engine_settings",
     "ladder_replay",
+    "ladder_replay_differences",
     "rating_adjust",
     "rating_apply_locked",
     "rating_apply_match",
