@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from accounts import two_factor
 from accounts.models import AccountSession, LinkedIdentity, SignInPrint, User
 from api.models import ApiToken
 from ladder.models import Evidence, MatchComment, Participant, PlayerReport
@@ -46,6 +47,11 @@ def personal_data(*, user: User, now: datetime) -> dict[str, Any]:
             "time_zone": user.time_zone,
             "date_joined": _at(user.date_joined),
             "last_login": _at(user.last_login),
+            # Whether it is on and how many recovery codes are left; never the secret or a code.
+            "two_factor": {
+                "on_since": _at(two_factor.turned_on_at(user=user)),
+                "recovery_codes_left": two_factor.recovery_codes_left(user=user),
+            },
         },
         "ladders": _ladders(user),
         "matches": _matches(user),

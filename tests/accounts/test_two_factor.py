@@ -397,3 +397,19 @@ def test_no_admin_page_shows_a_secret(root_client):
     for model in ("totpdevice", "staticdevice", "statictoken"):
         assert root_client.get(f"/admin/otp_totp/{model}/").status_code == 404
         assert root_client.get(f"/admin/otp_static/{model}/").status_code == 404
+
+
+def test_the_data_export_says_it_is_on_and_never_holds_the_secret_or_a_code(client):
+    user, app, codes = enrolled_player(client)
+    with at(1):
+        sign_in(client, "alice")
+        client.post(VERIFY, {"code": app.now()}, REMOTE_ADDR=IP)
+
+    exported = client.get(reverse("data_export"))
+
+    profile = exported.json()["profile"]
+    assert profile["two_factor"]["recovery_codes_left"] == 10
+    assert profile["two_factor"]["on_since"] is not None
+    device = TOTPDevice.objects.get(user=user)
+    for secret in (device.key, app.secret, *(code.replace("-", "") for code in codes), *codes):
+        assert secret.lower() not in exported.text.lower()
