@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test-image`: builds the container image (Containerfile) and runs it as a deployment
-# does (tests/image/test_image.py).
+# does (tests/image/test_image.py), then checks compose.yaml (tests/test_compose.py).
 #
 # This machine pulls no images from a registry, so the image is built on a Debian bookworm
 # base made here with debootstrap and `podman import` (made once and kept in podman's store
@@ -129,9 +129,9 @@ else
   export CELERY_BROKER_URL="redis://127.0.0.1:$redis_port/0" CACHE_URL="redis://127.0.0.1:$redis_port/1"
 fi
 
-log "running the image's test"
+log "running the image's test and compose.yaml's"
 status=0
-LADDER_IMAGE=$IMAGE .venv/bin/python -m pytest -p no:cacheprovider -s -q tests/image "$@" \
+LADDER_IMAGE=$IMAGE .venv/bin/python -m pytest -p no:cacheprovider -s -q tests/image tests/test_compose.py "$@" \
   || status=$?
 log "make test-image took $(elapsed)"
 exit "$status"
