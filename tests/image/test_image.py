@@ -11,7 +11,7 @@ fast as it was. On a database of its own and a Celery queue of its own, the test
 4. reports a game through the API and confirms it (the site rates it at once),
 5. has the superuser correct the result through the API: the replay job that re-rates the
    ladder runs in the worker, and the test polls the API until the ratings show the new result,
-6. waits for beat's queue sweep to reach the worker, and for the worker's healthcheck,
+6. waits for beat's queue sweep to reach the worker, and for the worker's and beat's healthchecks,
 
 then removes every container and drops the database, whatever the outcome.
 """
@@ -248,6 +248,11 @@ def rating_of(api: Api, username: str) -> float:
     return next(float(row["rating"]) for row in ratings if row["ladder"] == LADDER)
 
 
+def ran(task: str, log: str) -> bool:
+    """Whether a worker's log shows ``task`` run to success (its banner lists every task it knows)."""
+    return re.search(rf"Task {re.escape(task)}\[[0-9a-f-]+\] succeeded", log) is not None
+
+
 def answers_200(url: str) -> bool:
     try:
         return requests.get(url, timeout=5, allow_redirects=False).status_code == 200
@@ -310,11 +315,16 @@ def test_image_runs_the_site_its_worker_and_beat(deployment: Deployment) -> None
     )
     assert status["status"] == "done", status
     assert rating_of(anna, "boris") > rating_of(anna, "anna")
-    assert "run_replay_job_task" in deployment.logs(worker)
+    assert ran("ratings.tasks.run_replay_job_task", deployment.logs(worker))
 
     step("waiting for beat's queue sweep to reach the worker")
-    wait_for("the worker to run the sweep beat sends every 15 s", lambda: "sweep_queue_task" in deployment.logs(worker))
+    wait_for(
+        "the worker to run the sweep beat sends every 15 s",
+        lambda: ran("matchmaking.tasks.sweep_queue_task", deployment.logs(worker)),
+    )
     assert "Sending due task Matchmaking queue sweep" in deployment.logs(beat)
     assert deployment.healthy(worker), "the worker container's healthcheck fails"
+    # Beat writes what it sent to the database once it has sent something, then every 3 minutes.
+    wait_for("beat's healthcheck to pass", lambda: deployment.healthy(beat), seconds=60)
     assert podman("inspect", "--format", "{{.State.Running}}", web, beat).stdout.split() == ["true", "true"]
     assert "Traceback" not in deployment.logs(web) + deployment.logs(worker) + deployment.logs(beat)
