@@ -73,8 +73,8 @@ PYTHON
         exec celery -A config inspect ping --timeout 5 --destination "worker@$host,mail@$host,webhooks@$host" >/dev/null
         ;;
       beat)
-        # Beat records each periodic task it sends in the database, every few minutes at
-        # most (django-celery-beat), and something is due every minute (the queue sweep).
+        # Beat records each periodic task in the database as it sends it (CELERY_BEAT_SYNC_EVERY),
+        # and something is due every minute at least (the queue sweep every 15 s).
         exec python - <<'PYTHON'
 import os
 import sys
