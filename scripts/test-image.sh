@@ -85,7 +85,7 @@ secret=()
 if [ -s /etc/ssl/certs/ca-certificates.crt ]; then secret=(--secret id=ca_bundle,src=/etc/ssl/certs/ca-certificates.crt); fi
 log "building $IMAGE on $BASE (steps below; whole log in var/image/build.log)"
 if ! podman build --format docker --network host --build-arg "BASE=$BASE" "${secret[@]}" --tag "$IMAGE" \
-  --file Containerfile . 2>&1 | tee var/image/build.log | { grep --line-buffered -E '^\[[0-9]/[0-9]\] STEP|^COMMIT' | cut -c 1-100 || true; }; then
+  --file Containerfile . 2>&1 | tee var/image/build.log | { grep --line-buffered -E '^\[[0-9]/[0-9]\] STEP|^COMMIT' | sed -u -E 's/^(.{100}).+/\1 …/' || true; }; then
   tail -n 30 var/image/build.log >&2
   die "the image did not build (var/image/build.log)"
 fi
