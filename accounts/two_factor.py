@@ -36,6 +36,7 @@ from django.contrib.auth import SESSION_KEY, user_login_failed
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.urls import reverse
+from django_otp.oath import TOTP
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -271,6 +272,20 @@ def code_check(*, user: User, code: str) -> str | None:
         if static.verify_token(_normal(code)):
             return "recovery"
     return None
+
+
+def code_used_already(*, user: User, code: str) -> bool:
+    """Whether a refused ``code`` is one the app showed, refused only because it was used
+    (each works once): the reader is told to wait for the next rather than to check the clock."""
+    digits = _digits(code)
+    if not (digits.isdigit() and len(digits) <= 8):
+        return False
+    for device in TOTPDevice.objects.filter(user=user, confirmed=True):
+        totp = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
+        totp.time = time.time()
+        if totp.verify(int(digits), device.tolerance):
+            return True
+    return False
 
 
 def code_failed(*, request: HttpRequest, user: User) -> None:

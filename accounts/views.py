@@ -342,6 +342,7 @@ def account_delete_page(request: HttpRequest) -> HttpResponse:
 
 TWO_FACTOR_ON = "Two-factor sign-in is on. Keep your recovery codes somewhere safe, away from your phone."
 RECOVERY_USED = "You signed in with a recovery code: {left} left. Make new ones in Settings if you are running short."
+CODE_USED = "That code was used already, and each works once: type the next one your app shows (within 30 seconds)."
 STAFF_KEEP_TWO_FACTOR = "Moderators and administrators must keep two-factor sign-in on."
 
 
@@ -381,7 +382,8 @@ def two_factor_verify(request: HttpRequest) -> HttpResponse:
                     messages.warning(request, RECOVERY_USED.format(left=two_factor.recovery_codes_left(user=user)))
                 return redirect(next_page)
             two_factor.code_failed(request=request, user=user)
-            form.add_error("code", WRONG_CODE)
+            spent = two_factor.code_used_already(user=user, code=form.cleaned_data["code"])
+            form.add_error("code", CODE_USED if spent else WRONG_CODE)
             warning = login_warning(request, credentials)
     context = {"form": form, "next": next_page, "lockout_warning": warning}
     return render(request, "registration/two_factor_verify.html", context, status=400 if form.errors else 200)
