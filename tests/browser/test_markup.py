@@ -90,7 +90,7 @@ def test_password_and_settings_errors_are_read_with_their_fields(new_page, playe
 
     page.goto("/accounts/settings/")
     page.get_by_role("textbox", name="Email address").fill("not an address")
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     errors_are_read_with_their_fields(page)
 
     player.refresh_from_db()  # the token hashes the last login, which logging in changed
