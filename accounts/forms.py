@@ -233,10 +233,12 @@ class TwoFactorSetupForm(forms.Form):
 
 
 class PasswordAgainForm(forms.Form):
-    """The password once more, before a change to how the account signs in."""
+    """The password once more, before a change to how the account signs in; an account with no
+    password (it signs in with Discord or Lichess) gives a code from its app instead."""
 
+    prefix = "two_factor"
     password = forms.CharField(
-        label="Your password",
+        label="Your password, to change any of this",
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )
@@ -244,12 +246,25 @@ class PasswordAgainForm(forms.Form):
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
+        if not user.has_usable_password():
+            del self.fields["password"]
+            self.fields["code"] = forms.CharField(
+                label="A code from your authenticator app, to change any of this",
+                max_length=20,
+                widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autocapitalize": "none"}),
+            )
 
     def clean_password(self) -> str:
         password: str = self.cleaned_data["password"]
         if not self.user.check_password(password):
             raise forms.ValidationError(WRONG_PASSWORD, code="password_incorrect")
         return password
+
+    def clean_code(self) -> str:
+        code: str = self.cleaned_data["code"]
+        if not two_factor.code_check(user=self.user, code=code):
+            raise forms.ValidationError(WRONG_CODE, code="code_incorrect")
+        return code
 
 
 EMAIL_HAS_ACCOUNT = (

@@ -193,6 +193,7 @@ def _two_factor_status(user: User) -> dict[str, object]:
         "on_since": two_factor.turned_on_at(user=user),
         "codes_left": two_factor.recovery_codes_left(user=user),
         "required": settings.TWO_FACTOR_FOR_STAFF and two_factor.is_staff_account(user),
+        "form": PasswordAgainForm(user=user),
     }
 
 

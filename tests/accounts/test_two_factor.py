@@ -288,7 +288,7 @@ def test_a_moderator_signs_in_with_the_code_and_may_not_turn_it_off(client):
         assert client.get(reverse("moderation"))["Location"].startswith(VERIFY)
         client.post(VERIFY, {"code": app.now()}, REMOTE_ADDR=IP)
     assert client.get(reverse("moderation")).status_code == 200
-    refused = client.post(reverse("accounts:two_factor_off"), {"password": PASSWORD})
+    refused = client.post(reverse("accounts:two_factor_off"), {"two_factor-password": PASSWORD})
     assert refused.status_code == 400
     assert "Moderators and administrators must keep two-factor sign-in on." in refused.text
     assert two_factor.enrolled(mod)
@@ -314,14 +314,14 @@ def test_new_recovery_codes_need_the_password_and_replace_the_old(client):
     session[two_factor.STATE_KEY] = [two_factor.VERIFIED, time.time()]
     session.save()
 
-    wrong = client.post(reverse("accounts:two_factor_codes_new"), {"password": "nope"})
+    wrong = client.post(reverse("accounts:two_factor_codes_new"), {"two_factor-password": "nope"})
     assert wrong.status_code == 400
     assert WRONG_PASSWORD in wrong.text
     assert set(StaticToken.objects.filter(device__user=user).values_list("token", flat=True)) == {
         code.replace("-", "") for code in codes
     }
 
-    made = client.post(reverse("accounts:two_factor_codes_new"), {"password": PASSWORD}, follow=True)
+    made = client.post(reverse("accounts:two_factor_codes_new"), {"two_factor-password": PASSWORD}, follow=True)
     new = re.findall(r"<li><code>([a-z2-7]{4}-[a-z2-7]{4})</code></li>", made.text)
     assert len(new) == 10 and not set(new) & set(codes)
     assert not StaticToken.objects.filter(token__in=[code.replace("-", "") for code in codes]).exists()
@@ -333,11 +333,11 @@ def test_turning_it_off_needs_the_password(client):
         sign_in(client, "alice")
         client.post(VERIFY, {"code": app.now()}, REMOTE_ADDR=IP)
 
-    wrong = client.post(reverse("accounts:two_factor_off"), {"password": "nope"})
+    wrong = client.post(reverse("accounts:two_factor_off"), {"two_factor-password": "nope"})
     assert wrong.status_code == 400
     assert two_factor.enrolled(user)
 
-    off = client.post(reverse("accounts:two_factor_off"), {"password": PASSWORD})
+    off = client.post(reverse("accounts:two_factor_off"), {"two_factor-password": PASSWORD})
     assert off.status_code == 302
     assert not two_factor.enrolled(user)
     assert two_factor.recovery_codes_left(user=user) == 0
@@ -414,3 +414,25 @@ def test_the_data_export_says_it_is_on_and_never_holds_the_secret_or_a_code(clie
     device = TOTPDevice.objects.get(user=user)
     for secret in (device.key, app.secret, *(code.replace("-", "") for code in codes), *codes):
         assert secret.lower() not in exported.text.lower()
+
+
+def test_an_account_without_a_password_changes_it_with_a_code(client):
+    """An account that signs in with Discord or Lichess only has no password to type."""
+    user, _, codes = enrolled_player(client)
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    client.force_login(user)
+    session = client.session
+    session[two_factor.STATE_KEY] = [two_factor.VERIFIED, time.time()]
+    session.save()
+    page = client.get(SETTINGS)
+    assert "A code from your authenticator app, to change any of this" in page.text
+    assert 'name="two_factor-password"' not in page.text
+
+    wrong = client.post(reverse("accounts:two_factor_off"), {"two_factor-code": "000000"})
+    assert wrong.status_code == 400 and WRONG_CODE in wrong.text
+    assert two_factor.enrolled(user)
+
+    off = client.post(reverse("accounts:two_factor_off"), {"two_factor-code": codes[0]})
+    assert off.status_code == 302
+    assert not two_factor.enrolled(user)
