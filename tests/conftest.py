@@ -62,6 +62,7 @@ EXTERNAL_MODULES = frozenset(
         "tests/test_gunicorn_config.py",
         "tests/test_redis_outage.py",
         "tests/test_replay_worker.py",
+        "tests/test_scale_out.py",
         "tests/test_serve.py",
     }
 )
