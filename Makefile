@@ -2,9 +2,10 @@
 # `make test-fast` is the quick loop: ruff and the tests with no browser and no program of their own.
 # `make run`'s server (core/management/commands/serve.py) also runs the periodic tasks.
 # `make stack` runs it production-like: PostgreSQL, Redis, gunicorn, a Celery worker and beat.
+# `make test-pgbouncer` runs the tests of the hand-written statements through PgBouncer in transaction mode.
 # `make test-image` builds the container image and runs it (web, worker, beat), then checks compose.yaml.
 # `make mutate` (not in CI) mutates ratings/engines and runs its tests, no database needed.
-.PHONY: run stack test test-fast test-image lint format migrate shell clean mutate
+.PHONY: run stack test test-fast test-pgbouncer test-image lint format migrate shell clean mutate
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -34,6 +35,10 @@ test:
 test-fast:
 	@bash scripts/ensure-venv.sh requirements-dev.txt
 	@bash scripts/test.sh --fast $(PYTEST_ARGS)
+
+test-pgbouncer:
+	@bash scripts/ensure-venv.sh requirements-dev.txt
+	@bash scripts/test.sh --pgbouncer $(PYTEST_ARGS)
 
 test-image:
 	@bash scripts/test-image.sh $(PYTEST_ARGS)

@@ -149,6 +149,10 @@ if _database_url:
         # keep prepared statements (PgBouncer before 1.21 in transaction mode).
         _prepare = env_bool("DATABASE_PREPARED_STATEMENTS", True)
         DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5 if _prepare else None
+        # Streamed reads (``.iterator()``, the replay's participants) use a server-side cursor,
+        # which outside a transaction is held across it (WITH HOLD): off behind a pooler in
+        # transaction mode, which may give the next statement another server connection.
+        DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = not env_bool("DATABASE_SERVER_SIDE_CURSORS", True)
         # PostgreSQL (14+, on Linux) checks every this many milliseconds whether the client
         # of a running statement is still there, and cancels it if not: a web or Celery
         # process killed mid-statement does not leave it running (and holding its locks)

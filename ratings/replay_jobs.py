@@ -215,7 +215,6 @@ class _Progress:
     def __enter__(self) -> _Progress:
         self._db = store.progress_connection()
         if self._db is not None:
-            self._execute("SET lock_timeout = '2s'", None)
             self._execute(
                 sql.JOB_START_SQL,
                 {"ids": self.ids, "now": self.now, "running": ReplayJobStatus.RUNNING, "done": ReplayJobStatus.DONE},
@@ -229,7 +228,11 @@ class _Progress:
         if self._db is None:
             return
         try:
-            with self._db.cursor() as cursor:
+            # Each report in a transaction of its own with its lock timeout: a session's SET
+            # would stay on the server connection, which a pooler in transaction mode (PgBouncer)
+            # hands to other clients after each transaction.
+            with self._db.cursor() as cursor, self._db.wrap_database_errors, self._db.connection.transaction():
+                cursor.execute("SET LOCAL lock_timeout = '2s'")
                 cursor.execute(sql, params)
         except DatabaseError:
             logger.warning("replay progress of jobs %s not recorded", self.ids, exc_info=True)

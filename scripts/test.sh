@@ -5,6 +5,11 @@
 # --fast first (`make test-fast`) it runs ruff and the tests that need no browser and start no
 # program of their own (-m "not browser and not external"), and skips mypy.
 #
+# With --pgbouncer first (`make test-pgbouncer`) it starts PgBouncer in transaction mode in front
+# of PostgreSQL and runs the tests of the hand-written statements (PGBOUNCER_TESTS below) and the
+# scale-out test through it, with prepared statements and server-side cursors off; the test
+# databases are made and dropped directly (tests/conftest.py, TEST_DATABASE_POOLER).
+#
 # With DATABASE_URL and CELERY_BROKER_URL already set, it uses those servers. Otherwise it
 # installs what is missing (Debian packages, as root), starts a throwaway PostgreSQL and
 # Redis on loopback with their data in a temporary folder, and stops them on exit,
@@ -12,8 +17,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-fast=
+fast= pgbouncer=
 if [ "${1:-}" = --fast ]; then fast=1; shift; fi
+if [ "${1:-}" = --pgbouncer ]; then fast=1 pgbouncer=1; shift; fi
+
+# Every test module that runs a hand-written statement (each app's sql*.py and store.py, core/db.py,
+# the health checks), and the scale-out test, which runs the site's processes. Not the backups:
+# pg_dump and pg_restore set their sessions up outside their transactions, so they go to
+# PostgreSQL directly (docs/operations.md, "Scaling").
+PGBOUNCER_TESTS=(
+  tests/test_db_statements.py tests/test_db_insert.py tests/test_store_seam.py tests/test_one_writer.py
+  tests/test_scale_out.py tests/test_celery_worker.py tests/monitoring
+  tests/ratings tests/matchmaking tests/seasons tests/stats tests/notifications tests/webhooks tests/api
+  tests/ladder/test_answer_counts.py tests/ladder/test_answer_sql.py tests/ladder/test_leaderboard_sql.py
+  tests/ladder/test_ranking.py tests/ladder/test_nightly.py tests/ladder/test_nightly_tasks.py
+  tests/ladder/test_fair_play.py tests/ladder/test_watch.py tests/ladder/test_watch_shared_prints.py
+  tests/ladder/test_match_services.py tests/ladder/test_marks.py tests/ladder/test_suspensions.py
+  tests/ladder/test_admin_autocomplete.py tests/ladder/test_unrated_matches.py
+  tests/accounts/test_sign_in_prints.py tests/accounts/test_username_lookup.py tests/tournaments/test_unrated.py
+  # schemathesis, the bot and the generated clients repeat the API tests' statements, slowly
+  --ignore=tests/api/test_schemathesis.py --ignore=tests/api/test_bot.py --ignore=tests/api/test_schema_clients.py
+)
 
 log() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -91,6 +115,10 @@ start_services() {
 
 stop_services() {
   local status=$?
+  if [ -n "${pgbouncer_dir:-}" ]; then
+    if [ -s "$pgbouncer_dir/pgbouncer.pid" ]; then kill "$(cat "$pgbouncer_dir/pgbouncer.pid")" 2>/dev/null || true; fi
+    rm -rf "$pgbouncer_dir"
+  fi
   if [ -n "${checks_pid:-}" ]; then kill "$checks_pid" 2>/dev/null || true; fi
   if [ -n "${workdir:-}" ]; then
     if [ -s "$workdir/redis.pid" ]; then kill "$(cat "$workdir/redis.pid")" 2>/dev/null || true; fi
@@ -122,6 +150,57 @@ if [ -z "$fast" ] && { [ ! -f node_modules/axe-core/axe.min.js ] || [ ! -f node_
   command -v npm >/dev/null || die "missing npm: install it (apt-get install npm) to fetch axe-core and vnu-jar"
   log "installing axe-core and vnu-jar with npm ci"
   npm ci --no-audit --no-fund --ignore-scripts
+fi
+
+# PgBouncer (installed with apt-get as root when missing) in transaction mode on loopback, in
+# front of DATABASE_URL's server, for every database on it (each pytest-xdist worker has its own).
+start_pgbouncer() {
+  local bin url_host url_port port
+  if ! command -v pgbouncer >/dev/null && [ ! -x /usr/sbin/pgbouncer ]; then
+    missing=(pgbouncer)
+    install_packages
+  fi
+  bin=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+  read -r url_host url_port < <(.venv/bin/python -c 'import os, urllib.parse as u; p = u.urlsplit(os.environ["DATABASE_URL"]); print(p.hostname or "127.0.0.1", p.port or 5432)')
+  port=$(free_port)
+  pgbouncer_dir=$(mktemp -d /tmp/ladder-pgbouncer.XXXXXX)
+  chmod 755 "$pgbouncer_dir"
+  printf '"postgres" ""\n' >"$pgbouncer_dir/users.txt"
+  cat >"$pgbouncer_dir/pgbouncer.ini" <<INI
+[databases]
+* = host=$url_host port=$url_port
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir =
+auth_type = trust
+auth_file = $pgbouncer_dir/users.txt
+pool_mode = transaction
+max_client_conn = 500
+default_pool_size = 10
+ignore_startup_parameters = extra_float_digits
+logfile = $pgbouncer_dir/pgbouncer.log
+pidfile = $pgbouncer_dir/pgbouncer.pid
+INI
+  local user=()
+  # PgBouncer refuses to run as root: it runs as postgres then.
+  if as_root; then chown -R postgres:postgres "$pgbouncer_dir"; user=(-u postgres); fi
+  log "starting PgBouncer (transaction mode) on 127.0.0.1:$port in front of $url_host:$url_port"
+  "$bin" -d "${user[@]}" "$pgbouncer_dir/pgbouncer.ini" || die "PgBouncer did not start"
+  for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  export TEST_DATABASE_POOLER="127.0.0.1:$port"
+  export DATABASE_PREPARED_STATEMENTS=0 DATABASE_SERVER_SIDE_CURSORS=0 DATABASE_CLIENT_CHECK_MS=0
+}
+
+if [ -n "$pgbouncer" ]; then
+  start_pgbouncer
+  workers=${PYTEST_WORKERS:-$(nproc)}
+  [ "$workers" -le 8 ] || workers=8
+  log "pytest on $workers workers, through PgBouncer"
+  status=0
+  .venv/bin/python -m pytest -n "$workers" --dist worksteal -m "not browser" "${PGBOUNCER_TESTS[@]}" "$@" || status=$?
+  [ "$status" = 0 ] || { printf -- '--- PgBouncer log\n' >&2; tail -n 30 "$pgbouncer_dir/pgbouncer.log" >&2; }
+  exit "$status"
 fi
 
 log "ruff"

@@ -62,6 +62,7 @@ EXTERNAL_MODULES = frozenset(
         "tests/test_gunicorn_config.py",
         "tests/test_redis_outage.py",
         "tests/test_replay_worker.py",
+        "tests/test_scale_out.py",
         "tests/test_serve.py",
     }
 )
@@ -162,6 +163,37 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     database = settings.DATABASES["default"]
     if database["ENGINE"] == "django.db.backends.postgresql":
         database.setdefault("TEST", {})["TEMPLATE"] = migrated_template(database)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """With ``TEST_DATABASE_POOLER=host:port`` (``make test-pgbouncer``), the tests reach their
+    database through that pooler once it is made: PostgreSQL makes and drops test databases
+    directly, which a pooler holding server connections to the template would make fail."""
+    pooler = os.environ.get("TEST_DATABASE_POOLER")
+    if not pooler:
+        yield
+        return
+    from django.db import connections
+
+    database = settings.DATABASES["default"]
+    direct = database["HOST"], database["PORT"]
+    host, _, port = pooler.rpartition(":")
+    with django_db_blocker.unblock():
+        connections["default"].close()
+        for where in (database, connections["default"].settings_dict):
+            where["HOST"], where["PORT"] = host, port
+    yield
+    with django_db_blocker.unblock():
+        connections["default"].close()
+        for where in (database, connections["default"].settings_dict):
+            where["HOST"], where["PORT"] = direct
+        # The pooler's server connections to the test database would keep Django from dropping it.
+        with connections["default"].cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                [database["NAME"]],
+            )
 
 
 @pytest.fixture(autouse=True)

@@ -102,6 +102,19 @@ def test_prepared_statements_on_postgresql_can_be_turned_off(tmp_path, value, th
     assert result.stdout.split() == [threshold]
 
 
+@pytest.mark.parametrize(("value", "disabled"), [(None, "False"), ("0", "True")])
+def test_server_side_cursors_can_be_turned_off_for_a_transaction_pooler(tmp_path, value, disabled):
+    env = {"DATABASE_URL": "postgres://u:p@127.0.0.1:5432/ladder", "LADDER_VAR_DIR": str(tmp_path)}
+    if value is not None:
+        env["DATABASE_SERVER_SIDE_CURSORS"] = value
+    code = PRINT.split("print(")[0] + "print(s.DATABASES['default']['DISABLE_SERVER_SIDE_CURSORS'])"
+
+    result = run(["-c", code], env)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [disabled]
+
+
 @pytest.mark.django_db
 def test_suite_runs_on_postgresql_through_psycopg3():
     from django.db import connection

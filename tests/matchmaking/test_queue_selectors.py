@@ -53,6 +53,10 @@ def prepared_panel_statements():
         return cursor.fetchone()[0]
 
 
+@pytest.mark.skipif(
+    connection.settings_dict.get("OPTIONS", {}).get("prepare_threshold") is None,
+    reason="DATABASE_PREPARED_STATEMENTS=0 (behind PgBouncer: make test-pgbouncer)",
+)
 def test_the_panel_statement_is_prepared_on_the_connection(sql_or_orm, ladder, player):
     before = prepared_panel_statements()
 

@@ -264,6 +264,18 @@ def test_progress_shows_to_other_connections_while_the_replay_runs(moderator_any
     assert job.status == "done"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_progress_reports_leave_their_connection_as_they_found_it():
+    """Each report sets its lock timeout for its own transaction: a pooler in transaction mode
+    (PgBouncer) hands the server connection to other clients, who must not inherit it."""
+    progress = replay_jobs._Progress([], now=timezone.now())
+    with progress:
+        progress(1, 2)
+        with progress._db.cursor() as cursor:
+            cursor.execute("SHOW lock_timeout")
+            assert cursor.fetchone() == ("0",)
+
+
 @pytest.mark.django_db
 def test_the_match_page_says_being_re_rated_until_the_job_is_done(
     client, league, moderator, django_capture_on_commit_callbacks
