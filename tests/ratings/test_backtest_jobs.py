@@ -203,10 +203,14 @@ def league(db, moderator):
 
 
 def backend_ended(pid: int) -> None:
-    """Wait until the server has ended the backend ``pid``: a closed client's backend exits a moment later."""
+    """Wait until the server has ended the backend ``pid``: a closed client's backend exits a moment later.
+
+    The test runs in a transaction, and PostgreSQL reads the other backends' status once per
+    transaction: each look clears that snapshot first, or it would show the backend forever."""
     deadline = time.monotonic() + 30
     with connection.cursor() as cursor:
         while time.monotonic() < deadline:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
             cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid])
             if cursor.fetchone()[0] == 0:
                 return
