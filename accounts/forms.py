@@ -150,6 +150,20 @@ WRONG_USERNAME = "That is not your username."
 NO_PASSWORD_HELP = "Your account has no password (it signs in with Discord or Lichess), so type its name to confirm."
 
 
+def password_checked(user: User, password: str) -> str:
+    """``password`` if it is ``user``'s, else the form error: asked again before a change that matters."""
+    if not user.check_password(password):
+        raise forms.ValidationError(WRONG_PASSWORD, code="password_incorrect")
+    return password
+
+
+def code_checked(user: User, code: str) -> str:
+    """``code`` if it is the app's current code or an unused recovery code (used up then), else the form error."""
+    if not two_factor.code_check(user=user, code=code):
+        raise forms.ValidationError(WRONG_CODE, code="code_incorrect")
+    return code
+
+
 class AccountDeleteForm(forms.Form):
     """Deleting one's own account: the password again, and a box saying what it means."""
 
@@ -188,18 +202,13 @@ class AccountDeleteForm(forms.Form):
         return username
 
     def clean_password(self) -> str:
-        password: str = self.cleaned_data["password"]
-        if not self.user.check_password(password):
-            raise forms.ValidationError(WRONG_PASSWORD, code="password_incorrect")
-        return password
+        return password_checked(self.user, self.cleaned_data["password"])
 
     def clean_code(self) -> str:
         code: str = self.cleaned_data["code"]
         # Checked only after a right password (or name), so a wrong one uses up no recovery code.
         first = "password" if "password" in self.fields else "username"
-        if first in self.cleaned_data and not two_factor.code_check(user=self.user, code=code):
-            raise forms.ValidationError(WRONG_CODE, code="code_incorrect")
-        return code
+        return code_checked(self.user, code) if first in self.cleaned_data else code
 
 
 class TwoFactorCodeForm(forms.Form):
@@ -255,16 +264,10 @@ class PasswordAgainForm(forms.Form):
             )
 
     def clean_password(self) -> str:
-        password: str = self.cleaned_data["password"]
-        if not self.user.check_password(password):
-            raise forms.ValidationError(WRONG_PASSWORD, code="password_incorrect")
-        return password
+        return password_checked(self.user, self.cleaned_data["password"])
 
     def clean_code(self) -> str:
-        code: str = self.cleaned_data["code"]
-        if not two_factor.code_check(user=self.user, code=code):
-            raise forms.ValidationError(WRONG_CODE, code="code_incorrect")
-        return code
+        return code_checked(self.user, self.cleaned_data["code"])
 
 
 EMAIL_HAS_ACCOUNT = (
