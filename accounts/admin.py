@@ -297,11 +297,8 @@ class UserAdmin(_DjangoUserAdmin):
     def reset_two_factor(self, request: AuthenticatedHttpRequest, queryset: QuerySet[User]) -> None:
         """Remove the app and recovery codes of accounts whose owners lost them: they sign in with
         the password and set it up again (staff must, at once). Superusers only, recorded."""
-        users = [user for user in queryset.exclude(pk=request.user.pk) if two_factor.turned_on_at(user=user)]
         with transaction.atomic():
-            for user in users:
-                two_factor.two_factor_off(user=user)
-            assert request.user.pk is not None
+            users = two_factor.two_factor_reset(accounts=queryset.exclude(pk=request.user.pk))
             entries = LogEntry.objects.log_actions(
                 user_id=request.user.pk,
                 queryset=users,

@@ -436,3 +436,23 @@ def test_an_account_without_a_password_changes_it_with_a_code(client):
     off = client.post(reverse("accounts:two_factor_off"), {"two_factor-code": codes[0]})
     assert off.status_code == 302
     assert not two_factor.enrolled(user)
+
+
+def test_a_reset_of_many_accounts_costs_what_a_reset_of_one_does(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts.models import User
+
+    alone, _, _ = enrolled_player(Client(), "solo")
+    many = [enrolled_player(Client(), f"many{n}")[0] for n in range(3)]
+    bystander = UserFactory(username="nophone")
+
+    with CaptureQueriesContext(connection) as one:
+        assert two_factor.two_factor_reset(accounts=User.objects.filter(pk=alone.pk)) == [alone]
+    with CaptureQueriesContext(connection) as three:
+        chosen = User.objects.filter(pk__in=[*(user.pk for user in many), bystander.pk])
+        assert two_factor.two_factor_reset(accounts=chosen) == many  # the one without it is left out
+
+    assert len(three) == len(one)
+    assert not any(two_factor.enrolled(user) for user in [alone, *many])
