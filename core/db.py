@@ -6,7 +6,12 @@ PostgreSQL parses and plans every statement anew, and for these the planning cos
 several times the execution.
 ``prepared_cursor`` binds on the server instead, so psycopg prepares a statement once it
 has run ``prepare_threshold`` times on a connection (the ``DATABASE_PREPARED_STATEMENTS``
-setting; off, nothing is prepared) and PostgreSQL soon keeps a generic plan. It still
+setting; off, nothing is prepared), and PostgreSQL runs its generic plan from then on
+(``plan_cache_mode``, set for the connection in config/settings.py): left to choose, it
+planned a report's statements again for every run, which cost more than running them.
+So each statement here is written for the plan it gets whatever its parameters: where the
+best plan depends on the data, it comes in one shape per plan and the caller picks (a
+report's duplicate check, ``ladder.matches.sql``). It still
 goes through Django's cursor wrapper, so execute wrappers and error translation apply
 as to any other query. While queries are logged (DEBUG, ``assertNumQueries``) it is a
 plain Django cursor: a prepared statement's cursor does not keep the SQL the log shows.

@@ -36,3 +36,27 @@ def test_a_statement_after_the_server_dropped_the_connection_reconnects():
         two = cursor.fetchone()[0]
 
     assert after != before and two == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(
+    bool(os.environ.get("TEST_DATABASE_POOLER")), reason="behind a pooler nothing is prepared (docs/operations.md)"
+)
+def test_a_prepared_statement_keeps_its_generic_plan_from_the_start():
+    """``plan_cache_mode`` (config/settings.py): once psycopg has prepared a hand-written statement,
+    PostgreSQL runs its generic plan and never plans it again for the parameters of a run."""
+    from ladder.matches import sql
+
+    statement = sql.LOCK_MEMBERS_SQL
+    for _ in range(8):  # psycopg prepares it after its fifth run
+        with db.prepared_cursor() as cursor:
+            cursor.execute(statement, [1, 1, 1, [1, 2]])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%ORDER BY r.id FOR UPDATE OF r"],
+        )
+        plans = cursor.fetchall()
+
+    [(generic, custom)] = plans  # prepared once, on this connection
+    assert generic >= 3 and custom == 0  # the runs once prepared, each on the generic plan

@@ -140,8 +140,12 @@ def test_client_connection_check_can_be_turned_off(tmp_path):
     env = {"DATABASE_URL": "postgres://u:p@127.0.0.1:5432/ladder", "LADDER_VAR_DIR": str(tmp_path)}
     code = PRINT.split("print(")[0] + "print(repr(s.DATABASES['default']['OPTIONS'].get('options')))"
 
-    assert run(["-c", code], env).stdout.strip() == "'-c client_connection_check_interval=5000'"
-    assert run(["-c", code], {**env, "DATABASE_CLIENT_CHECK_MS": "0"}).stdout.strip() == "None"
+    generic = "-c plan_cache_mode=force_generic_plan"
+    assert run(["-c", code], env).stdout.strip() == f"'{generic} -c client_connection_check_interval=5000'"
+    assert run(["-c", code], {**env, "DATABASE_CLIENT_CHECK_MS": "0"}).stdout.strip() == f"'{generic}'"
+    # Behind PgBouncer: nothing is prepared, and no startup option is sent (it would refuse it).
+    pooled = {**env, "DATABASE_CLIENT_CHECK_MS": "0", "DATABASE_PREPARED_STATEMENTS": "0"}
+    assert run(["-c", code], pooled).stdout.strip() == "None"
 
 
 CELERY_LIMITS = (

@@ -134,21 +134,33 @@ _SIDE = MatchSide._meta.db_table
 _PARTICIPANT = Participant._meta.db_table
 _USER = User._meta.db_table
 
-# The report: insert the match, its sides and participants unless a live match of the
-# same players with the same result was played in the same minute (checked after the
-# players are locked; docs/rules.md §14).
-_RECORD = f"""
-WITH duplicate AS (
-    SELECT m.id FROM {_MATCH} m
-    WHERE m.ladder_id = %(ladder)s AND m.played_at >= %(low)s AND m.played_at < %(high)s
-      AND m.status IN ('pending', 'confirmed', 'disputed')
-      AND m.id IN (SELECT match_id FROM {_PARTICIPANT} WHERE player_id = %(first)s)
+# The report: insert the match, its sides and participants unless a live match of the same
+# players with the same result was played in the same minute (checked after the players are
+# locked; docs/rules.md §14). The statement is prepared, and PostgreSQL keeps one plan for it
+# whatever the players (``plan_cache_mode``, config/settings.py), so the check comes in two
+# shapes and ``record_match`` picks one by the players' history: the matches of the player
+# with the fewest games (a short list), or, when every player has played many, the ladder's
+# live matches of that minute (a range of its index), each compared whole.
+_SAME_RESULT = f"""
       AND ARRAY(SELECT q.player_id FROM {_PARTICIPANT} q WHERE q.match_id = m.id ORDER BY q.player_id)
           = %(players)s::bigint[]
       AND ARRAY(SELECT s.placement FROM {_PARTICIPANT} q JOIN {_SIDE} s ON s.id = q.side_id
                 WHERE q.match_id = m.id ORDER BY q.player_id) = %(placements)s::smallint[]
     ORDER BY m.id LIMIT 1
-), new_match AS (
+"""
+_LIVE = "m.status IN ('pending', 'confirmed', 'disputed')"
+_BY_PLAYER = f"""
+WITH duplicate AS (
+    SELECT m.id FROM {_MATCH} m
+    WHERE m.id IN (SELECT match_id FROM {_PARTICIPANT} WHERE player_id = %(first)s)
+      AND m.ladder_id = %(ladder)s AND m.played_at >= %(low)s AND m.played_at < %(high)s AND {_LIVE}{_SAME_RESULT}"""
+_BY_MINUTE = f"""
+WITH duplicate AS (
+    SELECT m.id FROM {_MATCH} m
+    WHERE m.ladder_id = %(ladder)s AND {_LIVE} AND m.played_at >= %(low)s AND m.played_at < %(high)s{_SAME_RESULT}"""
+# The check by player while one of them has played at most this many games in the ladder.
+SHORT_HISTORY = 300
+_RECORD = f"""{{duplicate}}), new_match AS (
     INSERT INTO {_MATCH} (ladder_id, status, played_at, reported_by_id, reported_at, confirmed_at,
                           confirmation, rated_at, voided_at, voided_by_id, moderator_note, created_at)
     SELECT %(ladder)s, %(status)s, %(played_at)s, %(reporter)s, %(now)s, %(confirmed_at)s,
@@ -179,11 +191,19 @@ SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate),
 # updates the ratings, in the same statement (their CTEs are ``ratings``').
 _RATE = match_rating_ctes(match="new_match", rows="arrays")
 
-RECORD_SQL = _RECORD.replace("{rating}", "")
-RECORD_AND_RATE_SQL = _RECORD.replace("{rating}", _RATE)
+RECORD_SQL = _RECORD.replace("{rating}", "").replace("{duplicate}", _BY_PLAYER)
+RECORD_AND_RATE_SQL = _RECORD.replace("{rating}", _RATE).replace("{duplicate}", _BY_PLAYER)
 # Over psycopg's 4,096 bytes, so converted to PostgreSQL's $n placeholders once (``core.db.Statement``).
-RECORD = db.Statement.of(RECORD_SQL)
-RECORD_AND_RATE = db.Statement.of(RECORD_AND_RATE_SQL)
+# Keyed by (rated at once, checked by player).
+RECORD_STATEMENTS = {
+    (rate, by_player): db.Statement.of(
+        _RECORD.replace("{rating}", _RATE if rate else "").replace(
+            "{duplicate}", _BY_PLAYER if by_player else _BY_MINUTE
+        )
+    )
+    for rate in (False, True)
+    for by_player in (False, True)
+}
 
 
 def record_match(
@@ -211,11 +231,15 @@ def record_match(
     """
     players = [player for side in layout for player in side]
     placed = [(player, row.placement) for side, row in zip(layout, sides, strict=True) for player in side]
+    # The player with the fewest games here (none for a player without a rating row yet).
+    games = {player: members[player].standing.games if player in members else 0 for player in players}
+    first = min(players, key=lambda player: (games[player], player))
+    by_player = games[first] <= SHORT_HISTORY
     params: dict[str, Any] = {
         "ladder": ladder.pk,
         "low": duplicate_window[0],
         "high": duplicate_window[1],
-        "first": min(players),
+        "first": first,
         "players": sorted(players),
         "placements": [placement for _, placement in sorted(placed)],
         "status": status,
@@ -236,7 +260,7 @@ def record_match(
     params["n_kind"] = notices.kind
     params["n_recipient"] = list(notices.data)
     params["n_data"] = [json.dumps(data) for data in notices.data.values()]
-    with db.run_statement(RECORD if rated is None else RECORD_AND_RATE, params) as cursor:
+    with db.run_statement(RECORD_STATEMENTS[rated is not None, by_player], params) as cursor:
         match_id, duplicate_id, mails = cursor.fetchone()
     return match_id, duplicate_id, mails
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from ladder.matches import decisions as moderation
 from ladder.matches import reporting as svc
+from ladder.matches import sql as matches_sql
 from ladder.matches.checks import SideInput
 from ladder.models import Match, MatchStatus
 from ratings.models import PlayerRating, RatingChange, RatingEvent, SupersededChange
@@ -130,6 +131,16 @@ def test_bad_reports_are_refused_and_change_nothing(ladder, player, opponent, ou
     assert not Match.objects.exists()
 
 
+@pytest.fixture(params=["by player", "by minute"])
+def duplicate_check(request, monkeypatch):
+    """Both shapes of the SQL path's duplicate check: by the matches of the player with the fewest
+    games, and (every player past ``SHORT_HISTORY`` games) by the ladder's matches of the minute."""
+    if request.param == "by minute":
+        monkeypatch.setattr(matches_sql, "SHORT_HISTORY", -1)
+    return request.param
+
+
+@pytest.mark.usefixtures("duplicate_check")
 def test_reporting_the_same_match_twice_is_refused(ladder, player, opponent):
     """Same players, same result, played in the same minute: a duplicate, whoever reports it."""
     played = timezone.now().replace(second=10) - timedelta(minutes=30)
@@ -145,6 +156,7 @@ def test_reporting_the_same_match_twice_is_refused(ladder, player, opponent):
     assert Match.objects.count() == 1
 
 
+@pytest.mark.usefixtures("duplicate_check")
 def test_rematches_and_series_games_are_not_duplicates(ladder, player, opponent):
     """A quick rematch (another minute) and the next game of a series (another result) are games of their own."""
     played = timezone.now().replace(second=0) - timedelta(minutes=30)
