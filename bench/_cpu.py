@@ -22,15 +22,42 @@ def tree_cpu_seconds(pid: int) -> float:
     return own + sum(tree_cpu_seconds(int(child)) for child in children)
 
 
+# The titles of PostgreSQL's own processes (``postgres: checkpointer``); every other child of
+# the postmaster is a backend serving a client connection.
+_BACKGROUND = (
+    "checkpointer", "background writer", "walwriter", "autovacuum", "logical replication",
+    "archiver", "startup", "walreceiver", "walsender", "parallel worker",
+)  # fmt: skip
+
+
+def backends_cpu_seconds(postmaster: int) -> float:
+    """CPU time so far of PostgreSQL's live client backends: the postmaster's children that are
+    neither its background processes nor autovacuum's (their share is the rest of the server's)."""
+    try:
+        children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+    except FileNotFoundError:
+        return 0.0
+    spent = 0.0
+    for child in children:
+        try:
+            title = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+        except FileNotFoundError:
+            continue
+        if not title.removeprefix("postgres: ").startswith(_BACKGROUND):
+            spent += tree_cpu_seconds(int(child))
+    return spent
+
+
 def server_cpu_seconds(gunicorn: int, postmaster: int | None, redis_url: str) -> dict[str, float]:
-    """CPU time so far of the gunicorn workers, PostgreSQL (every backend; left out when its
-    processes are not on this machine) and Redis."""
+    """CPU time so far of the gunicorn workers, PostgreSQL (all its processes, and of those the
+    backends serving connections; left out when its processes are not on this machine) and Redis."""
     import redis
 
     info = redis.Redis.from_url(redis_url).info("cpu")
     spent = {"gunicorn": tree_cpu_seconds(gunicorn)}
     if postmaster is not None:
         spent["postgres"] = tree_cpu_seconds(postmaster)
+        spent["of which its connections"] = backends_cpu_seconds(postmaster)
     spent["redis"] = info["used_cpu_user"] + info["used_cpu_sys"]
     return spent
 
