@@ -66,7 +66,8 @@ class IdempotencyKey(models.Model):
     ``API_IDEMPOTENCY_KEY_HOURS`` are deleted every hour (``api.idempotency.expire``).
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The unique (user, key) index serves look-ups by user: no index of its own for each key to keep up.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField()

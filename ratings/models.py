@@ -27,8 +27,13 @@ class PlayerRating(models.Model):
     so nobody can leave to shed a bad rating.
     """
 
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="ratings")
-    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="ratings")
+    # A rated match updates the row's rating, which an index holds, so every index of the table
+    # takes a new entry: the unique (player, ladder) and the (ladder, is_active, rating) indexes
+    # serve look-ups by either key alone, and neither has a single-column index of its own.
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="ratings", db_index=False
+    )
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="ratings", db_index=False)
     rating = models.FloatField()
     rd = models.FloatField("RD")
     volatility = models.FloatField("volatility σ")
@@ -177,7 +182,8 @@ class RatingEvent(models.Model):
     they really happened, and replaying the log by id reproduces the live ratings.
     """
 
-    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_events")
+    # The (ladder, id) index serves look-ups by ladder: no single-column index of its own.
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_events", db_index=False)
     kind = models.CharField(max_length=10, choices=EventKind)
     match = models.OneToOneField(
         "ladder.Match", null=True, blank=True, on_delete=models.PROTECT, related_name="rating_event"

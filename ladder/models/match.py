@@ -75,11 +75,18 @@ class Match(models.Model):
     (``ratings.RatingChange``), which is also what a correction or void replays.
     """
 
-    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="matches")
+    # ``ladder`` and ``reported_by`` lead composite indexes (``Meta.indexes``), which serve
+    # look-ups by either alone: no single-column index of their own for every report to keep up.
+    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="matches", db_index=False)
     status = models.CharField(max_length=12, choices=MatchStatus, default=MatchStatus.PENDING)
     played_at = models.DateTimeField(help_text="When the game was played; ratings use the RDs at this instant.")
     reported_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reported_matches"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reported_matches",
+        db_index=False,
     )
     reported_at = models.DateTimeField(null=True, blank=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
@@ -174,7 +181,8 @@ class Match(models.Model):
 class MatchSide(models.Model):
     """One side of a match (a player or a team) with its placement: 1 is best, equal places draw."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
+    # The unique (match, index) index serves look-ups by match: no index of its own to keep up.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides", db_index=False)
     index = models.PositiveSmallIntegerField()
     placement = models.PositiveSmallIntegerField(null=True, blank=True)
     answer = models.CharField(max_length=10, choices=SideAnswer, blank=True)
@@ -214,9 +222,13 @@ class MatchSide(models.Model):
 
 
 class Participant(models.Model):
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
+    # The unique (match, player) and the (player, match) indexes serve look-ups by either, so
+    # neither has a single-column index of its own for every report to keep up.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants", db_index=False)
     side = models.ForeignKey(MatchSide, on_delete=models.CASCADE, related_name="participants")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="participations")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="participations", db_index=False
+    )
     ready_at = models.DateTimeField(null=True, blank=True, help_text="When this player pressed Ready.")
 
     class Meta:
