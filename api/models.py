@@ -66,8 +66,13 @@ class IdempotencyKey(models.Model):
     ``API_IDEMPOTENCY_KEY_HOURS`` are deleted every hour (``api.idempotency.expire``).
     """
 
-    # The unique (user, key) index serves look-ups by user: no index of its own for each key to keep up.
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # The unique (user, key) index serves look-ups by user: no index of its own for each key to
+    # keep up. Nor is the key checked by PostgreSQL: a game server's keys all name its one
+    # account, whose row each key would share-lock at commit (``ladder.Match.ladder`` says why
+    # that costs); accounts are pseudonymised, never deleted (``accounts.deletion``).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField()

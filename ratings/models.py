@@ -182,8 +182,13 @@ class RatingEvent(models.Model):
     they really happened, and replaying the log by id reproduces the live ratings.
     """
 
-    # The (ladder, id) index serves look-ups by ladder: no single-column index of its own.
-    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="rating_events", db_index=False)
+    # The (ladder, id) index serves look-ups by ladder: no single-column index of its own. Nor
+    # is the key checked by PostgreSQL: every event of a ladder would share-lock the ladder's
+    # row at commit (``ladder.Match.ladder`` says why that costs); ladders are never deleted
+    # while they have events (PROTECT, enforced by Django).
+    ladder = models.ForeignKey(
+        "ladder.Ladder", on_delete=models.PROTECT, related_name="rating_events", db_index=False, db_constraint=False
+    )
     kind = models.CharField(max_length=10, choices=EventKind)
     match = models.OneToOneField(
         "ladder.Match", null=True, blank=True, on_delete=models.PROTECT, related_name="rating_event"

@@ -77,7 +77,15 @@ class Match(models.Model):
 
     # ``ladder`` and ``reported_by`` lead composite indexes (``Meta.indexes``), which serve
     # look-ups by either alone: no single-column index of their own for every report to keep up.
-    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.PROTECT, related_name="matches", db_index=False)
+    # Neither is checked by PostgreSQL either: every report of a ladder names the same ladder
+    # and, from a game server, the same reporter, and a checked key takes a share lock on that
+    # one row at each commit, which concurrent reports turn into shared multi-transaction locks
+    # (most of a report's cost to PostgreSQL beyond its own rows). Ladders are never deleted
+    # while they have matches (PROTECT, enforced by Django) and accounts are pseudonymised, never
+    # deleted (``accounts.deletion``), so no report can name a row that is not there.
+    ladder = models.ForeignKey(
+        "ladder.Ladder", on_delete=models.PROTECT, related_name="matches", db_index=False, db_constraint=False
+    )
     status = models.CharField(max_length=12, choices=MatchStatus, default=MatchStatus.PENDING)
     played_at = models.DateTimeField(help_text="When the game was played; ratings use the RDs at this instant.")
     reported_by = models.ForeignKey(
@@ -87,6 +95,7 @@ class Match(models.Model):
         on_delete=models.PROTECT,
         related_name="reported_matches",
         db_index=False,
+        db_constraint=False,
     )
     reported_at = models.DateTimeField(null=True, blank=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
