@@ -114,9 +114,10 @@ def on_standby(port: int, sql: str) -> tuple:
 
 
 def wait_until_replayed(port: int, *, seconds: float = 20) -> None:
-    """Until the standby has replayed everything the primary has written so far."""
+    """Until the standby has replayed everything the primary has committed so far (the WAL's insert
+    position: with ``synchronous_commit`` off a commit is written out a moment after it returns)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_current_wal_lsn()::text")
+        cursor.execute("SELECT pg_current_wal_insert_lsn()::text")
         (target,) = cursor.fetchone()
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
