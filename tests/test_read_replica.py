@@ -48,6 +48,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LAG, CHECK, PIN = 5.0, 0.5, 6  # seconds: short, so falling back for lag shows within the test
+METRICS_TOKEN = "replica-test-metrics-token"
 
 
 def pg_bin(name: str) -> str:
@@ -151,6 +152,7 @@ def site(directory: Path, replica_port: int) -> Iterator[tuple[int, subprocess.P
         "WEB_TIMEOUT": "60",
         "LADDER_VAR_DIR": str(directory),
         "STATIC_MANIFEST": "0",
+        "METRICS_TOKEN": METRICS_TOKEN,
     }
     with (directory / "gunicorn.log").open("wb") as out:
         process = subprocess.Popen(
@@ -237,6 +239,17 @@ def ready(port: int) -> dict:
         pytest.fail(f"/readyz answered {refusal.code}: {refusal.read().decode()}")
 
 
+def replica_in_use_gauge(port: int) -> float:
+    """``ladder_replica_in_use`` as the web process that answers the scrape reports it."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        found = re.search(r"^ladder_replica_in_use (\S+)$", response.read().decode(), re.MULTILINE)
+    assert found is not None
+    return float(found.group(1))
+
+
 def wait_for_replica_state(port: int, state: str, *, seconds: float = 20) -> dict:
     deadline = time.monotonic() + seconds
     while True:
@@ -317,6 +330,8 @@ def test_public_reads_come_from_the_replica_and_writers_read_their_writes(tmp_pa
         wait_until_replayed(replica_port)
         assert wait_for_replica_state(port, "streaming")["replica"]["in_use"] is True
         assert "replica-bot" in anonymous.get(board)
+        time.sleep(CHECK)  # both workers have checked since
+        assert replica_in_use_gauge(port) == 1
 
         # The standby stopped: every read still answers, from the primary; the site stays ready.
         stop_standby(directory, mode="immediate")  # as a crash or a pulled cable leaves it
@@ -328,6 +343,8 @@ def test_public_reads_come_from_the_replica_and_writers_read_their_writes(tmp_pa
         body = wait_for_replica_state(port, "unreachable")
         assert body["status"] == "ok" and body["replica"]["in_use"] is False
         assert str(replica_port) not in json.dumps(body)  # no address in the probe's answer
+        time.sleep(CHECK)
+        assert replica_in_use_gauge(port) == 0
         # Writes go on (to the primary, as they always did).
         assert robot.send("DELETE", f"/api/v1/ladders/{ladder.slug}/membership/")[0] == 200
 
