@@ -212,11 +212,10 @@ if _replica_url := env_str("DATABASE_REPLICA_URL"):
     _replica_settings["TEST"] = {"MIRROR": "default"}
     DATABASES["replica"] = cast("dj_database_url.DBConfig", _replica_settings)
     DATABASE_ROUTERS = ["core.replica.ReplicaRouter"]
-    # After the session and the user (a pin is keyed by them), before the views it opens the replica to.
-    MIDDLEWARE.insert(
-        MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
-        "core.replica.ReplicaMiddleware",
-    )
+    # Innermost but axes: the replica is open to the view and its rendering, never to another
+    # middleware's reads (the session's last use, the two-factor gate); and the pin comes after
+    # the view, once the request's user is known (DRF sets a token's).
+    MIDDLEWARE.insert(MIDDLEWARE.index("axes.middleware.AxesMiddleware"), "core.replica.ReplicaMiddleware")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Cache: Redis when CACHE_URL is set (needed to share rate limits between processes). The

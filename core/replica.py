@@ -21,7 +21,8 @@ A read goes to the replica only when all of these hold:
 
 Otherwise the read goes to the primary: a stopped, unreachable or lagging replica costs
 the primary those reads, never an error page. A request decides once, at its first read,
-so all its reads come from one database. Writes always go to the primary.
+so all its reads come from one database; if a read on the replica fails under it, its view
+runs again on the primary. Writes always go to the primary.
 
 The pin outlasts what a replica may lag behind unnoticed (settings require
 ``PIN_SECONDS > MAX_LAG_SECONDS + CHECK_SECONDS``): a write committed at T is on the replica
@@ -165,12 +166,14 @@ def _connection_answers() -> bool:
 
 
 class _Scope:
-    """One opted-in request's choice of database, made at its first read."""
+    """One opted-in request's choice of database, made at its first read, and its view (to run
+    again on the primary if the replica fails under it)."""
 
-    __slots__ = ("alias",)
+    __slots__ = ("alias", "view")
 
-    def __init__(self) -> None:
+    def __init__(self, view: Callable[[], HttpResponseBase]) -> None:
         self.alias: str | None = None
+        self.view = view
 
 
 _scope: ContextVar[_Scope | None] = ContextVar("core_replica_scope", default=None)
@@ -266,8 +269,9 @@ def pin(request: HttpRequest, response: HttpResponseBase) -> None:
 
 
 class ReplicaMiddleware:
-    """Opens the replica to an opted-in view's safe request, unless the client is pinned, and
-    pins the client of every successful unsafe request."""
+    """Opens the replica to an opted-in view's safe request, unless the client is pinned; runs
+    the view again on the primary if the replica fails under it; and pins the client of every
+    successful unsafe request."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
@@ -285,4 +289,29 @@ class ReplicaMiddleware:
         self, request: HttpRequest, view: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> None:
         if request.method in _SAFE_METHODS and _opted_in(view) and not pinned(request):
-            _scope.set(_Scope())
+            _scope.set(_Scope(lambda: view(request, *args, **kwargs)))
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
+        """A read on the replica failed (it stopped or restarted since this request checked it, or
+        cancelled the statement for a conflict with its replay): the view again, on the primary.
+
+        A safe request's view only reads, so running it twice changes nothing. If the primary
+        fails too, the first error goes on to ``core.middleware`` (a 503)."""
+        scope = _scope.get()
+        if scope is None or scope.alias != REPLICA or not isinstance(exception, DatabaseError):
+            return None
+        wrapper = _replica()
+        if not wrapper.errors_occurred:  # not the replica's error
+            return None
+        logger.warning("a read on the replica failed, reading from the primary: %s", exception)
+        if not wrapper.in_atomic_block:
+            wrapper.close()  # opened anew by the next request that reads there
+        scope.alias = DEFAULT_DB_ALIAS
+        try:
+            response = scope.view()
+            if callable(getattr(response, "render", None)):  # a TemplateResponse, DRF's Response
+                response = response.render()  # type: ignore[attr-defined]
+        except DatabaseError:
+            logger.warning("the primary failed as well", exc_info=True)
+            return None
+        return response

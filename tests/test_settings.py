@@ -213,7 +213,7 @@ def test_logins_and_api_throttles_count_the_same_proxies(tmp_path, env, expected
 REPLICA_PRINT = PRINT.split("print(")[0] + (
     "import json; replica = s.DATABASES.get('replica'); "
     "print(json.dumps({'aliases': sorted(s.DATABASES), 'routers': s.DATABASE_ROUTERS, "
-    "'middleware': [m for m in s.MIDDLEWARE if m.startswith(('core.replica', 'django.contrib.auth'))], "
+    "'middleware': s.MIDDLEWARE[-2:], "
     "'replica': replica and {k: replica[k] for k in ('NAME', 'HOST', 'PORT', 'USER', 'OPTIONS', 'TEST', "
     "'CONN_MAX_AGE', 'DISABLE_SERVER_SIDE_CURSORS')}}))"
 )
@@ -228,7 +228,7 @@ def test_without_a_replica_url_there_is_one_database_and_no_router(tmp_path, env
     shown = json.loads(result.stdout)
     assert shown["aliases"] == ["default"]
     assert shown["routers"] == []
-    assert shown["middleware"] == ["django.contrib.auth.middleware.AuthenticationMiddleware"]
+    assert shown["middleware"] == ["core.middleware.ServiceUnavailableMiddleware", "axes.middleware.AxesMiddleware"]
     assert shown["replica"] is None
 
 
@@ -248,11 +248,8 @@ def test_a_replica_url_adds_the_replica_with_the_primarys_options(tmp_path):
     shown = json.loads(result.stdout)
     assert shown["aliases"] == ["default", "replica"]
     assert shown["routers"] == ["core.replica.ReplicaRouter"]
-    # After the user is known (a pin is keyed by the account), before any view.
-    assert shown["middleware"] == [
-        "django.contrib.auth.middleware.AuthenticationMiddleware",
-        "core.replica.ReplicaMiddleware",
-    ]
+    # Innermost but axes (which must be last): open to the view alone, pinning once the user is known.
+    assert shown["middleware"] == ["core.replica.ReplicaMiddleware", "axes.middleware.AxesMiddleware"]
     replica = shown["replica"]
     assert (replica["NAME"], replica["HOST"], replica["PORT"], replica["USER"]) == (
         "ladder",

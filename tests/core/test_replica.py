@@ -3,6 +3,8 @@ runs the site against a real one)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -10,9 +12,10 @@ import time_machine
 from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.sessions.backends.cache import SessionStore
-from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db import DEFAULT_DB_ALIAS, ProgrammingError, connections, transaction
 from django.http import HttpRequest, HttpResponse
-from django.test import RequestFactory
+from django.test import Client, RequestFactory
+from django.urls import path
 from django.utils import timezone
 
 from accounts.models import User
@@ -155,3 +158,70 @@ def test_only_views_marked_for_the_replica_are_opted_in():
     assert replica._opted_in(class_view)
     assert not replica._opted_in(plain)
     assert replica._opted_in(replica.replica_reads(plain))
+
+
+# A view that reads on whatever database the request was given, and kills its connection the
+# first time that is the replica: a replica that fails under a request, mid-way.
+runs: list[str] = []
+
+
+@replica.replica_reads
+def reading_view(request: HttpRequest) -> HttpResponse:
+    alias = replica.read_alias()
+    runs.append(alias)
+    with connections[alias].cursor() as cursor:
+        if alias == replica.REPLICA:
+            cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        cursor.execute("SELECT count(*) FROM accounts_user")
+        (count,) = cursor.fetchone()
+    return HttpResponse(f"{alias} {count}")
+
+
+@replica.replica_reads
+def failing_view(request: HttpRequest) -> HttpResponse:
+    runs.append(replica.read_alias())
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT * FROM no_such_table")
+    return HttpResponse()
+
+
+urlpatterns = [path("reading/", reading_view), path("failing/", failing_view)]
+
+
+@pytest.fixture
+def replica_alias(settings) -> Iterator[None]:
+    """A second connection to the test database under the alias ``replica``, taken as a streaming
+    standby (its health as a check would find a real one), and the middleware in place."""
+    # A new connection of the test database's (the test may use it), found under the replica's alias.
+    connections[replica.REPLICA] = connections.create_connection(DEFAULT_DB_ALIAS)
+    settings.ROOT_URLCONF = __name__
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE[:-1], "core.replica.ReplicaMiddleware", settings.MIDDLEWARE[-1]]
+    settings.DATABASE_REPLICA_CHECK_SECONDS = 60
+    before = replica._Process.health
+    replica._Process.health = replica.Health(usable=True, state="streaming", checked_at=time.monotonic())
+    runs.clear()
+    try:
+        yield
+    finally:
+        replica._Process.health = before
+        connections[replica.REPLICA].close()
+        del connections[replica.REPLICA]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_the_replica_fails_under_is_read_again_from_the_primary(replica_alias):
+    UserFactory(username="counted")
+
+    response = Client().get("/reading/")
+
+    assert response.status_code == 200
+    assert response.text == "default 1"
+    assert runs == [replica.REPLICA, DEFAULT_DB_ALIAS]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_error_of_the_primary_is_not_run_again(replica_alias):
+    with pytest.raises(ProgrammingError):
+        Client().get("/failing/")
+
+    assert runs == [replica.REPLICA]
