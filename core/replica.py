@@ -5,8 +5,8 @@ With the replica set, settings add the database alias ``replica``, ``ReplicaRout
 
 A read goes to the replica only when all of these hold:
 
-- the view opted in (``replica_reads`` on a function view, ``replica_reads = True`` on a class
-  view): the leaderboard and the ladder page, the statistics pages, and the API's public reads;
+- the view opted in (``replica_reads`` around it in its URLconf, or ``replica_reads = True`` on
+  its class): the ladder page with its leaderboard, the statistics pages, the API's public reads;
 - the request is a GET or a HEAD;
 - the client is not pinned to the primary: a client whose unsafe request (POST, PUT, PATCH,
   DELETE) succeeded within ``DATABASE_REPLICA_PIN_SECONDS`` reads the primary, so it sees its
