@@ -11,6 +11,7 @@ from __future__ import annotations
 import zoneinfo
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, cast
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -178,6 +179,52 @@ else:
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     }
+# An optional read replica (core/replica.py; docs/operations.md, "Scaling"): a streaming standby
+# of the primary, with the primary's options, serving the leaderboards, the statistics and the
+# API's public reads of clients that did not just write. Checked every CHECK seconds per process;
+# more than MAX_LAG seconds behind, stopped or unreachable, the primary serves those reads. A
+# client that wrote reads the primary for PIN seconds, longer than the replica can lag unnoticed.
+DATABASE_REPLICA_MAX_LAG_SECONDS = env_float("DATABASE_REPLICA_MAX_LAG_SECONDS", 5.0)
+DATABASE_REPLICA_CHECK_SECONDS = env_float("DATABASE_REPLICA_CHECK_SECONDS", 2.0)
+DATABASE_REPLICA_PIN_SECONDS = env_int("DATABASE_REPLICA_PIN_SECONDS", 15)
+if _replica_url := env_str("DATABASE_REPLICA_URL"):
+    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URL needs DATABASE_URL to name the PostgreSQL primary")
+    try:
+        _replica = dj_database_url.parse(_replica_url)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_REPLICA_URL is not a database URL: {exc}") from None
+    if _replica["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URL must name a PostgreSQL standby (postgres://…)")
+    if DATABASE_REPLICA_MAX_LAG_SECONDS <= 0 or DATABASE_REPLICA_CHECK_SECONDS <= 0:
+        raise ImproperlyConfigured(
+            "DATABASE_REPLICA_MAX_LAG_SECONDS and DATABASE_REPLICA_CHECK_SECONDS must be above 0"
+        )
+    if DATABASE_REPLICA_PIN_SECONDS <= DATABASE_REPLICA_MAX_LAG_SECONDS + DATABASE_REPLICA_CHECK_SECONDS:
+        raise ImproperlyConfigured(
+            "DATABASE_REPLICA_PIN_SECONDS must exceed DATABASE_REPLICA_MAX_LAG_SECONDS plus "
+            f"DATABASE_REPLICA_CHECK_SECONDS ({DATABASE_REPLICA_MAX_LAG_SECONDS + DATABASE_REPLICA_CHECK_SECONDS:g}), "
+            f"or a writer could read a replica without its write; got {DATABASE_REPLICA_PIN_SECONDS}"
+        )
+    # The primary's settings and options (pooling, prepared statements, the client check), then
+    # where the URL points and its own options; a replica that does not answer is given up on
+    # after DATABASE_REPLICA_CONNECT_TIMEOUT seconds (libpq's least is 2).
+    _replica_settings: dict[str, Any] = {**DATABASES["default"]}
+    for _key in ("NAME", "USER", "PASSWORD", "HOST", "PORT"):
+        _replica_settings[_key] = _replica.get(_key, "")
+    _replica_settings["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "connect_timeout": env_int("DATABASE_REPLICA_CONNECT_TIMEOUT", 2),
+        **_replica.get("OPTIONS", {}),
+    }
+    # The tests' replica is the test database itself: no second one is created.
+    _replica_settings["TEST"] = {"MIRROR": "default"}
+    DATABASES["replica"] = cast("dj_database_url.DBConfig", _replica_settings)
+    DATABASE_ROUTERS = ["core.replica.ReplicaRouter"]
+    # Innermost but axes: the replica is open to the view and its rendering, never to another
+    # middleware's reads (the session's last use, the two-factor gate); and the pin comes after
+    # the view, once the request's user is known (DRF sets a token's).
+    MIDDLEWARE.insert(MIDDLEWARE.index("axes.middleware.AxesMiddleware"), "core.replica.ReplicaMiddleware")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Cache: Redis when CACHE_URL is set (needed to share rate limits between processes). The

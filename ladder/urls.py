@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from core.replica import replica_reads
 from ladder.pages import conversation as views_conversation
 from ladder.pages import fields_edit as views_fields_edit
 from ladder.pages import ladders as views_ladders
@@ -33,7 +34,7 @@ urlpatterns = [
         views_moderation.match_moderate_confirm,
         name="match_moderate_confirm",
     ),
-    path("<slug:slug>/", views.ladder_detail, name="detail"),
+    path("<slug:slug>/", replica_reads(views.ladder_detail), name="detail"),
     path("<slug:slug>/join/", views.ladder_join, name="join"),
     path("<slug:slug>/leave/", views_ladders.ladder_leave, name="leave"),
     path("<slug:slug>/matches/", views_matches.ladder_matches, name="matches"),

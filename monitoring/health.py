@@ -13,6 +13,11 @@ applies to this deployment and says which failed:
   own schedule and ``last_run_at``, which the scheduler (``celery beat``, or ``manage.py
   serve`` in the embedded default) writes as it sends each task.
 
+With a read replica (``DATABASE_REPLICA_URL``), the answer also says how it is (``replica``:
+whether reads go to it, its state and lag, as ``core.replica.check`` last measured them in
+this process). It is not a check: a stopped, unreachable or lagging replica leaves its reads
+to the primary, so the site stays ready.
+
 Each answer names only the check, how long it took and, on a failure, the kind of error or
 how stale a timestamp is: never an address, a user name or a password. A probe needs
 neither a session nor the database's permission tables, and is cheap enough to poll every
@@ -36,6 +41,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
+from core import replica
 from monitoring.models import WorkerHeartbeat
 
 logger = logging.getLogger(__name__)
@@ -173,3 +179,10 @@ def readiness() -> tuple[bool, dict[str, dict[str, Any]]]:
         if settings.READY_BEAT_MINUTES:
             checks["beat"] = _timed(lambda: beat_problem(now=now))
     return all(check.ok for check in checks.values()), {name: check.as_dict() for name, check in checks.items()}
+
+
+def replica_report() -> dict[str, Any] | None:
+    """How the read replica is, when there is one (not part of readiness: see the module docstring)."""
+    if not replica.configured():
+        return None
+    return replica.check().as_dict()

@@ -14,6 +14,8 @@ Two kinds of figure, gathered two ways:
   confirmation, mail and webhook deliveries pending and failed, replay jobs by status, how
   long ago a worker last reported. ``DatabaseCollector`` reads them at each scrape with a
   few small queries on indexed columns, so every web process answers the same figures.
+- **The read replica**, when ``DATABASE_REPLICA_URL`` is set: whether the scraped process
+  reads from it and how far behind it was, as ``core.replica.check`` last found it.
 
 The endpoint is off unless ``METRICS_TOKEN`` or ``METRICS_ALLOWED_ADDRESSES`` is set; with
 a token it wants ``Authorization: Bearer <token>`` (401 otherwise), with addresses it answers
@@ -44,6 +46,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import REGISTRY, Collector
 
 from accounts.throttling import client_address
+from core import replica
 from ladder.formats import of_mask
 from ladder.models import Match, MatchStatus
 from matchmaking.models import EntryStatus, QueueEntry
@@ -262,6 +265,24 @@ class DatabaseCollector(Collector):
 # -- The endpoint ---------------------------------------------------------------------------
 
 
+class ReplicaCollector(Collector):
+    """The read replica as this process last found it (``core.replica.check``), when there is one."""
+
+    def collect(self) -> Iterator[Metric]:
+        if not replica.configured():
+            return
+        health = replica.check()
+        in_use = GaugeMetricFamily(
+            "ladder_replica_in_use", "1 while the read replica serves its reads; 0 while the primary does."
+        )
+        in_use.add_metric([], 1 if health.usable else 0)
+        yield in_use
+        if health.lag_seconds is not None:
+            lag = GaugeMetricFamily("ladder_replica_lag_seconds", "How far behind the primary the replica was.")
+            lag.add_metric([], health.lag_seconds)
+            yield lag
+
+
 def metrics_enabled() -> bool:
     return bool(settings.METRICS_TOKEN or settings.METRICS_ALLOWED_ADDRESSES)
 
@@ -292,6 +313,7 @@ def scrape() -> bytes:
         processes = generate_latest(REGISTRY)
     database = CollectorRegistry()
     database.register(DatabaseCollector())
+    database.register(ReplicaCollector())
     return processes + generate_latest(database)
 
 

@@ -10,10 +10,11 @@ of the request metrics. Their answers are never cached (``Cache-Control: no-stor
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 
-from monitoring.health import readiness
+from monitoring.health import readiness, replica_report
 from monitoring.metrics import metrics_view
 
 HEALTH_PATH = "/healthz"
@@ -27,7 +28,10 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 def readyz(request: HttpRequest) -> HttpResponse:
     ready, checks = readiness()
-    return JsonResponse({"status": "ok" if ready else "fail", "checks": checks}, status=200 if ready else 503)
+    body: dict[str, Any] = {"status": "ok" if ready else "fail", "checks": checks}
+    if (replica := replica_report()) is not None:
+        body["replica"] = replica
+    return JsonResponse(body, status=200 if ready else 503)
 
 
 PROBES: dict[str, Callable[[HttpRequest], HttpResponse]] = {

@@ -60,6 +60,7 @@ EXTERNAL_MODULES = frozenset(
         "tests/test_celery_worker.py",
         "tests/test_delivery_workers.py",
         "tests/test_gunicorn_config.py",
+        "tests/test_read_replica.py",
         "tests/test_redis_outage.py",
         "tests/test_replay_worker.py",
         "tests/test_scale_out.py",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -211,3 +212,85 @@ def test_logins_and_api_throttles_count_the_same_proxies(tmp_path, env, expected
     result = run(["-c", code], {"LADDER_VAR_DIR": str(tmp_path), **env})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[-2:] == expected.split()
+
+
+REPLICA_PRINT = PRINT.split("print(")[0] + (
+    "import json; replica = s.DATABASES.get('replica'); "
+    "print(json.dumps({'aliases': sorted(s.DATABASES), 'routers': s.DATABASE_ROUTERS, "
+    "'middleware': s.MIDDLEWARE[-2:], "
+    "'replica': replica and {k: replica[k] for k in ('NAME', 'HOST', 'PORT', 'USER', 'OPTIONS', 'TEST', "
+    "'CONN_MAX_AGE', 'DISABLE_SERVER_SIDE_CURSORS')}}))"
+)
+PRIMARY = {"DATABASE_URL": "postgres://u:p@10.0.0.1:5432/ladder"}
+
+
+@pytest.mark.parametrize("env", [{}, PRIMARY], ids=["embedded", "postgresql"])
+def test_without_a_replica_url_there_is_one_database_and_no_router(tmp_path, env):
+    result = run(["-c", REPLICA_PRINT], {**env, "LADDER_VAR_DIR": str(tmp_path)})
+
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["aliases"] == ["default"]
+    assert shown["routers"] == []
+    assert shown["middleware"] == ["core.middleware.ServiceUnavailableMiddleware", "axes.middleware.AxesMiddleware"]
+    assert shown["replica"] is None
+
+
+def test_a_replica_url_adds_the_replica_with_the_primarys_options(tmp_path):
+    env = {
+        **PRIMARY,
+        "DATABASE_REPLICA_URL": "postgres://reader:secret@10.0.0.2:6432/ladder?sslmode=require",
+        "DATABASE_PREPARED_STATEMENTS": "0",
+        "DATABASE_SERVER_SIDE_CURSORS": "0",
+        "DATABASE_CONN_MAX_AGE": "30",
+        "LADDER_VAR_DIR": str(tmp_path),
+    }
+
+    result = run(["-c", REPLICA_PRINT], env)
+
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["aliases"] == ["default", "replica"]
+    assert shown["routers"] == ["core.replica.ReplicaRouter"]
+    # Innermost but axes (which must be last): open to the view alone, pinning once the user is known.
+    assert shown["middleware"] == ["core.replica.ReplicaMiddleware", "axes.middleware.AxesMiddleware"]
+    replica = shown["replica"]
+    assert (replica["NAME"], replica["HOST"], replica["PORT"], replica["USER"]) == (
+        "ladder",
+        "10.0.0.2",
+        6432,
+        "reader",
+    )
+    assert (replica["CONN_MAX_AGE"], replica["DISABLE_SERVER_SIDE_CURSORS"]) == (30, True)
+    assert replica["OPTIONS"] == {
+        "prepare_threshold": None,
+        "options": "-c client_connection_check_interval=5000",
+        "connect_timeout": 2,
+        "sslmode": "require",
+    }
+    assert replica["TEST"]["MIRROR"] == "default"  # the test run makes no second database
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DATABASE_REPLICA_URL": "postgres://u@10.0.0.2/ladder"}, "DATABASE_REPLICA_URL needs DATABASE_URL"),
+        ({**PRIMARY, "DATABASE_REPLICA_URL": "sqlite:///replica.db"}, "must name a PostgreSQL standby"),
+        ({**PRIMARY, "DATABASE_REPLICA_URL": "not a url"}, "DATABASE_REPLICA_URL is not a database URL"),
+        (
+            {**PRIMARY, "DATABASE_REPLICA_URL": "postgres://u@10.0.0.2/ladder", "DATABASE_REPLICA_PIN_SECONDS": "7"},
+            "DATABASE_REPLICA_PIN_SECONDS must exceed DATABASE_REPLICA_MAX_LAG_SECONDS plus "
+            "DATABASE_REPLICA_CHECK_SECONDS (7)",
+        ),
+        (
+            {**PRIMARY, "DATABASE_REPLICA_URL": "postgres://u@10.0.0.2/ladder", "DATABASE_REPLICA_CHECK_SECONDS": "0"},
+            "must be above 0",
+        ),
+    ],
+    ids=["embedded primary", "not postgresql", "not a url", "pin too short", "no check"],
+)
+def test_a_replica_that_cannot_work_is_refused(tmp_path, env, message):
+    result = run(["manage.py", "check"], {**env, "LADDER_VAR_DIR": str(tmp_path)})
+
+    assert result.returncode != 0
+    assert message in result.stderr

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
-
 from accounts.models import User
+from core.replica import read_connection
 from ladder.models import Ladder
 from ladder.standings.ranking import listed_sql, rank_order_sql, ranked_sql, sort_value_sql
 from ratings.models import PlayerRating
@@ -126,7 +125,8 @@ def standings_sql(
         LEFT JOIN {users} AS pu ON pu.id = pr.player_id
         ORDER BY {visible_order("p")}
     """
-    with connection.cursor() as cursor:
+    reading = read_connection()  # the replica on the pages it serves (core.replica)
+    with reading.cursor() as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
     members, ranked_count, shown_count = fetched[0][:3]
@@ -134,8 +134,8 @@ def standings_sql(
     for record in fetched:
         if record[5] is None:  # the counts alone: no row on this page
             continue
-        rating = PlayerRating.from_db(connection.alias, _RATING_FIELDS, record[5 : 5 + len(_RATING_FIELDS)])
-        rating.player = User.from_db(connection.alias, _USER_FIELDS, record[5 + len(_RATING_FIELDS) :])
+        rating = PlayerRating.from_db(reading.alias, _RATING_FIELDS, record[5 : 5 + len(_RATING_FIELDS)])
+        rating.player = User.from_db(reading.alias, _USER_FIELDS, record[5 + len(_RATING_FIELDS) :])
         rows.append((rating, record[3], record[4]))
     return Counts(members=members, ranked=ranked_count, shown=shown_count), rows
 
@@ -224,7 +224,7 @@ def ladder_order(*, ladder: Ladder, now: datetime) -> LeaderboardOrder:
             )
         FROM n WHERE {shown}
     """
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
         members, ranked, shown_count, packed = cursor.fetchone()
     rows = bytes(packed or b"")

@@ -126,6 +126,7 @@ def test_a_scrape_after_traffic_shows_each_series(metrics_on, ladder, player, op
     assert value(after, "ladder_webhook_deliveries", status="failed") == 0
     assert value(after, "ladder_replay_jobs", status="queued") == 0
     assert value(after, "ladder_metrics_database_up") == 1
+    assert not [name for name, _ in after if name.startswith("ladder_replica_")]  # no replica set
     assert grew("ladder_http_requests_total", view="<unresolved>", method="GET", status="200") == 0  # scrapes
 
 
