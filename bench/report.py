@@ -11,7 +11,9 @@ Queries are counted on ``--sample`` further matches of each path with an execute
 wrapper that also times them, which splits the time into statements (server, round trip,
 driver) and the rest (Python: ORM, services, engine). The same sample is then run with
 every service function and the main ORM calls timed (inclusive). ``--profile N`` adds a
-cProfile of N more trusted reports. The reporter's and players' ``User`` objects are
+cProfile of N more trusted reports, and ``--server-cpu N`` PostgreSQL's CPU time a report
+by statement over N more (``_cpu.StatementCpu``: the backend's CPU read from ``/proc``
+around each statement and the commit). The reporter's and players' ``User`` objects are
 reused, so permission look-ups are cached on them after the first report (a request
 would load the user again).
 
@@ -41,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _cpu
 import _pg
 import _reference
 from _ladder import STEP, make_ladder
@@ -169,6 +172,23 @@ def print_phases(title: str, run: Callable[[int], int], count: int) -> None:
         print(f"  {label:<46} {calls / count:>11.2f} {1000 * seconds / count:>9.3f}")
 
 
+def print_server_cpu(title: str, run: Callable[[int], int], count: int) -> None:
+    """PostgreSQL's CPU a match, by statement (``_cpu.StatementCpu``), over ``count`` matches."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    with _cpu.StatementCpu(pid) as spent:
+        run(count)
+    total = sum(seconds for _, _, seconds in spent.rows())
+    print(f"\n{title}: PostgreSQL's CPU, {1000 * total / count:.2f} ms a match, by statement ({count} matches)")
+    print(f"  {'statement':<58} {'per match':>9} {'ms a match':>10}")
+    for label, runs, seconds in spent.rows():
+        if seconds:
+            print(f"  {label:<58} {runs / count:>9.2f} {1000 * seconds / count:>10.3f}")
+
+
 def profile(run: Callable[[int], int], count: int, top: int, what: str = "trusted reports") -> None:
     profiler = cProfile.Profile()
     profiler.enable()
@@ -192,6 +212,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="alternating rounds with and without notifications")
     parser.add_argument("--show-sql", action="store_true", help="print every statement of one trusted report")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile N more trusted reports")
+    parser.add_argument(
+        "--server-cpu", type=int, default=0, metavar="N", help="PostgreSQL's CPU by statement over N trusted reports"
+    )
     args = parser.parse_args()
 
     with _pg.database() as url:
@@ -282,6 +305,8 @@ def bench(args: argparse.Namespace, url: str) -> None:
         print("\nstatements of one trusted report:")
         for sql in trusted_queries.statements:
             print(f"  {sql}")
+    if args.server_cpu:
+        print_server_cpu("trusted report", trusted, args.server_cpu)
     if args.profile:
         profile(trusted, args.profile, top=40)
 
