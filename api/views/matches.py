@@ -178,7 +178,8 @@ class MatchListView(APIView):
                 return Response(
                     claimed.response_body, status=claimed.response_status, headers={"Idempotent-Replayed": "true"}
                 )
-            body = self._report(request, ladder, sides, params, answers)
+            # No savepoint: a refused report ends the request, and the key's claim with it.
+            body = self._report(request, ladder, sides, params, answers, savepoint=False)
             idempotency.settle(claimed, status=status.HTTP_201_CREATED, body=body)
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -189,9 +190,16 @@ class MatchListView(APIView):
         sides: list[SideInput],
         params: dict[str, Any],
         answers: list[Answer],
+        *,
+        savepoint: bool = True,
     ) -> dict[str, Any]:
         report = match_services.match_report_with_rows(
-            ladder=ladder, reporter=request.user, sides=sides, played_at=params.get("played_at"), answers=answers
+            ladder=ladder,
+            reporter=request.user,
+            sides=sides,
+            played_at=params.get("played_at"),
+            answers=answers,
+            savepoint=savepoint,
         )
         # The presenter's dict is the body, as for a fetch (``MatchDetailView``): ``MatchOut`` documents it
         # in the schema, and passing it through the serializer again cost a report about 1 ms.

@@ -148,11 +148,15 @@ def match_report_with_rows(
     played_at: datetime | None = None,
     now: datetime | None = None,
     answers: Sequence[Answer] = (),
+    savepoint: bool = True,
 ) -> ReportedMatch:
     """``match_report``, with the rows written when they are known (see ``ReportedMatch``).
 
     On PostgreSQL the report takes two statements (``ladder.matches.sql``); ``_report_through_orm``
-    is its twin, which other databases run (``ladder.matches.store`` chooses).
+    is its twin, which other databases run (``ladder.matches.store`` chooses). Called in a
+    transaction of the caller's, it runs in a savepoint, so the caller can go on after a
+    refused report; a caller that never goes on (the API's report under an ``Idempotency-Key``)
+    passes ``savepoint=False`` and saves PostgreSQL the subtransaction.
     """
     now = now or timezone.now()
     played_at = played_at or now
@@ -160,7 +164,15 @@ def match_report_with_rows(
         raise ValidationError(PLAYED_IN_FUTURE, code="played_in_future")
     check_sides(ladder, sides)
     report = store.match_report(in_two_statements=_report_in_two_statements, orm=_report_through_orm)
-    return report(ladder=ladder, reporter=reporter, sides=sides, played_at=played_at, now=now, answers=answers)
+    return report(
+        ladder=ladder,
+        reporter=reporter,
+        sides=sides,
+        played_at=played_at,
+        now=now,
+        answers=answers,
+        savepoint=savepoint,
+    )
 
 
 def _report_through_orm(
@@ -171,13 +183,14 @@ def _report_through_orm(
     played_at: datetime,
     now: datetime,
     answers: Sequence[Answer] = (),
+    savepoint: bool = True,
 ) -> ReportedMatch:
     """``match_report`` on other databases: the ORM twin of ``_report_in_two_statements``."""
     players = [p for side in sides for p in side.players]
     trusted = is_moderator(reporter) or is_trusted_reporter(reporter, ladder)
     if not trusted and reporter.pk not in {p.pk for p in players}:
         raise ValidationError(REPORTER_NOT_IN_MATCH, code="reporter_not_in_match")
-    with transaction.atomic():
+    with transaction.atomic(savepoint=savepoint):
         rows = lock_members(ladder, players, played_at)
         hold = None
         if not trusted:
@@ -272,13 +285,14 @@ def _report_in_two_statements(
     played_at: datetime,
     now: datetime,
     answers: Sequence[Answer] = (),
+    savepoint: bool = True,
 ) -> ReportedMatch:
     """``match_report`` on PostgreSQL: the same checks and rows in two statements (``ladder.matches.sql``)."""
     players = [p for side in sides for p in side.players]
     moderator = is_moderator(reporter)
     trusted = moderator or is_trusted_everywhere(reporter)
     layout = [[player.pk for player in side.players] for side in sides]
-    with transaction.atomic():
+    with transaction.atomic(savepoint=savepoint):
         # The watch's reads come with the lock for a report it will see (not a trusted reporter's).
         members, listed, reads = sql.lock_members(
             ladder, [p.pk for p in players], reporter.pk, now=None if trusted else now
