@@ -17,6 +17,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each pytest-xdist worker, and each process a test starts (a settings check, a worker, a server),
+# imports the site's modules and the tests: Python keeps their compiled bytecode (in __pycache__,
+# which git ignores) rather than compiling them again every time, even where the environment's
+# PYTHONDONTWRITEBYTECODE asks otherwise. Compiling them took each worker's collection 10 s of a core.
+unset PYTHONDONTWRITEBYTECODE
+
 fast= pgbouncer=
 if [ "${1:-}" = --fast ]; then fast=1; shift; fi
 if [ "${1:-}" = --pgbouncer ]; then fast=1 pgbouncer=1; shift; fi

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -164,6 +165,18 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     database = settings.DATABASES["default"]
     if database["ENGINE"] == "django.db.backends.postgresql":
         database.setdefault("TEST", {})["TEMPLATE"] = migrated_template(database)
+
+
+@pytest.fixture(scope="session")
+def embedded_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """embedded_database: a SQLite file of the embedded default (``make run``), every migration
+    applied, made once per run (tests/database_template.py). A test that runs the site on SQLite in
+    a fresh process copies it into that process's ``LADDER_VAR_DIR`` as ``db.sqlite3``."""
+    from tests.database_template import migrated_sqlite
+
+    here = tmp_path_factory.getbasetemp()
+    # Under pytest-xdist each worker's folder is popen-gw<n> in the run's own folder.
+    return migrated_sqlite(here.parent if os.environ.get("PYTEST_XDIST_WORKER") else here)
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,8 @@ job materialises and ranks in Python there. This runs it end to end on SQLite.
 
 from __future__ import annotations
 
+import shutil
+
 from tests.test_settings import run
 
 SCRIPT = """
@@ -45,7 +47,8 @@ print("ok", result.snapshot_rows)
 """
 
 
-def test_nightly_job_runs_on_the_embedded_sqlite_default(tmp_path):
+def test_nightly_job_runs_on_the_embedded_sqlite_default(tmp_path, embedded_database):
+    shutil.copy(embedded_database, tmp_path / "db.sqlite3")  # migrated once per run: migrate applies nothing
     result = run(["-c", SCRIPT], {"LADDER_VAR_DIR": str(tmp_path)})
 
     assert result.returncode == 0, result.stdout + result.stderr
