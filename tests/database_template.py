@@ -73,22 +73,27 @@ def migrated_template(db: dict[str, Any]) -> str:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(building)))
             env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
             env["DATABASE_URL"] = server_url(db, building)
-            done = subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--no-input", "--verbosity", "0"],
-                cwd=ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if done.returncode != 0:
-                raise RuntimeError(f"migrating the test template failed:\n{done.stdout}{done.stderr}")
+            migrate(env, "the test template")
             conn.execute(
                 sql.SQL("ALTER DATABASE {} RENAME TO {}").format(sql.Identifier(building), sql.Identifier(name))
             )
             return name
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", [LOCK_KEY])
+
+
+def migrate(env: dict[str, str], what: str) -> None:
+    """``manage.py migrate`` in a process of its own with ``env``; ``what`` names it in the error."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "--verbosity", "0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"migrating {what} failed:\n{done.stdout}{done.stderr}")
 
 
 def migrated_sqlite(shared: Path) -> Path:
@@ -104,15 +109,6 @@ def migrated_sqlite(shared: Path) -> Path:
         building.mkdir()
         env = {key: value for key, value in os.environ.items() if key not in SUITE_ONLY}
         env["LADDER_VAR_DIR"] = str(building)
-        made = subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--no-input", "--verbosity", "0"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if made.returncode != 0:
-            raise RuntimeError(f"migrating the embedded default's SQLite failed:\n{made.stdout}{made.stderr}")
+        migrate(env, "the embedded default's SQLite")
         building.rename(done)
         return done / "db.sqlite3"
