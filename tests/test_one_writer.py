@@ -68,7 +68,8 @@ def test_the_scan_sees_a_write_from_elsewhere() -> None:
 
 
 def test_the_report_statements_write_both_tables_through_their_owners_fragments() -> None:
-    for statement in (sql.RECORD_AND_RATE_SQL, answers_sql._WRITE.replace("{rating}", answers_sql._RATE)):
+    rated_reports = [statement.named for (rated, _), statement in sql.RECORD_STATEMENTS.items() if rated]
+    for statement in (*rated_reports, answers_sql._WRITE.replace("{rating}", answers_sql._RATE)):
         assert f"INSERT INTO {TABLES['RatingEvent']}" in statement
         assert f"INSERT INTO {TABLES['RatingChange']}" in statement
         assert f"INSERT INTO {TABLES['Notification']}" in statement

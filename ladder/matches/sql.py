@@ -191,8 +191,6 @@ SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate),
 # updates the ratings, in the same statement (their CTEs are ``ratings``').
 _RATE = match_rating_ctes(match="new_match", rows="arrays")
 
-RECORD_SQL = _RECORD.replace("{rating}", "").replace("{duplicate}", _BY_PLAYER)
-RECORD_AND_RATE_SQL = _RECORD.replace("{rating}", _RATE).replace("{duplicate}", _BY_PLAYER)
 # Over psycopg's 4,096 bytes, so converted to PostgreSQL's $n placeholders once (``core.db.Statement``).
 # Keyed by (rated at once, checked by player).
 RECORD_STATEMENTS = {

@@ -3,6 +3,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from api.models import IdempotencyKey
@@ -201,6 +203,21 @@ def test_idempotency_keys_are_per_user(client_for, ladder, player, opponent, tru
     other = report_body(ladder, played_at=(timezone.now() - timedelta(hours=1)).isoformat())
     response = client_for(trusted).post("/api/v1/matches/", other, format="json", HTTP_IDEMPOTENCY_KEY="k")
     assert response.status_code == 201
+
+
+def test_a_keyed_report_takes_no_savepoint_and_a_refusal_in_it_frees_the_key(client_for, ladder, player, opponent):
+    """The report runs in the key's transaction itself (``savepoint=False``): a duplicate refused
+    inside it rolls the key's claim back with it."""
+    client = client_for(player)
+    with CaptureQueriesContext(connection) as queries:
+        first = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    assert first.status_code == 201
+    # One: the key's block itself, a savepoint only because the test runs in a transaction of its own.
+    assert len([query for query in queries if query["sql"].startswith("SAVEPOINT")]) == 1
+
+    again = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-2")
+    assert again.status_code == 409 and error_of(again)["code"] == "duplicate"
+    assert list(IdempotencyKey.objects.values_list("key", flat=True)) == ["k-1"]
 
 
 @pytest.mark.usefixtures("sql_or_orm")
