@@ -28,6 +28,9 @@ _STANDING_DEFINITION = ", ".join(f"{field} {kind}" for field, kind in STANDING_T
 def match_rating_ctes(*, match: Literal["new_match", "param"], rows: Literal["arrays", "json"]) -> str:
     """``, new_event AS (…), new_changes AS (…), rated AS (…)``: a rated match's writes, to follow a CTE.
 
+    ``new_changes`` returns the history rows' ``id, match_id, player_id, score, rating_before,
+    rd_at_event``: with the sides, what ``ratings.hooks.rated_ctes`` count (``RESULT_COLUMNS``).
+
     ``match`` says where the match's id comes from: the statement's own ``new_match`` CTE
     (nothing is written when it inserted no match) or the ``%(match)s`` parameter. ``rows``
     says how the history rows and new ratings come: one array per column, or JSON.
@@ -64,7 +67,7 @@ def match_rating_ctes(*, match: Literal["new_match", "param"], rows: Literal["ar
     SELECT new_event.id, %(ladder)s, {match_id}, '{ChangeKind.MATCH.value}', %(engine)s, %(engine_params)s::jsonb,
            %(now)s, {", ".join(f"c.{column}" for column in CHANGE_COLUMNS)}
     FROM new_event{also_from}, {changes}
-    RETURNING id
+    RETURNING id, match_id, player_id, score, rating_before, rd_at_event
 ), rated AS (
     UPDATE {_RATING} AS r
     SET {", ".join(f"{field} = v.{field}" for field in STANDING_FIELDS)}

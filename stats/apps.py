@@ -9,7 +9,8 @@ class StatsConfig(AppConfig):
         """Follow every rated match, every correction of its details and every replay (``ratings.hooks``)."""
         from ratings import hooks
         from stats.services import stats_add_matches, stats_rebuild, stats_remove_matches
+        from stats.sql import rated_ctes
 
-        hooks.on_rated(stats_add_matches)
+        hooks.on_rated(stats_add_matches, ctes=rated_ctes)
         hooks.on_unrated(stats_remove_matches)
         hooks.on_replayed(stats_rebuild)

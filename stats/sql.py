@@ -63,13 +63,20 @@ _RES = f"""
 REBUILD_RESULTS = "stats_rebuild_results"
 REBUILD_SCORED = "stats_rebuild_scored"
 
-_PAIRS = f"""pairs AS (
+
+def _pairs(name: str = "pairs", results: str = "res") -> str:
+    """``name AS (…)``: each pair of players of different sides of a match in ``results``, with its probability."""
+    return f"""{name} AS (
     SELECT a.match_id, a.player_id AS a_player, b.player_id AS b_player, a.placement AS a_place,
            b.placement AS b_place,
            1.0::float8 / (1.0::float8 + exp({-_LN10!r}::float8 * greatest(-300.0::float8, least(300.0::float8,
                (a.r - b.r) / 400.0::float8 / sqrt(1.0::float8 + {_K!r}::float8 * (a.rd * a.rd + b.rd * b.rd)))))) AS p
-    FROM res a JOIN res b ON b.match_id = a.match_id AND b.side_id <> a.side_id
+    FROM {results} a JOIN {results} b ON b.match_id = a.match_id AND b.side_id <> a.side_id
 )"""
+
+
+_PAIRS = _pairs()
+
 # Each result with its expectation: the mean pair probability against the players of other sides.
 _SCORED = """SELECT res.match_id, res.player_id, res.side_index, res.score, mean.expected
     FROM res JOIN (SELECT match_id, a_player, avg(p) AS expected FROM pairs GROUP BY match_id, a_player) mean
@@ -86,12 +93,17 @@ _RECORD_UPDATE = """games = t.games + excluded.games, wins = t.wins + excluded.w
     losses = t.losses + excluded.losses, draws = t.draws + excluded.draws,
     score_sum = t.score_sum + excluded.score_sum, expected_sum = t.expected_sum + excluded.expected_sum"""
 
-_H2H_INSERT = f"""INSERT INTO {_H2H} AS t (ladder_id, player_low_id, player_high_id, games, low_wins, high_wins,
+
+def _h2h_insert(pairs: str = "pairs") -> str:
+    return f"""INSERT INTO {_H2H} AS t (ladder_id, player_low_id, player_high_id, games, low_wins, high_wins,
                          draws, expected_low_sum)
 SELECT %(ladder)s, a_player, b_player, count(*), count(*) FILTER (WHERE a_place < b_place),
        count(*) FILTER (WHERE a_place > b_place), count(*) FILTER (WHERE a_place = b_place), sum(p)
-FROM pairs WHERE a_player < b_player
+FROM {pairs} WHERE a_player < b_player
 GROUP BY a_player, b_player"""
+
+
+_H2H_INSERT = _h2h_insert()
 _H2H_UPSERT = """ON CONFLICT ON CONSTRAINT h2h_one_per_pair DO UPDATE SET
     games = t.games + excluded.games, low_wins = t.low_wins + excluded.low_wins,
     high_wins = t.high_wins + excluded.high_wins, draws = t.draws + excluded.draws,
@@ -126,6 +138,19 @@ _PLAYER_INSERT = f"""INSERT INTO {_PLAYER_STAT} AS t (ladder_id, field_id, value
 SELECT %(ladder)s, x.field_id, x.value, x.player_id, {_RECORD_SUMS}
 FROM player_rows x GROUP BY x.field_id, x.value, x.player_id"""
 _PLAYER_UPSERT = f"ON CONFLICT ON CONSTRAINT player_field_stat_one_per_value DO UPDATE SET {_RECORD_UPDATE}"
+
+
+def rated_ctes(results: str) -> str:
+    """This app's part of a statement that rates matches without match-field values (``ratings.hooks``).
+
+    For them ``ADD`` writes only the head-to-head records, from their results; here the results
+    are the statement's own ``results`` CTE (the rows it just inserted, which a later CTE of the
+    same statement cannot read from the tables), and the upsert is the same.
+    """
+    return f""", {_pairs("stats_pairs", results)}, stats_h2h AS ({_h2h_insert("stats_pairs")}
+{_H2H_UPSERT}
+RETURNING 1)"""
+
 
 _ADDED_RES = f"res AS MATERIALIZED ({_RES.replace('{events}', ADDED_EVENTS)}\n)"
 # Adding a few matches is one statement, prepared once per connection (it runs with every rated

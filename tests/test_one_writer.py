@@ -18,6 +18,8 @@ from audit.models import AuditEntry
 from ladder.matches import answers_sql, sql
 from notifications.models import Notification
 from ratings.models import RatingChange, RatingEvent
+from stats import sql as stats_sql
+from stats.models import HeadToHead
 
 OWNED = {
     "ratings": ("RatingChange", "RatingEvent"),
@@ -68,8 +70,23 @@ def test_the_scan_sees_a_write_from_elsewhere() -> None:
 
 
 def test_the_report_statements_write_both_tables_through_their_owners_fragments() -> None:
-    rated_reports = [statement.named for (rated, _), statement in sql.RECORD_STATEMENTS.items() if rated]
+    rated_reports = [
+        sql.record_statement(rated=True, by_player=by_player, composed=composed).named
+        for by_player in (False, True)
+        for composed in (False, True)
+    ]
     for statement in (*rated_reports, answers_sql._WRITE.replace("{rating}", answers_sql._RATE)):
         assert f"INSERT INTO {TABLES['RatingEvent']}" in statement
         assert f"INSERT INTO {TABLES['RatingChange']}" in statement
         assert f"INSERT INTO {TABLES['Notification']}" in statement
+
+
+def test_a_composed_report_counts_head_to_head_through_the_stats_fragment() -> None:
+    # stats' CTEs are registered when the app starts (``stats.apps``), so the statement built on
+    # first use holds them: the head-to-head upsert is the fragment stats owns, not a copy.
+    composed = sql.record_statement(rated=True, by_player=True, composed=True).named
+    plain = sql.record_statement(rated=True, by_player=True).named
+    fragment = stats_sql.rated_ctes("rated_results")
+    assert f"INSERT INTO {HeadToHead._meta.db_table}" in fragment
+    assert fragment in composed
+    assert HeadToHead._meta.db_table not in plain

@@ -353,6 +353,7 @@ def _report_in_two_statements(
             rated=rated,
             members=members,
             notices=batch,
+            composed=not answers,  # the statistics count a match without game details in the statement
         )
         if match_id is None:  # nothing written: ``duplicate_id`` is the live match of the same players
             raise ValidationError(DUPLICATE_REPORT, code="duplicate", params={"match": duplicate_id})
@@ -376,7 +377,7 @@ def _report_in_two_statements(
                 notices.emit_rated(
                     match_id=match_id, ladder=ladder, lineup=lineup, changes=changes, now=now, before=before
                 )
-            hooks.matches_rated(ladder.pk, [match_id])  # last: after everything the report wrote
+            hooks.matches_rated(ladder.pk, [match_id], composed=not answers)  # last: after everything it wrote
     match = Match(
         pk=match_id,
         ladder=ladder,

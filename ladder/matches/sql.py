@@ -20,6 +20,7 @@ the first.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from ladder.models import Ladder, Match, MatchSide, Participant
 from ladder.moderation import watch
 from notifications.cte import new_notices_cte
 from notifications.models import EmailStatus
+from ratings import hooks
 from ratings.cte import match_rating_ctes
 from ratings.history import CHANGE_COLUMNS, STANDING_FIELDS, Standing
 from ratings.models import PlayerRating
@@ -174,14 +176,14 @@ _RECORD = f"""{{duplicate}}), new_match AS (
                            %(side_by)s::bigint[], %(side_at)s::timestamptz[])
                     WITH ORDINALITY AS s(placement, answer, answered_by, answered_at, index)
     ORDER BY s.index
-    RETURNING id, index
+    RETURNING id, index, placement
 ), new_participants AS (
     INSERT INTO {_PARTICIPANT} (match_id, side_id, player_id)
     SELECT new_match.id, new_sides.id, p.player
     FROM new_match, unnest(%(player_side)s::smallint[], %(player)s::bigint[]) WITH ORDINALITY AS p(side, player, n)
     JOIN new_sides ON new_sides.index = p.side
     ORDER BY p.n
-    RETURNING id
+    RETURNING id, player_id, side_id
 ){{rating}}, {new_notices_cte(match="new_match")}
 SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate),
        (SELECT count(*) FROM new_notices WHERE email_status = '{EmailStatus.PENDING.value}')
@@ -190,18 +192,28 @@ SELECT (SELECT id FROM new_match), (SELECT id FROM duplicate),
 # A report confirmed at once also inserts the rating event and its history rows and
 # updates the ratings, in the same statement (their CTEs are ``ratings``').
 _RATE = match_rating_ctes(match="new_match", rows="arrays")
+# A report rated at once without match-field values (written after the statement) also carries
+# the apps that count rated matches (``ratings.hooks.rated_ctes``: the head-to-head records),
+# which read its results from this CTE (``ratings.hooks.RESULT_COLUMNS``).
+_RESULTS = """, rated_results AS (
+    SELECT c.match_id, c.player_id, p.side_id, s.index AS side_index, s.placement, c.score,
+           c.rating_before AS r, c.rd_at_event AS rd
+    FROM new_changes c JOIN new_participants p ON p.player_id = c.player_id JOIN new_sides s ON s.id = p.side_id
+)"""
 
-# Over psycopg's 4,096 bytes, so converted to PostgreSQL's $n placeholders once (``core.db.Statement``).
-# Keyed by (rated at once, checked by player).
-RECORD_STATEMENTS = {
-    (rate, by_player): db.Statement.of(
-        _RECORD.replace("{rating}", _RATE if rate else "").replace(
-            "{duplicate}", _BY_PLAYER if by_player else _BY_MINUTE
-        )
+
+@functools.cache
+def record_statement(*, rated: bool, by_player: bool, composed: bool = False) -> db.Statement:
+    """The report's statement: rated at once or not, its duplicate check by player or by minute, and
+    with the counting apps' CTEs (``composed``, rated only).
+
+    Over psycopg's 4,096 bytes, so converted to PostgreSQL's $n placeholders once
+    (``core.db.Statement``); built on first use, once every app has registered its CTEs.
+    """
+    rating = _RATE + (_RESULTS + hooks.rated_ctes("rated_results") if composed else "") if rated else ""
+    return db.Statement.of(
+        _RECORD.replace("{rating}", rating).replace("{duplicate}", _BY_PLAYER if by_player else _BY_MINUTE)
     )
-    for rate in (False, True)
-    for by_player in (False, True)
-}
 
 
 def record_match(
@@ -218,6 +230,7 @@ def record_match(
     rated: RatedMatch | None,
     members: dict[int, LockedMember],
     notices: Notices,
+    composed: bool = False,
 ) -> tuple[int | None, int | None, int]:
     """Insert the match unless a live match of the same players with the same result was played within the window.
 
@@ -225,7 +238,9 @@ def record_match(
     written. With ``rated``, the match is confirmed and its rating event, history rows and
     new ratings are written in the same statement. ``notices`` are its notifications,
     inserted by the statement too (once per recipient); ``mails`` counts those that wait
-    for a mail (the recipient's address is verified).
+    for a mail (the recipient's address is verified). ``composed`` (with ``rated``): the
+    statement also does the work of the ``ratings.hooks`` callbacks that gave CTEs, for a
+    match that will have no match-field values; the caller then tells ``matches_rated`` so.
     """
     players = [player for side in layout for player in side]
     placed = [(player, row.placement) for side, row in zip(layout, sides, strict=True) for player in side]
@@ -258,7 +273,8 @@ def record_match(
     params["n_kind"] = notices.kind
     params["n_recipient"] = list(notices.data)
     params["n_data"] = [json.dumps(data) for data in notices.data.values()]
-    with db.run_statement(RECORD_STATEMENTS[rated is not None, by_player], params) as cursor:
+    statement = record_statement(rated=rated is not None, by_player=by_player, composed=composed and rated is not None)
+    with db.run_statement(statement, params) as cursor:
         match_id, duplicate_id, mails = cursor.fetchone()
     return match_id, duplicate_id, mails
 

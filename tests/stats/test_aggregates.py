@@ -251,3 +251,20 @@ def test_a_trusted_report_counts_the_details_it_carries(player, opponent, modera
     assert FieldValueStat.objects.get(field=map_field, value="Crater").wins == 1
     assert PlayerFieldStat.objects.get(field=tribe_field, value="Empire", player=player).games == 1
     assert HeadToHead.objects.get(ladder=ladder).games == 1
+
+
+@pytest.mark.django_db
+def test_a_report_without_details_counts_its_pairs_in_its_own_statement(player, opponent, moderator, ladder):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    sides = [SideInput([player], 1), SideInput([opponent], 2)]
+    h2h = f"INSERT INTO {HeadToHead._meta.db_table}"
+    with CaptureQueriesContext(connection) as queries:
+        svc.match_report(ladder=ladder, reporter=moderator, sides=sides, played_at=timezone.now())
+    counting = [query["sql"] for query in queries.captured_queries if h2h in query["sql"]]
+    # One statement records, rates and counts the match (``ratings.hooks.rated_ctes``).
+    assert len(counting) == 1 and "INSERT INTO ladder_match" in counting[0]
+    row = HeadToHead.objects.get(ladder=ladder)
+    assert (row.games, row.expected_low_sum) == (1, pytest.approx(0.5))
+    assert (row.low_wins, row.high_wins) == ((1, 0) if player.pk < opponent.pk else (0, 1))
