@@ -1,14 +1,18 @@
-"""The ``Idempotency-Key`` of a report: claim the key, then store the response it got.
+"""The ``Idempotency-Key`` of a report: its response is stored once the report is written.
 
-Both run inside the report's transaction. ``claim`` inserts the key's row first; a
-concurrent request with the same key waits on the unique constraint until the first one
-commits (then it finds that row and replays its response) or rolls back (then it goes on
-as the first). On PostgreSQL the claim is one prepared ``INSERT … ON CONFLICT DO NOTHING``
-and storing the response one prepared ``UPDATE`` (``api.sql``); elsewhere it is the ORM, with a savepoint
-around the insert (``api.store`` chooses). Keys are remembered for ``API_IDEMPOTENCY_KEY_HOURS`` (24 by default);
-``expire`` forgets older ones, every hour from Celery beat. A retry after that is a new
-request; when it gives the game's ``played_at``, the report's duplicate check still
-refuses the same game twice.
+The report runs, and ``remember`` inserts the key's row with the response at the end of the
+report's transaction: one write and no look-up before, for the usual request, whose key is
+new. A retry runs the report again: it is refused as a duplicate of the game its first
+request recorded, or written and then rolled back when the key's insert finds the row; either
+way ``earlier`` then reads the first request's response and the retry replays it (or gets a
+409 for another body). Two requests racing with one key serialise on the players' rows or on
+the key's unique constraint (the second waits for the first to end), and the second answers
+as a retry (``api.views.matches``). On PostgreSQL each is one prepared statement
+(``api.sql``); elsewhere the ORM, with a savepoint around the insert (``api.store``
+chooses). Keys are remembered for ``API_IDEMPOTENCY_KEY_HOURS`` (24 by default); ``expire``
+forgets older ones, every hour from Celery beat. A retry after that is a new request; when
+it gives the game's ``played_at``, the report's duplicate check still refuses the same game
+twice.
 """
 
 from __future__ import annotations
@@ -26,16 +30,17 @@ from api import store
 from api.models import IdempotencyKey
 
 
-def claim(*, user: User, key: str, request_hash: str) -> int | IdempotencyKey:
-    """The new row's id if this request is the key's first; else the row of the request that
-    used it first, with its response and request hash."""
-    return store.idempotency_claim(user=user, key=key, request_hash=request_hash)
+def earlier(*, user: User, key: str) -> IdempotencyKey | None:
+    """The user's earlier request with this key, with its request hash and response; else None
+    (read after a keyed report failed or found its key taken)."""
+    return store.idempotency_find(user=user, key=key)
 
 
-def settle(record_id: int, *, status: int, body: Any) -> None:
-    """Store the response of the claimed key's request, for its retries to replay."""
+def remember(*, user: User, key: str, request_hash: str, status: int, body: Any) -> bool:
+    """Store the response of the key's request, inside its transaction, for retries to replay;
+    False when another request with the key committed first (then roll this one back)."""
     text = json.dumps(body, cls=JSONEncoder)  # as the response was rendered: times in ISO 8601
-    store.idempotency_settle(record_id, status=status, text=text)
+    return store.idempotency_store(user=user, key=key, request_hash=request_hash, status=status, text=text)
 
 
 def expire(*, now: datetime | None = None) -> int:

@@ -60,9 +60,10 @@ class IdempotencyKey(models.Model):
     """The response a report with an ``Idempotency-Key`` got, replayed for retries.
 
     Keys are per user. ``request_hash`` is the SHA-256 of the canonical JSON body, so the
-    same key with another body is told apart (409). The row is inserted in the report's
-    transaction before the match, so two concurrent retries serialise on the unique
-    constraint and the second one replays the first one's response. Keys older than
+    same key with another body is told apart (409). The row is inserted once, with the
+    response, at the end of the report's transaction; a retry, or a request racing with the
+    same key (which waits on the unique constraint or the players' rows), rolls its own report
+    back and replays this response (``api.idempotency``). Keys older than
     ``API_IDEMPOTENCY_KEY_HOURS`` are deleted every hour (``api.idempotency.expire``).
     """
 

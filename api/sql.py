@@ -7,8 +7,8 @@ holds its ORM twin, behind ``core.db.on_postgresql()``:
 - ``LIVE_TOKEN``: ``api.store.live_token``, the token, its user and their permissions;
 - ``LADDER_BY_SLUG`` and ``USERS_BY_USERNAME``: ``api.store.ladder_by_slug`` and
   ``users_by_username``, a report's ladder (and whether it has match fields) and players;
-- ``IDEMPOTENCY_CLAIM`` and ``IDEMPOTENCY_SETTLE``: ``api.store.idempotency_claim`` and
-  ``idempotency_settle``, a report's key.
+- ``IDEMPOTENCY_FIND`` and ``IDEMPOTENCY_STORE``: ``api.store.idempotency_find`` and
+  ``idempotency_store``, a report's key.
 
 A row becomes a model instance with ``core.db.instance`` and the ``*_FIELDS`` names below,
 in the order the statement selects the columns.
@@ -60,11 +60,15 @@ LADDER_BY_SLUG = f"""
 USERS_BY_USERNAME = f"SELECT {_USER_COLUMNS} FROM {User._meta.db_table} u WHERE lower(u.username) = ANY(%s)"
 
 _KEYS = IdempotencyKey._meta.db_table
-# The key's row with no response yet; no row back when the user has used the key already.
-IDEMPOTENCY_CLAIM = f"""
+# The key's row, if the user has used the key: its id, the request's hash and the response (JSON text).
+IDEMPOTENCY_FIND = f"""
+    SELECT id, request_hash, response_status, response_body::text FROM {_KEYS} WHERE user_id = %s AND key = %s
+"""
+# The key's row with the response, in the report's transaction; no row back when another
+# request with the key committed first (a concurrent one waits here for it to end).
+IDEMPOTENCY_STORE = f"""
     INSERT INTO {_KEYS} (user_id, key, request_hash, response_status, response_body, created_at)
-    VALUES (%s, %s, %s, 0, '{{}}'::jsonb, now())
+    VALUES (%s, %s, %s, %s, %s::jsonb, now())
     ON CONFLICT (user_id, key) DO NOTHING
     RETURNING id
 """
-IDEMPOTENCY_SETTLE = f"UPDATE {_KEYS} SET response_status = %s, response_body = %s::jsonb WHERE id = %s"

@@ -110,32 +110,41 @@ _PERMISSION_METHODS = (
 )
 
 
-def idempotency_claim(*, user: User, key: str, request_hash: str) -> int | IdempotencyKey:
-    """The key's new row's id if this request is its first; else the row of the request that used it first."""
+def idempotency_find(*, user: User, key: str) -> IdempotencyKey | None:
+    """The row of the user's earlier request with this key (its hash and response), if any."""
+    if not db.on_postgresql():
+        return IdempotencyKey.objects.filter(user=user, key=key).first()
+    with db.prepared_cursor() as cursor:
+        cursor.execute(sql.IDEMPOTENCY_FIND, [user.pk, key])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    record_id, request_hash, status, text = row
+    return IdempotencyKey(
+        id=record_id,
+        user_id=user.pk,
+        key=key,
+        request_hash=request_hash,
+        response_status=status,
+        response_body=json.loads(text),
+    )
+
+
+def idempotency_store(*, user: User, key: str, request_hash: str, status: int, text: str) -> bool:
+    """Insert the key's row with the response (``text``, JSON); False, inserting nothing, when
+    another request with the key committed first (a concurrent one is waited for)."""
     if db.on_postgresql():
         with db.prepared_cursor() as cursor:
-            cursor.execute(sql.IDEMPOTENCY_CLAIM, [user.pk, key, request_hash])
-            row = cursor.fetchone()
-        if row is not None:
-            return row[0]
-        return IdempotencyKey.objects.get(user=user, key=key)
+            cursor.execute(sql.IDEMPOTENCY_STORE, [user.pk, key, request_hash, status, text])
+            return cursor.fetchone() is not None
     try:
         with transaction.atomic():
-            record = IdempotencyKey.objects.create(
-                user=user, key=key, request_hash=request_hash, response_status=0, response_body={}
+            IdempotencyKey.objects.create(
+                user=user, key=key, request_hash=request_hash, response_status=status, response_body=json.loads(text)
             )
     except IntegrityError:
-        return IdempotencyKey.objects.get(user=user, key=key)
-    return record.pk
-
-
-def idempotency_settle(record_id: int, *, status: int, text: str) -> None:
-    """Store the response (``text``, JSON) of the claimed key's request."""
-    if db.on_postgresql():
-        with db.prepared_cursor() as cursor:
-            cursor.execute(sql.IDEMPOTENCY_SETTLE, [status, text, record_id])
-        return
-    IdempotencyKey.objects.filter(pk=record_id).update(response_status=status, response_body=json.loads(text))
+        return False
+    return True
 
 
 def leaderboard_page(

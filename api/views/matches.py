@@ -17,7 +17,6 @@ from rest_framework.views import APIView
 from accounts.models import User
 from api import idempotency, presenters
 from api.errors import ApiError
-from api.models import IdempotencyKey
 from api.pagination import ApiPagination
 from api.permissions import IsModerator, TokenScope
 from api.serializers import (
@@ -170,18 +169,24 @@ class MatchListView(APIView):
         if not 1 <= len(key) <= 255 or not key.isascii() or not key.isprintable():
             raise ApiError(status.HTTP_400_BAD_REQUEST, "bad_idempotency_key", BAD_KEY)
         digest = _body_hash(request.data)
-        with transaction.atomic():
-            claimed = idempotency.claim(user=request.user, key=key, request_hash=digest)
-            if isinstance(claimed, IdempotencyKey):  # a retry, or the same key with another body
-                if claimed.request_hash != digest:
-                    raise ApiError(status.HTTP_409_CONFLICT, "idempotency_key_reused", KEY_REUSED)
-                return Response(
-                    claimed.response_body, status=claimed.response_status, headers={"Idempotent-Replayed": "true"}
-                )
-            # No savepoint: a refused report ends the request, and the key's claim with it.
-            body = self._report(request, ladder, sides, params, answers, savepoint=False)
-            idempotency.settle(claimed, status=status.HTTP_201_CREATED, body=body)
-        return Response(body, status=status.HTTP_201_CREATED)
+        try:
+            with transaction.atomic():  # no savepoint: the report runs in this transaction, the key's row last
+                body = self._report(request, ladder, sides, params, answers, savepoint=False)
+                if idempotency.remember(
+                    user=request.user, key=key, request_hash=digest, status=status.HTTP_201_CREATED, body=body
+                ):
+                    return Response(body, status=status.HTTP_201_CREATED)
+                # The key's first request committed (before this one, or while it ran): roll back.
+                raise ApiError(status.HTTP_409_CONFLICT, "idempotency_key_reused", KEY_REUSED)
+        except Exception:
+            # A retry, refused (a duplicate of the game its first request recorded) or rolled back
+            # above, answers as the first request did, if there was one.
+            earlier = idempotency.earlier(user=request.user, key=key)
+            if earlier is None:
+                raise
+        if earlier.request_hash != digest:
+            raise ApiError(status.HTTP_409_CONFLICT, "idempotency_key_reused", KEY_REUSED)
+        return Response(earlier.response_body, status=earlier.response_status, headers={"Idempotent-Replayed": "true"})
 
     def _report(
         self,

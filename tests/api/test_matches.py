@@ -205,9 +205,9 @@ def test_idempotency_keys_are_per_user(client_for, ladder, player, opponent, tru
     assert response.status_code == 201
 
 
-def test_a_keyed_report_takes_no_savepoint_and_a_refusal_in_it_frees_the_key(client_for, ladder, player, opponent):
+def test_a_keyed_report_takes_no_savepoint_and_a_refusal_in_it_stores_no_key(client_for, ladder, player, opponent):
     """The report runs in the key's transaction itself (``savepoint=False``): a duplicate refused
-    inside it rolls the key's claim back with it."""
+    inside it ends the transaction before the key's row is written."""
     client = client_for(player)
     with CaptureQueriesContext(connection) as queries:
         first = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1")
@@ -218,6 +218,37 @@ def test_a_keyed_report_takes_no_savepoint_and_a_refusal_in_it_frees_the_key(cli
     again = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-2")
     assert again.status_code == 409 and error_of(again)["code"] == "duplicate"
     assert list(IdempotencyKey.objects.values_list("key", flat=True)) == ["k-1"]
+
+
+@pytest.mark.usefixtures("sql_or_orm")
+def test_a_keyed_report_writes_its_key_once_with_its_response(client_for, ladder, player, opponent):
+    table = IdempotencyKey._meta.db_table
+    with CaptureQueriesContext(connection) as queries:
+        response = client_for(player).post(
+            "/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k-1"
+        )
+    assert response.status_code == 201
+    touching = [q["sql"].lstrip() for q in queries if table in q["sql"]]
+    assert len(touching) == 1 and touching[0].startswith("INSERT")  # no look-up before, no update after
+    assert IdempotencyKey.objects.get().response_body == response.json()
+
+
+@pytest.mark.usefixtures("sql_or_orm")
+def test_a_retry_whose_report_is_written_again_is_rolled_back(client_for, ladder, player, opponent, trusted):
+    """A retry without ``played_at`` is not a duplicate of its first request's game (a minute on,
+    "now" is another minute): its report is written and rated, then rolled back when the key is
+    found taken."""
+    client = client_for(trusted)
+    first = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k")
+    Match.objects.update(played_at=timezone.now() - timedelta(hours=1))  # the first request an hour ago
+    ratings = list(PlayerRating.objects.order_by("pk").values_list("rating", "games"))
+
+    again = client.post("/api/v1/matches/", report_body(ladder), format="json", HTTP_IDEMPOTENCY_KEY="k")
+
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    assert Match.objects.count() == 1
+    assert list(PlayerRating.objects.order_by("pk").values_list("rating", "games")) == ratings
 
 
 @pytest.mark.usefixtures("sql_or_orm")
