@@ -181,9 +181,18 @@ def embedded_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
-    """With ``TEST_DATABASE_POOLER=host:port`` (``make test-pgbouncer``), the tests reach their
+    """The test database flushes after a test with ``transaction=True`` without making its content
+    types, permissions, groups and periodic tasks again unless the test changed them
+    (``tests/quick_flush.py``).
+
+    With ``TEST_DATABASE_POOLER=host:port`` (``make test-pgbouncer``), the tests reach their
     database through that pooler once it is made: PostgreSQL makes and drops test databases
     directly, which a pooler holding server connections to the template would make fail."""
+    from tests import quick_flush
+
+    quick_flush.enable()
+    with django_db_blocker.unblock():
+        quick_flush.install()
     pooler = os.environ.get("TEST_DATABASE_POOLER")
     if not pooler:
         yield
