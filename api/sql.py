@@ -6,7 +6,8 @@ holds its ORM twin, behind ``core.db.on_postgresql()``:
 
 - ``LIVE_TOKEN``: ``api.store.live_token``, the token, its user and their permissions;
 - ``LADDER_BY_SLUG`` and ``USERS_BY_USERNAME``: ``api.store.ladder_by_slug`` and
-  ``users_by_username``, a report's ladder (and whether it has match fields) and players;
+  ``users_by_username``, a ladder (and whether it has match fields) and users by name;
+  ``REPORT_ROWS``: ``api.store.report_rows``, both at once, for a report;
 - ``IDEMPOTENCY_FIND`` and ``IDEMPOTENCY_STORE``: ``api.store.idempotency_find`` and
   ``idempotency_store``, a report's key.
 
@@ -58,6 +59,16 @@ LADDER_BY_SLUG = f"""
 """
 # lower(username) is what the case-insensitive unique index covers.
 USERS_BY_USERNAME = f"SELECT {_USER_COLUMNS} FROM {User._meta.db_table} u WHERE lower(u.username) = ANY(%s)"
+# A report's ladder and players in one statement: the ladder's row (1) and a row for each user
+# named (2), each with the other part's columns NULL.
+_HAS_FIELDS = f"EXISTS (SELECT 1 FROM {MatchField._meta.db_table} f WHERE f.ladder_id = l.id)"
+REPORT_ROWS = f"""
+    SELECT 1, {_LADDER_COLUMNS}, {_HAS_FIELDS}, {", ".join(["NULL"] * len(USER_FIELDS))}
+    FROM {Ladder._meta.db_table} l WHERE l.slug = %s
+    UNION ALL
+    SELECT 2, {", ".join(["NULL"] * (len(LADDER_FIELDS) + 1))}, {_USER_COLUMNS}
+    FROM {User._meta.db_table} u WHERE lower(u.username) = ANY(%s)
+"""
 
 _KEYS = IdempotencyKey._meta.db_table
 # The key's row, if the user has used the key: its id, the request's hash and the response (JSON text).

@@ -51,6 +51,25 @@ def ladder_by_slug(slug: str) -> Ladder | None:
     return ladder
 
 
+def report_rows(slug: str, names: Iterable[str]) -> tuple[Ladder | None, dict[str, User]]:
+    """``ladder_by_slug(slug)`` and ``users_by_username(names)``: a report's ladder and players, in one statement."""
+    if not db.on_postgresql():
+        return ladder_by_slug(slug), users_by_username(names)
+    with db.prepared_cursor() as cursor:
+        cursor.execute(sql.REPORT_ROWS, [slug, sorted({name.lower() for name in names})])
+        rows = cursor.fetchall()
+    ladder, users, width = None, {}, len(sql.LADDER_FIELDS)
+    for row in rows:
+        if row[0] == 1:
+            ladder = db.instance(Ladder, sql.LADDER_FIELDS, row[1 : 1 + width])
+            if not row[1 + width]:
+                without_fields(ladder)
+        else:
+            user = db.instance(User, sql.USER_FIELDS, row[2 + width :])
+            users[user.username.lower()] = user
+    return ladder, users
+
+
 def users_by_username(names: Iterable[str]) -> dict[str, User]:
     """The users named (in any case), by their lower-cased username; unknown names are left out."""
     wanted = sorted({name.lower() for name in names})

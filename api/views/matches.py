@@ -32,7 +32,7 @@ from api.serializers import (
     ResultIn,
     VoidIn,
 )
-from api.store import ladder_by_slug, users_by_username
+from api.store import ladder_by_slug, report_rows, users_by_username
 from api.views.base import AuthenticatedRequest, errors, paginated, parse
 from api.views.jobs import job_dict, job_url
 from ladder.fields.answers import Answer, clean_answers, ladder_fields
@@ -87,9 +87,8 @@ def match_list_response(request: Request, view: APIView, *, player: User | None 
     return paginator.get_paginated_response(presenters.matches_dicts(page))
 
 
-def _players(sides: list[dict[str, Any]]) -> list[SideInput]:
-    """Usernames (any case) to users, in one query; unknown ones are field errors."""
-    found = users_by_username(name for side in sides for name in side["players"])
+def _players(sides: list[dict[str, Any]], found: dict[str, User]) -> list[SideInput]:
+    """Usernames (any case) to users (``found``, by lower-cased name); unknown ones are field errors."""
     fields: dict[str, list[str]] = {}
     for index, side in enumerate(sides):
         for name in side["players"]:
@@ -157,11 +156,12 @@ class MatchListView(APIView):
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         params = parse(ReportIn, request.data)
-        ladder = ladder_by_slug(params["ladder"])
+        names = [name for side in params["sides"] for name in side["players"]]
+        ladder, found = report_rows(params["ladder"], names)
         if ladder is None:
             message = NO_SUCH_LADDER % {"slug": params["ladder"]}
             raise ApiError(status.HTTP_400_BAD_REQUEST, "no_such_ladder", message, {"ladder": [message]})
-        sides = _players(params["sides"])
+        sides = _players(params["sides"], found)
         answers = _answers(ladder, [player for side in sides for player in side.players], params)
         key = request.headers.get("Idempotency-Key")
         if key is None:

@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from api.models import IdempotencyKey
 from api.services import token_create, token_hash, token_revoke
-from api.store import ladder_by_slug, live_token, users_by_username
+from api.store import ladder_by_slug, live_token, report_rows, users_by_username
 from core import db
 from ladder.fields.answers import ladder_fields
 from ladder.models import MatchField
@@ -105,6 +105,26 @@ def test_ladder_by_slug(sql_or_orm, ladder):
         getattr(ladder, f.attname) for f in type(ladder)._meta.concrete_fields
     ]
     assert ladder_by_slug("no-such-ladder") is None
+
+
+def test_report_rows_are_the_ladder_and_the_users_in_one_statement(sql_or_orm, ladder, django_assert_num_queries):
+    capitalised = UserFactory(username="Alice")
+    with django_assert_num_queries(1 if sql_or_orm == "sql" else 2):
+        found, users = report_rows(ladder.slug, ["ALICE", "alice", "nobody"])
+    assert found == ladder and users == {"alice": capitalised}
+    concrete = type(ladder)._meta.concrete_fields
+    assert [getattr(found, f.attname) for f in concrete] == [getattr(ladder, f.attname) for f in concrete]
+    user_fields = type(capitalised)._meta.concrete_fields
+    assert [getattr(users["alice"], f.attname) for f in user_fields] == [
+        getattr(capitalised, f.attname) for f in user_fields
+    ]
+    with django_assert_num_queries(0):
+        assert ladder_fields(found) == []  # known to have no match fields, as ``ladder_by_slug`` says
+    assert report_rows("no-such-ladder", ["alice"]) == (None, {"alice": capitalised})
+    assert report_rows(ladder.slug, []) == (ladder, {})
+    MatchField.objects.create(ladder=ladder, name="map", label="Map", kind="text", position=1)
+    with_one, _ = report_rows(ladder.slug, [])
+    assert [field.name for field in ladder_fields(with_one)] == ["map"]
 
 
 def test_a_ladder_looked_up_without_match_fields_reads_none(sql_or_orm, ladder, django_assert_num_queries):
