@@ -7,12 +7,12 @@ request recorded, or written and then rolled back when the key's insert finds th
 way ``earlier`` then reads the first request's response and the retry replays it (or gets a
 409 for another body). Two requests racing with one key serialise on the players' rows or on
 the key's unique constraint (the second waits for the first to end), and the second answers
-as a retry (``api.views.matches``). On PostgreSQL each is one prepared statement
-(``api.sql``); elsewhere the ORM, with a savepoint around the insert (``api.store``
-chooses). Keys are remembered for ``API_IDEMPOTENCY_KEY_HOURS`` (24 by default); ``expire``
-forgets older ones, every hour from Celery beat. A retry after that is a new request; when
-it gives the game's ``played_at``, the report's duplicate check still refuses the same game
-twice.
+as a retry (``api.views.matches``). On PostgreSQL the insert is one prepared statement
+(``api.sql``); elsewhere the ORM, with a savepoint around it (``api.store`` chooses). The
+look-up, on the rare path of a retry, is the ORM's everywhere. Keys are remembered for
+``API_IDEMPOTENCY_KEY_HOURS`` (24 by default); ``expire`` forgets older ones, every hour
+from Celery beat. A retry after that is a new request; when it gives the game's
+``played_at``, the report's duplicate check still refuses the same game twice.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from api.models import IdempotencyKey
 def earlier(*, user: User, key: str) -> IdempotencyKey | None:
     """The user's earlier request with this key, with its request hash and response; else None
     (read after a keyed report failed or found its key taken)."""
-    return store.idempotency_find(user=user, key=key)
+    return IdempotencyKey.objects.filter(user=user, key=key).first()
 
 
 def remember(*, user: User, key: str, request_hash: str, status: int, body: Any) -> bool:

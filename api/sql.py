@@ -8,8 +8,7 @@ holds its ORM twin, behind ``core.db.on_postgresql()``:
 - ``LADDER_BY_SLUG`` and ``USERS_BY_USERNAME``: ``api.store.ladder_by_slug`` and
   ``users_by_username``, a ladder (and whether it has match fields) and users by name;
   ``REPORT_ROWS``: ``api.store.report_rows``, both at once, for a report;
-- ``IDEMPOTENCY_FIND`` and ``IDEMPOTENCY_STORE``: ``api.store.idempotency_find`` and
-  ``idempotency_store``, a report's key.
+- ``IDEMPOTENCY_STORE``: ``api.store.idempotency_store``, a report's key with its response.
 
 A row becomes a model instance with ``core.db.instance`` and the ``*_FIELDS`` names below,
 in the order the statement selects the columns.
@@ -53,15 +52,12 @@ LIVE_TOKEN = f"""
 """
 
 # The ladder's columns, then whether it has match fields (most ladders have none: a report then reads none).
-LADDER_BY_SLUG = f"""
-    SELECT {_LADDER_COLUMNS}, EXISTS (SELECT 1 FROM {MatchField._meta.db_table} f WHERE f.ladder_id = l.id)
-    FROM {Ladder._meta.db_table} l WHERE l.slug = %s
-"""
+_HAS_FIELDS = f"EXISTS (SELECT 1 FROM {MatchField._meta.db_table} f WHERE f.ladder_id = l.id)"
+LADDER_BY_SLUG = f"SELECT {_LADDER_COLUMNS}, {_HAS_FIELDS} FROM {Ladder._meta.db_table} l WHERE l.slug = %s"
 # lower(username) is what the case-insensitive unique index covers.
 USERS_BY_USERNAME = f"SELECT {_USER_COLUMNS} FROM {User._meta.db_table} u WHERE lower(u.username) = ANY(%s)"
 # A report's ladder and players in one statement: the ladder's row (1) and a row for each user
 # named (2), each with the other part's columns NULL.
-_HAS_FIELDS = f"EXISTS (SELECT 1 FROM {MatchField._meta.db_table} f WHERE f.ladder_id = l.id)"
 REPORT_ROWS = f"""
     SELECT 1, {_LADDER_COLUMNS}, {_HAS_FIELDS}, {", ".join(["NULL"] * len(USER_FIELDS))}
     FROM {Ladder._meta.db_table} l WHERE l.slug = %s
@@ -71,10 +67,6 @@ REPORT_ROWS = f"""
 """
 
 _KEYS = IdempotencyKey._meta.db_table
-# The key's row, if the user has used the key: its id, the request's hash and the response (JSON text).
-IDEMPOTENCY_FIND = f"""
-    SELECT id, request_hash, response_status, response_body::text FROM {_KEYS} WHERE user_id = %s AND key = %s
-"""
 # The key's row with the response, in the report's transaction; no row back when another
 # request with the key committed first (a concurrent one waits here for it to end).
 IDEMPOTENCY_STORE = f"""

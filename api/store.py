@@ -7,7 +7,7 @@ tests run both sides (``core.db.orm_twins()`` makes PostgreSQL take the twins).
 
 They are the hot paths of a report and of every authenticated request: the token, a
 report's ladder by slug (and whether it has match fields) and its players by username,
-and its idempotency key. Game servers report many results a second; on PostgreSQL each
+and the insert of its idempotency key. Game servers report many results a second; on PostgreSQL each
 look-up is one prepared statement whose rows become model instances as the ORM would
 build them.
 """
@@ -127,26 +127,6 @@ _PERMISSION_METHODS = (
     "_get_user_permissions",
     "_get_group_permissions",
 )
-
-
-def idempotency_find(*, user: User, key: str) -> IdempotencyKey | None:
-    """The row of the user's earlier request with this key (its hash and response), if any."""
-    if not db.on_postgresql():
-        return IdempotencyKey.objects.filter(user=user, key=key).first()
-    with db.prepared_cursor() as cursor:
-        cursor.execute(sql.IDEMPOTENCY_FIND, [user.pk, key])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    record_id, request_hash, status, text = row
-    return IdempotencyKey(
-        id=record_id,
-        user_id=user.pk,
-        key=key,
-        request_hash=request_hash,
-        response_status=status,
-        response_body=json.loads(text),
-    )
 
 
 def idempotency_store(*, user: User, key: str, request_hash: str, status: int, text: str) -> bool:

@@ -195,9 +195,18 @@ _RATE = match_rating_ctes(match="new_match", rows="arrays")
 # A report rated at once without match-field values (written after the statement) also carries
 # the apps that count rated matches (``ratings.hooks.rated_ctes``: the head-to-head records),
 # which read its results from this CTE (``ratings.hooks.RESULT_COLUMNS``).
-_RESULTS = """, rated_results AS (
-    SELECT c.match_id, c.player_id, p.side_id, s.index AS side_index, s.placement, c.score,
-           c.rating_before AS r, c.rd_at_event AS rd
+_RESULT_OF = {
+    "match_id": "c.match_id",
+    "player_id": "c.player_id",
+    "side_id": "p.side_id",
+    "side_index": "s.index",
+    "placement": "s.placement",
+    "score": "c.score",
+    "r": "c.rating_before",
+    "rd": "c.rd_at_event",
+}
+_RESULTS = f""", rated_results AS (
+    SELECT {", ".join(f"{_RESULT_OF[column]} AS {column}" for column in hooks.RESULT_COLUMNS)}
     FROM new_changes c JOIN new_participants p ON p.player_id = c.player_id JOIN new_sides s ON s.id = p.side_id
 )"""
 
@@ -210,7 +219,9 @@ def record_statement(*, rated: bool, by_player: bool, composed: bool = False) ->
     Over psycopg's 4,096 bytes, so converted to PostgreSQL's $n placeholders once
     (``core.db.Statement``); built on first use, once every app has registered its CTEs.
     """
-    rating = _RATE + (_RESULTS + hooks.rated_ctes("rated_results") if composed else "") if rated else ""
+    rating = ""
+    if rated:
+        rating = _RATE + (_RESULTS + hooks.rated_ctes("rated_results") if composed else "")
     return db.Statement.of(
         _RECORD.replace("{rating}", rating).replace("{duplicate}", _BY_PLAYER if by_player else _BY_MINUTE)
     )
