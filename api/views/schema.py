@@ -1,7 +1,18 @@
-"""The OpenAPI schema: JSON by default, YAML for ``?format=yaml`` (or ``Accept: application/yaml``)."""
+"""The OpenAPI schema: JSON by default, YAML for ``?format=yaml`` (or ``Accept: application/yaml``).
+
+The schema is the same for every reader (it is public, and nothing in it depends on who asks), so
+each process generates it once per API version and language and keeps it: generating takes about a
+second of a core, which an anonymous reader could otherwise ask for again and again. A change of
+settings (which only tests make while a process runs) forgets it.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils import translation
 from drf_spectacular.renderers import (
     OpenApiJsonRenderer,
     OpenApiJsonRenderer2,
@@ -12,6 +23,7 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework import status
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
+from rest_framework.response import Response
 
 from api.errors import ApiError
 
@@ -32,3 +44,22 @@ class SchemaView(SpectacularAPIView):
             if renderer.format == wanted:
                 return renderer, renderer.media_type
         raise ApiError(status.HTTP_400_BAD_REQUEST, "bad_format", BAD_SCHEMA_FORMAT, {"format": [BAD_SCHEMA_FORMAT]})
+
+    def _get_schema_response(self, request: Request) -> Response:
+        version = self.api_version or request.version or self._get_version_parameter(request)
+        key = (version, translation.get_language())
+        if key not in _GENERATED:
+            generator = self.generator_class(urlconf=self.urlconf, api_version=version, patterns=self.patterns)
+            _GENERATED[key] = generator.get_schema(request=request, public=self.serve_public)
+        return Response(
+            data=_GENERATED[key],
+            headers={"Content-Disposition": f'inline; filename="{self._get_filename(request, version)}"'},
+        )
+
+
+_GENERATED: dict[tuple[str | None, str | None], dict[str, Any]] = {}
+
+
+@receiver(setting_changed)
+def _forget_schema(**kwargs: object) -> None:
+    _GENERATED.clear()

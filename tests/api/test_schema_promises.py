@@ -103,6 +103,29 @@ def test_the_schema_comes_as_yaml_when_asked_and_refuses_other_formats(api):
     assert refused.status_code == 400 and error_of(refused)["code"] == "bad_format"
 
 
+def test_each_process_generates_the_schema_once_until_a_setting_changes(api, settings, monkeypatch):
+    from drf_spectacular.generators import SchemaGenerator
+
+    api.get("/api/v1/schema/")  # whatever an earlier test left, generated now at the latest
+    generated = []
+    original = SchemaGenerator.get_schema
+
+    def counted(self, *args, **kwargs):
+        generated.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", counted)
+    first = api.get("/api/v1/schema/").json()
+    assert api.get("/api/v1/schema/", {"format": "yaml"}).status_code == 200
+    assert api.get("/api/v1/schema/").json() == first
+    assert generated == []
+
+    settings.SPECTACULAR_SETTINGS = {**settings.SPECTACULAR_SETTINGS, "VERSION": "1.0.1"}
+    again = api.get("/api/v1/schema/").json()
+    assert generated == [1]
+    assert again["paths"] == first["paths"]
+
+
 def test_fixed_value_sets_are_enums(schema):
     components = schema["components"]["schemas"]
 
