@@ -243,7 +243,8 @@ class Server:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(stand_in))
         self.httpd.daemon_threads = True
         stand_in.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # shutdown() waits for serve_forever's next poll: the default half second, at every test's end.
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def __enter__(self) -> StandIn:
         self.thread.start()

@@ -83,7 +83,7 @@ def ingest() -> Iterator[Ingest]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     sentry_init(
         dsn=f"http://publickey@127.0.0.1:{server.server_address[1]}/42",
