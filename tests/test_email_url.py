@@ -144,7 +144,7 @@ def test_bad_rates_are_named(monkeypatch, value):
 
 
 PRINT = (
-    "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings'); django.setup(); "
+    "import os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings'); "
     "from django.conf import settings as s; "
     "print(s.EMAIL_BACKEND, s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_USE_TLS, s.SITE_URL)"
 )
