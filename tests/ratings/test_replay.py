@@ -62,7 +62,7 @@ def test_full_replay_gives_exactly_the_live_ratings(engine, moderator, report_pa
     clock = start
     pending = []
     # The ORM twins (the embedded SQLite default's path) cost several times more queries a report.
-    games = (160 if engine == "tgr" else 120) if report_path == "two statements" else 60
+    games = (100 if engine == "tgr" else 80) if report_path == "two statements" else 50
     for number in range(games):
         clock += timedelta(hours=rng.choice([0.2, 1, 5, 30, 24 * 12]))  # idle gaps up to 12 days
         sides = random_sides(rng, players, allow_draws=True)
@@ -74,7 +74,7 @@ def test_full_replay_gives_exactly_the_live_ratings(engine, moderator, report_pa
             late = pending.pop(0)
             for side in late.sides.exclude(answer="reported"):
                 svc.match_confirm(match=late, user=side.participants.first().player, now=clock)
-        if number % 50 == 25:
+        if number % 30 == 15:
             rating_adjust(
                 ladder=ladder,
                 player_id=players[0].pk,

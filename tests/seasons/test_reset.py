@@ -73,12 +73,12 @@ def two_seasons(ladder, moderator, seed: str):
     users = bulk_users(f"{ladder.slug}-", 10)
     for user in users:
         ladder_join(ladder=ladder, player=user, now=start - timedelta(days=1))
-    clock = played_weeks(ladder, moderator, users, rng, start, 3)
+    clock = played_weeks(ladder, moderator, users, rng, start, 2)
     rating_reset_apply(ladder=ladder, at=clock, center=1500.0, factor=0.5, rd_reset=120.0, reason="Season 1 ended")
     late = bulk_users(f"{ladder.slug}-late-", 2)  # joined after the first reset: the second only
     for user in late:
         ladder_join(ladder=ladder, player=user, now=clock + timedelta(minutes=5))
-    clock = played_weeks(ladder, moderator, users + late, rng, clock + timedelta(hours=1), 3)
+    clock = played_weeks(ladder, moderator, users + late, rng, clock + timedelta(hours=1), 2)
     rating_reset_apply(ladder=ladder, at=clock, center=1450.0, factor=0.8, rd_reset=None, reason="Season 2 ended")
     played_weeks(ladder, moderator, users + late, rng, clock + timedelta(hours=1), 1)
     return users, late
