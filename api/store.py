@@ -15,7 +15,8 @@ build them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from django.contrib import auth
 from django.contrib.auth.backends import ModelBackend
@@ -43,12 +44,7 @@ def ladder_by_slug(slug: str) -> Ladder | None:
     with db.prepared_cursor() as cursor:
         cursor.execute(sql.LADDER_BY_SLUG, [slug])
         row = cursor.fetchone()
-    if row is None:
-        return None
-    ladder = db.instance(Ladder, sql.LADDER_FIELDS, row[:-1])
-    if not row[-1]:
-        without_fields(ladder)
-    return ladder
+    return None if row is None else _ladder(row)
 
 
 def report_rows(slug: str, names: Iterable[str]) -> tuple[Ladder | None, dict[str, User]]:
@@ -56,29 +52,38 @@ def report_rows(slug: str, names: Iterable[str]) -> tuple[Ladder | None, dict[st
     if not db.on_postgresql():
         return ladder_by_slug(slug), users_by_username(names)
     with db.prepared_cursor() as cursor:
-        cursor.execute(sql.REPORT_ROWS, [slug, sorted({name.lower() for name in names})])
+        cursor.execute(sql.REPORT_ROWS, [slug, _lowered(names)])
         rows = cursor.fetchall()
-    ladder, users, width = None, {}, len(sql.LADDER_FIELDS)
-    for row in rows:
-        if row[0] == 1:
-            ladder = db.instance(Ladder, sql.LADDER_FIELDS, row[1 : 1 + width])
-            if not row[1 + width]:
-                without_fields(ladder)
-        else:
-            user = db.instance(User, sql.USER_FIELDS, row[2 + width :])
-            users[user.username.lower()] = user
-    return ladder, users
+    width = 1 + len(sql.LADDER_FIELDS) + 1  # the part (1 the ladder, 2 a user), the ladder's columns, has-fields
+    ladder = next((_ladder(row[1:width]) for row in rows if row[0] == 1), None)
+    return ladder, _by_name(row[width:] for row in rows if row[0] == 2)
 
 
 def users_by_username(names: Iterable[str]) -> dict[str, User]:
     """The users named (in any case), by their lower-cased username; unknown names are left out."""
-    wanted = sorted({name.lower() for name in names})
+    wanted = _lowered(names)
     if not db.on_postgresql():
         found = User.objects.annotate(lower=Lower("username")).filter(lower__in=wanted)
         return {user.lower: user for user in found}
     with db.prepared_cursor() as cursor:
         cursor.execute(sql.USERS_BY_USERNAME, [wanted])
-        rows = cursor.fetchall()
+        return _by_name(cursor.fetchall())
+
+
+def _lowered(names: Iterable[str]) -> list[str]:
+    return sorted({name.lower() for name in names})
+
+
+def _ladder(row: Sequence[Any]) -> Ladder:
+    """A ladder from its columns (``sql.LADDER_FIELDS``) and, last, whether it has match fields."""
+    ladder = db.instance(Ladder, sql.LADDER_FIELDS, row[:-1])
+    if not row[-1]:
+        without_fields(ladder)
+    return ladder
+
+
+def _by_name(rows: Iterable[Sequence[Any]]) -> dict[str, User]:
+    """Users from their columns (``sql.USER_FIELDS``), by lower-cased username."""
     users = (db.instance(User, sql.USER_FIELDS, row) for row in rows)
     return {user.username.lower(): user for user in users}
 

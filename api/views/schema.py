@@ -1,7 +1,7 @@
 """The OpenAPI schema: JSON by default, YAML for ``?format=yaml`` (or ``Accept: application/yaml``).
 
 The schema is the same for every reader (it is public, and nothing in it depends on who asks), so
-each process generates it once per API version and language and keeps it: generating takes about a
+each process generates it once per view, API version and language and keeps it: generating takes about a
 second of a core, which an anonymous reader could otherwise ask for again and again. A change of
 settings (which only tests make while a process runs) forgets it.
 """
@@ -47,7 +47,7 @@ class SchemaView(SpectacularAPIView):
 
     def _get_schema_response(self, request: Request) -> Response:
         version = self.api_version or request.version or self._get_version_parameter(request)
-        key = (version, translation.get_language())
+        key = (type(self), version, translation.get_language())  # a view class's own URLconf and patterns
         if key not in _GENERATED:
             generator = self.generator_class(urlconf=self.urlconf, api_version=version, patterns=self.patterns)
             _GENERATED[key] = generator.get_schema(request=request, public=self.serve_public)
@@ -57,7 +57,7 @@ class SchemaView(SpectacularAPIView):
         )
 
 
-_GENERATED: dict[tuple[str | None, str | None], dict[str, Any]] = {}
+_GENERATED: dict[tuple[type[SchemaView], str | None, str | None], dict[str, Any]] = {}
 
 
 @receiver(setting_changed)
