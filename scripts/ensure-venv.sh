@@ -21,12 +21,23 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 stamp=".venv/.installed-$(basename "$requirements")"
-if [ ! -f "$stamp" ] || [ "$requirements" -nt "$stamp" ] || [ requirements.txt -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ "$requirements" -nt "$stamp" ] || [ requirements.txt -nt "$stamp" ] || [ requirements-uv.txt -nt "$stamp" ]; then
   echo "==> installing $requirements into .venv"
   # Every pin carries its hashes (pip-compile, from requirements*.in): a file that changed on
-  # the way, or a dependency left unpinned, is refused. --no-compile: pip would compile every
-  # module of every package (20 s of the 55 s an install takes here), most of which nothing
-  # imports; Python compiles the ones imported on first use and keeps them in __pycache__.
-  .venv/bin/python -m pip install --quiet --no-compile --disable-pip-version-check --require-hashes -r "$requirements"
+  # the way, or a dependency left unpinned, is refused. uv installs them (fetching and unpacking
+  # in parallel: about 5 s where pip took 30 s), itself installed by pip from requirements-uv.txt,
+  # hashes required too. Should uv fail (a machine it has no build for), pip installs them.
+  # Neither compiles every module of every package first: Python compiles the ones a run
+  # imports and keeps them in __pycache__.
+  uv_pin=$(sed -n 's/^uv==\([^ ]*\).*/\1/p' requirements-uv.txt)
+  if [ "$(.venv/bin/uv --version 2>/dev/null)" != "uv $uv_pin" ]; then
+    .venv/bin/python -m pip install --quiet --no-compile --disable-pip-version-check --require-hashes \
+      -r requirements-uv.txt || true
+  fi
+  if ! { [ -x .venv/bin/uv ] && .venv/bin/uv pip install --quiet --python .venv/bin/python --require-hashes \
+    --link-mode copy -r "$requirements"; }; then
+    echo "==> uv could not install $requirements; installing it with pip"
+    .venv/bin/python -m pip install --quiet --no-compile --disable-pip-version-check --require-hashes -r "$requirements"
+  fi
   touch "$stamp"
 fi
