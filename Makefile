@@ -3,9 +3,10 @@
 # `make run`'s server (core/management/commands/serve.py) also runs the periodic tasks.
 # `make stack` runs it production-like: PostgreSQL, Redis, gunicorn, a Celery worker and beat.
 # `make test-pgbouncer` runs the tests of the hand-written statements through PgBouncer in transaction mode.
+# `make screenshots` runs the browser tests and keeps their screenshots in test-artifacts/ (phone, desktop, light, dark).
 # `make test-image` builds the container image and runs it (web, worker, beat), then checks compose.yaml.
 # `make mutate` (not in CI) mutates ratings/engines and runs its tests, no database needed.
-.PHONY: run stack test test-fast test-pgbouncer test-image lint format migrate shell clean mutate
+.PHONY: run stack test test-fast test-pgbouncer test-image screenshots lint format migrate shell clean mutate
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -39,6 +40,10 @@ test-fast:
 test-pgbouncer:
 	@bash scripts/ensure-venv.sh requirements-dev.txt
 	@bash scripts/test.sh --pgbouncer $(PYTEST_ARGS)
+
+screenshots:
+	@bash scripts/ensure-venv.sh requirements-dev.txt
+	@SCREENSHOTS=1 bash scripts/test.sh -m browser $(PYTEST_ARGS)
 
 test-image:
 	@bash scripts/test-image.sh $(PYTEST_ARGS)

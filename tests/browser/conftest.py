@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +29,7 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
+SCREENSHOTS = os.environ.get("SCREENSHOTS") == "1"
 # axe-core, pinned in package-lock.json and installed by `make test` (npm ci).
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # The WCAG 2.1 A and AA rules: the level the site promises. Only violations are gathered (axe
@@ -105,14 +107,20 @@ def new_page(browser, live_server, documents):
 
 @pytest.fixture
 def screenshot():
-    ARTIFACTS.mkdir(exist_ok=True)
+    """screenshot(page, name): checks the page as it is now with axe (what a screenshot keeps is
+    a state a person sees), and with ``SCREENSHOTS=1`` (``make screenshots``) saves it, the whole
+    page or ``element`` alone, as ``test-artifacts/<name>.png``. Capturing is left out otherwise:
+    encoding the full-page images was about a tenth of the browser tests' time."""
 
-    def take(page, name: str) -> Path:
-        path = ARTIFACTS / f"{name}.png"
-        # A long page (Redoc lays out the whole API) takes a while to capture on a busy machine.
-        page.screenshot(path=str(path), full_page=True, timeout=30_000)
-        axe_check(page)  # what a screenshot keeps is a state a person sees: it must pass axe too
-        return path
+    def take(page, name: str, *, element=None) -> None:
+        if SCREENSHOTS:
+            ARTIFACTS.mkdir(exist_ok=True)
+            path = str(ARTIFACTS / f"{name}.png")
+            if element is not None:
+                element.screenshot(path=path)
+            else:  # a long page (Redoc lays out the whole API) takes a while on a busy machine
+                page.screenshot(path=path, full_page=True, timeout=30_000)
+        axe_check(page)
 
     return take
 
@@ -140,39 +148,50 @@ def axe_check(page) -> None:
 
     axe is injected with ``page.evaluate``, which the page's Content-Security-Policy does not
     govern (a ``<script>`` tag with the file inline would be refused: the policy allows no
-    inline script). A state already checked on this page (same address, scheme, size and
-    HTML) is not checked again. A page with an ``axe_found`` list gets the violations added
-    to it instead of failing at once.
+    inline script). A state this process already found clean is not checked again: the same
+    address, size, scroll position, scheme and HTML but for the CSRF token each browser
+    context has its own (``CHECKED``), as when another test opened the same page. A page
+    with an ``axe_found`` list gets the violations added to it instead of failing at once.
     """
     state = page.evaluate(STATE)
     if state["type"] != "text/html" or any(state["path"].startswith(skip) for skip in AXE_SKIPS):
         return
-    checked = page.__dict__.setdefault("_axe_checked", set())
-    if page.evaluate("typeof window.axe") == "undefined":
-        if not AXE.exists():
-            pytest.fail(f"Browser tests need axe-core at {AXE}: run `npm ci` (make test does).")
-        page.evaluate(axe_source())
     scheme = "dark" if state["dark"] else "light"
     problems: list[str] = []
     dangling = dangling_references(page)
     if dangling:
         problems.append(f"ARIA references to no element on {state['path']}:\n    " + "\n    ".join(dangling))
+    html = hashlib.sha1(CSRF_TOKEN.sub("", state["html"]).encode()).hexdigest()
+    view = (state["path"], state["width"], state["height"], state["scrollX"], state["scrollY"], html)
     for each in (scheme, "light" if scheme == "dark" else "dark"):
+        if (*view, each) in CHECKED:
+            continue
+        if page.evaluate("typeof window.axe") == "undefined":
+            if not AXE.exists():
+                pytest.fail(f"Browser tests need axe-core at {AXE}: run `npm ci` (make test does).")
+            page.evaluate(axe_source())
         if each != scheme:
             page.emulate_media(color_scheme=each)
-        key = (state["path"], each, state["width"], hashlib.sha1(state["html"].encode()).hexdigest())
-        if key in checked:
-            continue
         violations = page.evaluate(RUN_AXE, AXE_OPTIONS if each == scheme else AXE_COLOUR_OPTIONS)
-        checked.add(key)
+        if each != scheme:
+            page.emulate_media(color_scheme=scheme)
         if violations:
             problems.append(describe(violations, f"{state['path']} ({each}, {state['width']}px wide)"))
-    page.emulate_media(color_scheme=scheme)
+        else:
+            CHECKED.add((*view, each))
     found = getattr(page, "axe_found", None)
     if found is not None:  # a sweep over many pages reports them all at its end
         found.extend(problems)
     elif problems:
         pytest.fail("\n\n".join(problems), pytrace=False)
+
+
+# The states axe found clean in this process: (address, width, height, scroll x and y, digest of
+# the HTML without its CSRF tokens, scheme). The same page in two tests differs by the token alone.
+CHECKED: set[tuple[str, int, int, float, float, str, str]] = set()
+CSRF_TOKEN = re.compile(
+    r'(?<=name="csrfmiddlewaretoken" value=")[A-Za-z0-9]+|(?<=X-CSRFToken&quot;: &quot;)[A-Za-z0-9]+'
+)
 
 
 @functools.cache
@@ -193,6 +212,9 @@ STATE = """() => ({
   path: location.pathname + location.search,
   dark: matchMedia("(prefers-color-scheme: dark)").matches,
   width: innerWidth,
+  height: innerHeight,
+  scrollX: scrollX,
+  scrollY: scrollY,
   html: document.documentElement.outerHTML,
 })"""
 

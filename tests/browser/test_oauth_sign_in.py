@@ -31,10 +31,10 @@ def both_schemes(page, screenshot, name: str, section: str = "") -> None:
     """The page in the light and the dark scheme; with ``section`` (a heading), that section alone too."""
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
-        path = screenshot(page, f"{name}-{scheme}")
+        screenshot(page, f"{name}-{scheme}")
         if section:
             part = page.locator("section", has=page.get_by_role("heading", name=section))
-            part.screenshot(path=str(path.with_name(f"{name}-section-{scheme}.png")))
+            screenshot(page, f"{name}-section-{scheme}", element=part)
     page.emulate_media(color_scheme="light")
 
 
