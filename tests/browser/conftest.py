@@ -5,13 +5,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser.markup import Documents, dangling_references, vnu_errors
+from tests.browser.markup import Documents, dangling_references, vnu_errors, without_csrf_tokens
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls in the tests
 # themselves are ordinary synchronous code.
@@ -161,7 +160,7 @@ def axe_check(page) -> None:
     dangling = dangling_references(page)
     if dangling:
         problems.append(f"ARIA references to no element on {state['path']}:\n    " + "\n    ".join(dangling))
-    html = hashlib.sha1(CSRF_TOKEN.sub("", state["html"]).encode()).hexdigest()
+    html = hashlib.sha1(without_csrf_tokens(state["html"]).encode()).hexdigest()
     view = (state["path"], state["width"], state["height"], state["scrollX"], state["scrollY"], html)
     for each in (scheme, "light" if scheme == "dark" else "dark"):
         if (*view, each) in CHECKED:
@@ -187,11 +186,8 @@ def axe_check(page) -> None:
 
 
 # The states axe found clean in this process: (address, width, height, scroll x and y, digest of
-# the HTML without its CSRF tokens, scheme). The same page in two tests differs by the token alone.
+# the HTML without its CSRF tokens, scheme). The same page in two tests differs by the tokens alone.
 CHECKED: set[tuple[str, int, int, float, float, str, str]] = set()
-CSRF_TOKEN = re.compile(
-    r'(?<=name="csrfmiddlewaretoken" value=")[A-Za-z0-9]+|(?<=X-CSRFToken&quot;: &quot;)[A-Za-z0-9]+'
-)
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -26,6 +27,23 @@ ROOT = Path(__file__).resolve().parents[2]
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 # Django's admin is not the site's own markup (its templates ship with Django).
 VNU_SKIPS = ("/admin/",)
+# vnu runs for a few seconds: the JIT's first tier only, and one garbage collector thread, take
+# half the CPU of the default's (which then spends most of it compiling). The first tier needs a
+# larger thread stack for the HTML schema, as vnu says when it overflows.
+JAVA_OPTIONS = ("-Xss2m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+# The CSRF token, in a form's hidden field and in the htmx headers, as the server sends it and as
+# the browser serializes it: each browser context has its own, and the same page in another test
+# differs from this one by the token alone.
+CSRF_TOKEN = re.compile(
+    r'(?<=name="csrfmiddlewaretoken" value=")[A-Za-z0-9]+'
+    r'|(?<="X-CSRFToken": ")[A-Za-z0-9]+'
+    r"|(?<=X-CSRFToken&quot;: &quot;)[A-Za-z0-9]+"
+)
+
+
+def without_csrf_tokens(html: str) -> str:
+    return CSRF_TOKEN.sub("", html)
+
 
 # Attributes whose value is a list of ids (WAI-ARIA 1.2, "ID reference list" and "ID reference").
 ARIA_REFERENCES = """() => {
@@ -53,12 +71,13 @@ def dangling_references(page) -> list[str]:
 
 @dataclass
 class Documents:
-    """The HTML documents (whole pages, not htmx fragments) the browser loaded, once each."""
+    """The HTML documents (whole pages, not htmx fragments) the browser loaded, once each (two
+    that differ by their CSRF tokens alone are one)."""
 
     by_hash: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def add(self, url: str, html: str) -> None:
-        self.by_hash.setdefault(hashlib.sha1(html.encode()).hexdigest(), (url, html))
+        self.by_hash.setdefault(hashlib.sha1(without_csrf_tokens(html).encode()).hexdigest(), (url, html))
 
     def named(self) -> dict[str, str]:
         """Each document under a name for the report: its request, numbered when the same
@@ -106,8 +125,9 @@ def vnu_errors(documents: dict[str, str]) -> list[str]:
             path = Path(folder) / f"{number:04d}.html"
             path.write_text(html, encoding="utf-8")
             names[path.name] = name
+        files = sorted(Path(folder).iterdir())
         run = subprocess.run(
-            [java, "-jar", str(VNU), "--format", "json", "--exit-zero-always", *sorted(Path(folder).iterdir())],
+            [java, *JAVA_OPTIONS, "-jar", str(VNU), "--format", "json", "--exit-zero-always", *files],
             capture_output=True,
             text=True,
             timeout=600,

@@ -15,7 +15,7 @@ from django.utils.http import urlsafe_base64_encode
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, axe_check
-from tests.browser.markup import vnu_errors
+from tests.browser.markup import Documents, vnu_errors, without_csrf_tokens
 from tests.browser.test_queue import log_in
 from tests.factories import PASSWORD, LadderFactory, bulk_users
 from tests.ladder.test_snapshot_pages import ranked_member, snap
@@ -35,6 +35,21 @@ def test_the_html_checker_names_each_error_and_its_page():
     assert any("GET /bad/:2: error: Bad value “2026-11-29T02:34:00.123456+00:00”" in line for line in problems)
     assert any("GET /bad/:1: warning: Consider adding a “lang” attribute" in line for line in problems)
     assert not [line for line in problems if line.startswith("GET /good/")]
+
+
+def test_documents_that_differ_by_their_csrf_tokens_alone_are_checked_once():
+    page = """<body data-hx-headers='{{"X-CSRFToken": "{0}"}}'><form method="post">
+<input type="hidden" name="csrfmiddlewaretoken" value="{0}"><input name="q" value="{1}"></form></body>"""
+    documents = Documents()
+    documents.add("GET /a/", page.format("Tok3nOne", "chess"))
+    documents.add("GET /a/", page.format("t0kenTwo", "chess"))
+    documents.add("GET /a/", page.format("Tok3nOne", "go"))
+
+    assert list(documents.named()) == ["GET /a/", "GET /a/ (#2)"]
+    # As the browser serializes the page (what axe's states are keyed by), the tokens go too.
+    serialized = '<body data-hx-headers="{&quot;X-CSRFToken&quot;: &quot;Tok3nOne&quot;}">'
+    assert without_csrf_tokens(serialized) == '<body data-hx-headers="{&quot;X-CSRFToken&quot;: &quot;&quot;}">'
+    assert "Tok3n" not in without_csrf_tokens(page.format("Tok3nOne", "chess"))
 
 
 def test_a_reference_to_a_missing_id_fails_the_page(new_page):
