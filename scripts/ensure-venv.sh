@@ -25,7 +25,7 @@ if [ ! -f "$stamp" ] || [ "$requirements" -nt "$stamp" ] || [ requirements.txt -
   echo "==> installing $requirements into .venv"
   # Every pin carries its hashes (pip-compile, from requirements*.in): a file that changed on
   # the way, or a dependency left unpinned, is refused. uv installs them (fetching and unpacking
-  # in parallel: about 5 s where pip took 30 s), itself installed by pip from requirements-uv.txt,
+  # in parallel: about 8 s where pip took 30 s), itself installed by pip from requirements-uv.txt,
   # hashes required too. Should uv fail (a machine it has no build for), pip installs them.
   # Neither compiles every module of every package first: Python compiles the ones a run
   # imports and keeps them in __pycache__.
