@@ -8,6 +8,7 @@ import gzip
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -16,6 +17,9 @@ import sentry_sdk
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import path
+from sentry_sdk.integrations.celery import CeleryIntegration
+from sentry_sdk.integrations.django import DjangoIntegration
+from sentry_sdk.integrations.redis import RedisIntegration
 
 from config.sentry import sentry_init
 
@@ -60,8 +64,10 @@ def parse_envelope(body: bytes) -> list[tuple[dict[str, Any], bytes]]:
     return items
 
 
-@pytest.fixture
-def ingest() -> Iterator[Ingest]:
+@contextmanager
+def sentry_to_loopback() -> Iterator[Ingest]:
+    """Sentry initialised as ``SENTRY_DSN`` would, sending to a stand-in on loopback; on the way
+    out, no client at all."""
     received = Ingest()
 
     class Handler(BaseHTTPRequestHandler):
@@ -95,9 +101,18 @@ def ingest() -> Iterator[Ingest]:
         yield received
     finally:
         sentry_sdk.get_client().close(timeout=2)
-        sentry_sdk.init()  # no DSN: nothing is sent by the rest of the run
+        # Back to no client at all, as in a run without SENTRY_DSN: a client without a DSN would
+        # still have the Django, Redis and Celery integrations record a span and a breadcrumb for
+        # every query and command in the worker's remaining tests.
+        sentry_sdk.get_global_scope().set_client(None)
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def ingest() -> Iterator[Ingest]:
+    with sentry_to_loopback() as received:
+        yield received
 
 
 # Far from the view: an event carries the source lines around each frame.
@@ -131,3 +146,14 @@ def test_a_view_that_raises_sends_one_event_without_personal_data(ingest, settin
     raw = b"".join(ingest.raw).decode()
     for secret in (session, "theme", "dark", "alice", EMAIL):
         assert secret not in raw, secret
+
+
+def test_the_tests_after_it_run_as_without_a_dsn():
+    """No client and no integration enabled once the stand-in is gone, so the worker's remaining
+    tests record no span or breadcrumb (and run as a site without ``SENTRY_DSN`` does)."""
+    with sentry_to_loopback() as received:
+        assert sentry_sdk.get_client().get_integration(DjangoIntegration) is not None
+        assert received.envelopes == []
+    assert not sentry_sdk.get_client().is_active()
+    for integration in (DjangoIntegration, RedisIntegration, CeleryIntegration):
+        assert sentry_sdk.get_client().get_integration(integration) is None
