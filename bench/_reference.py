@@ -12,7 +12,8 @@ prints its figures as a ratio to it:
 Both run on one core, as a web worker's request does, so the ratios compare across
 machines of different core counts as well as across runs on a busy one.
 ``BENCH_REFERENCE_SECONDS`` shortens them (the tests' brief runs), at the cost of a noisier
-reference.
+reference; below one second, pgbench (whose ``-T`` takes whole seconds) runs a fixed
+``BRIEF_TRANSACTIONS`` instead.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from urllib.parse import urlsplit
 import _pg
 
 PGBENCH_DATABASE = f"ladder_bench_pgbench_{os.getpid()}"  # runs at once on one server keep apart
+BRIEF_TRANSACTIONS = 200
 
 
 def _seconds(default: float) -> float:
@@ -67,7 +69,11 @@ def select_one(url: str, seconds: float = 2.0) -> Reference:
 
 def pgbench_simple_update(url: str, seconds: int = 10) -> Reference:
     """pgbench's simple-update transactions a second, one client, scale 1 (the write reference)."""
-    seconds = max(1, round(_seconds(seconds)))
+    wanted = _seconds(seconds)
+    if wanted >= 1:
+        limit, length = ["-T", str(round(wanted))], f"{round(wanted)} s"
+    else:
+        limit, length = ["-t", str(BRIEF_TRANSACTIONS)], f"{BRIEF_TRANSACTIONS} transactions"
     pgbench = shutil.which("pgbench") or str(_pg.pg_bindir() / "pgbench")
     if not Path(pgbench).is_file():
         raise SystemExit("error: no pgbench, for the reference figure (apt-get install postgresql)")
@@ -81,16 +87,14 @@ def pgbench_simple_update(url: str, seconds: int = 10) -> Reference:
         conn.execute(f'CREATE DATABASE "{PGBENCH_DATABASE}"')
     try:
         _pgbench([pgbench, "-i", "-q", "-s", "1", *connect, PGBENCH_DATABASE], "pgbench -i")
-        out = _pgbench(
-            [pgbench, "-N", "-n", "-c", "1", "-j", "1", "-T", str(seconds), *connect, PGBENCH_DATABASE], "pgbench"
-        )
+        out = _pgbench([pgbench, "-N", "-n", "-c", "1", "-j", "1", *limit, *connect, PGBENCH_DATABASE], "pgbench")
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{PGBENCH_DATABASE}"')
     found = re.search(r"tps = ([0-9.]+)", out)
     if found is None:
         raise SystemExit(f"error: pgbench printed no tps:\n{out}")
-    return Reference(f"pgbench simple-update (-N), 1 client, {seconds} s", float(found.group(1)))
+    return Reference(f"pgbench simple-update (-N), 1 client, {length}", float(found.group(1)))
 
 
 def _pgbench(command: list[str], what: str) -> str:

@@ -103,7 +103,7 @@ def template(django_db_setup, django_db_blocker) -> Iterator[str]:
 def test_a_benchmark_runs_to_a_clean_end(name, template):
     arguments, figures = RUNS[name]
     env = {key: value for key, value in os.environ.items() if key not in ("DEBUG", "DJANGO_SETTINGS_MODULE")}
-    env.update(DATABASE_URL=server_url("postgres"), BENCH_TEMPLATE_DATABASE=template, BENCH_REFERENCE_SECONDS="1")
+    env.update(DATABASE_URL=server_url("postgres"), BENCH_TEMPLATE_DATABASE=template, BENCH_REFERENCE_SECONDS="0.2")
     done = subprocess.run(
         [sys.executable, str(BENCH / name), *arguments.split()],
         cwd=ROOT,
