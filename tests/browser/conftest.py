@@ -17,6 +17,31 @@ from tests.browser.markup import Documents, dangling_references, vnu_errors, wit
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# The features Playwright turns off (its chromiumSwitches): a second --disable-features replaces
+# the first, so the one below repeats them (tests/browser/test_chromium.py holds the list to the
+# installed Playwright's).
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+# Each new window (a browser context) preloads the address bar's suggestion popups, pages of
+# Chromium's own in a renderer of their own: about half of a context's CPU, for popups a test
+# never opens.
+OMNIBOX_POPUPS = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -25,6 +50,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
+    "--disable-features=" + ",".join((*PLAYWRIGHT_DISABLED_FEATURES, *OMNIBOX_POPUPS)),
 ]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
