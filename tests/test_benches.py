@@ -80,14 +80,18 @@ def server_url(database: str) -> str:
 
 @pytest.fixture(scope="module")
 def template(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """A copy of the (migrated) test database that nobody connects to, for the benchmarks to copy."""
+    """A copy of the migrated database the test databases are copied from (``TEST["TEMPLATE"]``,
+    tests/database_template.py) that nobody connects to, for the benchmarks to copy.
+    CREATE DATABASE … TEMPLATE wants its template to have no session, and the worker's own test
+    database may have one the test cannot close: a live server's thread, kept from a browser test."""
     import psycopg
     from psycopg import sql
 
     name = f"ladder_bench_template_{os.getpid()}"
     with django_db_blocker.unblock():
-        test_database = connections["default"].settings_dict["NAME"]
-        connections.close_all()  # CREATE DATABASE … TEMPLATE wants its template to have no session
+        settings_dict = connections["default"].settings_dict
+        test_database = settings_dict["TEST"].get("TEMPLATE") or settings_dict["NAME"]
+        connections.close_all()
     with psycopg.connect(server_url("postgres").replace("postgres://", "postgresql://", 1), autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
         conn.execute(
