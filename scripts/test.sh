@@ -213,13 +213,13 @@ log "ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 
-# mypy runs beside pytest, on the core a worker leaves idle while it waits; its output follows
-# pytest's, and its failing fails the run. The import contracts are a test of the suite
-# (tests/test_layers.py runs lint-imports).
+# mypy runs beside pytest, at a lower priority (nice), on the time a worker leaves a core idle
+# while its test waits; its output follows pytest's, and its failing fails the run. The import
+# contracts are a test of the suite (tests/test_layers.py runs lint-imports).
 if [ -z "$fast" ]; then
   log "mypy, beside pytest (its output follows pytest's)"
   checks_log=$(mktemp /tmp/ladder-checks.XXXXXX)
-  ( echo "==> mypy"; .venv/bin/mypy ) >"$checks_log" 2>&1 &
+  ( echo "==> mypy"; nice -n 10 .venv/bin/mypy ) >"$checks_log" 2>&1 &
   checks_pid=$!
 fi
 

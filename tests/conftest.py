@@ -119,15 +119,39 @@ def _worker_redis() -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Marks the ``external`` tests before ``-m`` selects, and once every other hook has run (and
-    pytest-django has put the tests that need no database last), runs those tests first instead,
-    keeping the order otherwise: pytest-xdist's first worker starts on them, over a minute of the
-    engines and the embedded default, while the other migrates the template database (15–20 s
-    on a fresh server), where it would have waited on the lock."""
+    pytest-django has put the tests that need no database last), orders the run:
+
+    - The tests that need no database first: pytest-xdist's first worker starts on them, over a
+      minute of the engines and the embedded default, while the other migrates the template
+      database (15–20 s on a fresh server), where it would have waited on the lock.
+    - Then the modules that use it, each kept whole, with the browser's and the external ones
+      spread evenly among the others. Those wait much of their time (on Chromium, on a program
+      they started, on a timeout they test); all together at the end, as pytest-django orders
+      them, they left both cores idle a tenth of the time, and among the others a worker's wait
+      is the other worker's core.
+    """
     for item in items:
         if item.nodeid.split("::")[0] in EXTERNAL_MODULES or item.get_closest_marker("bench"):
             item.add_marker(pytest.mark.external)
     yield
-    items.sort(key=_uses_database)
+    items[:] = [item for item in items if not _uses_database(item)] + _spread_waiting_modules(
+        [item for item in items if _uses_database(item)]
+    )
+
+
+def _spread_waiting_modules(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` by module, the order within each kept, with the modules of each kind (browser,
+    external, the others) placed at even intervals through the run."""
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    kinds: dict[str, list[list[pytest.Item]]] = {}
+    for tests in modules.values():
+        kind = next((mark for mark in ("external", "browser") if tests[0].get_closest_marker(mark)), "other")
+        kinds.setdefault(kind, []).append(tests)
+    placed = [((number + 0.5) / len(blocks), tests) for blocks in kinds.values() for number, tests in enumerate(blocks)]
+    placed.sort(key=lambda place: place[0])
+    return [item for _, tests in placed for item in tests]
 
 
 def _uses_database(item: pytest.Item) -> bool:
