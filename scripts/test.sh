@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs ruff, then mypy beside the whole pytest suite (whose tests/test_layers.py runs the import
 # contracts, lint-imports), against a real PostgreSQL and a real Redis, on every core
-# (pytest-xdist, PYTEST_WORKERS workers; the default is the number of cores, at most 8). With
+# (pytest-xdist, PYTEST_WORKERS workers; the default is the number of cores plus one, at most 8,
+# and the number of cores with --fast or --pgbouncer). With
 # --fast first (`make test-fast`) it runs ruff and the tests that need no browser and start no
 # program of their own (-m "not browser and not external"), and skips mypy.
 #
@@ -223,10 +224,14 @@ if [ -z "$fast" ]; then
   checks_pid=$!
 fi
 
-# One worker per core: the tests are CPU-bound (with PostgreSQL's share), so more would only
-# queue. Each worker has its own test database and Redis databases (tests/conftest.py), and
-# worksteal hands a worker that finished its part tests another has not reached yet.
-workers=${PYTEST_WORKERS:-$(nproc)}
+# One worker per core for `make test-fast`, whose tests are CPU-bound (with PostgreSQL's share):
+# more would only queue. The whole suite gets one more: its browser and external tests wait
+# (on Chromium, on a program they started, on a timeout they test), and a third worker fills
+# that time on two cores. Each worker has its own test database and Redis databases
+# (tests/conftest.py), and worksteal hands a worker that finished its part tests another has
+# not reached yet.
+if [ -n "$fast" ]; then default_workers=$(nproc); else default_workers=$(($(nproc) + 1)); fi
+workers=${PYTEST_WORKERS:-$default_workers}
 [ "$workers" -le 8 ] || workers=8 # Redis has 16 databases: two per worker
 selection=()
 [ -z "$fast" ] || selection=(-m "not browser and not external")
